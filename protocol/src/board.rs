@@ -1,0 +1,197 @@
+//! A built board of either game, its public wire shape (what `race_start`
+//! carries) and its answer (what `mazerace gen` adds and the results reveal).
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use crate::ghost::{self, Vault, VaultError};
+use crate::grid::{Game, Pos, Size};
+use crate::maze::{self, Maze, MazeError};
+use crate::play::Action;
+
+/// A board seed. A decimal string on the wire: JSON numbers lose precision
+/// above 2^53 in browsers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Seed(pub u64);
+
+impl fmt::Display for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl FromStr for Seed {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("a seed is a string of decimal digits, not {s:?}"));
+        }
+        s.parse().map(Seed).map_err(|_| format!("seed {s} is larger than 2^64 - 1"))
+    }
+}
+
+impl Serialize for Seed {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seed {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error(transparent)]
+    Vault(#[from] VaultError),
+    #[error(transparent)]
+    Maze(#[from] MazeError),
+}
+
+/// A built board, cheap to clone and share between a room's racers.
+#[derive(Clone, Debug)]
+pub enum Board {
+    Ghost(Arc<Vault>),
+    Maze(Arc<Maze>),
+}
+
+impl Board {
+    /// The board for `(size, seed)`; the game follows from the size.
+    pub fn build(size: Size, seed: u64) -> Result<Board, BoardError> {
+        Ok(match size.game() {
+            Game::Ghost => Board::Ghost(Arc::new(ghost::build(size, seed)?)),
+            Game::Maze => Board::Maze(Arc::new(maze::build(size, seed)?)),
+        })
+    }
+
+    pub fn game(&self) -> Game {
+        match self {
+            Board::Ghost(_) => Game::Ghost,
+            Board::Maze(_) => Game::Maze,
+        }
+    }
+
+    pub fn size(&self) -> Size {
+        match self {
+            Board::Ghost(v) => v.size,
+            Board::Maze(m) => m.size,
+        }
+    }
+
+    pub fn seed(&self) -> u64 {
+        match self {
+            Board::Ghost(v) => v.seed,
+            Board::Maze(m) => m.seed,
+        }
+    }
+
+    /// The best possible score: `true_par` (Ghost) or `shortest` (maze).
+    pub fn best(&self) -> Option<u32> {
+        match self {
+            Board::Ghost(v) => v.true_par,
+            Board::Maze(m) => Some(m.shortest),
+        }
+    }
+
+    /// What every racer may see before and during the race.
+    pub fn public(&self) -> PublicBoard {
+        match self {
+            Board::Ghost(v) => PublicBoard::Ghost(PublicVault {
+                size: v.size,
+                seed: Seed(v.seed),
+                n: v.cells.n,
+                cells: v.cells.rows(),
+                start: v.start,
+                flag: v.flag,
+                plate: v.plate,
+                gate: v.gate,
+                par: v.par,
+                allowance: v.allowance,
+                fallback: v.fallback,
+                attempts: v.attempts,
+            }),
+            Board::Maze(m) => PublicBoard::Maze(PublicMaze {
+                size: m.size,
+                seed: Seed(m.seed),
+                n: m.n,
+                passages: m.passage_rows(),
+                start: m.start,
+                exit: m.exit,
+            }),
+        }
+    }
+
+    /// What is revealed only after the race.
+    pub fn answer(&self) -> Answer {
+        match self {
+            Board::Ghost(v) => Answer::Ghost { l: v.l, true_par: v.true_par, solution: v.solution.clone() },
+            Board::Maze(m) => Answer::Maze {
+                shortest: m.shortest,
+                solution: m.solution.iter().copied().map(Action::Move).collect(),
+            },
+        }
+    }
+
+    /// One line of `mazerace gen`: the public board and its answer together.
+    pub fn gen_line(&self) -> GenLine {
+        GenLine { board: self.public(), answer: self.answer() }
+    }
+}
+
+/// The board's public wire shape, tagged by `game`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "game", rename_all = "lowercase")]
+pub enum PublicBoard {
+    Ghost(PublicVault),
+    Maze(PublicMaze),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PublicVault {
+    pub size: Size,
+    pub seed: Seed,
+    pub n: u8,
+    /// `n` rows of `#` (wall) and `.` (open).
+    pub cells: Vec<String>,
+    pub start: Pos,
+    pub flag: Pos,
+    pub plate: Pos,
+    pub gate: Pos,
+    pub par: u32,
+    pub allowance: u32,
+    pub fallback: bool,
+    pub attempts: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PublicMaze {
+    pub size: Size,
+    pub seed: Seed,
+    pub n: u8,
+    /// `n` rows of one hex digit per cell: bit 1 up, 2 right, 4 down, 8 left.
+    pub passages: Vec<String>,
+    pub start: Pos,
+    pub exit: Pos,
+}
+
+/// The board's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Answer {
+    Ghost { l: Option<u32>, true_par: Option<u32>, solution: Vec<Action> },
+    Maze { shortest: u32, solution: Vec<Action> },
+}
+
+/// What `mazerace gen` prints per board.
+#[derive(Clone, Debug, Serialize)]
+pub struct GenLine {
+    #[serde(flatten)]
+    pub board: PublicBoard,
+    #[serde(flatten)]
+    pub answer: Answer,
+}

@@ -1,0 +1,203 @@
+//! One interface over both games: what the server holds per racer, and what
+//! `move_result`/`rewind_result` report. The rules themselves live in
+//! [`crate::ghost::play`] and [`crate::maze::play`].
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+use crate::board::Board;
+use crate::ghost::play::GhostPlay;
+use crate::grid::{Dir, Pos};
+use crate::maze::play::MazePlay;
+
+/// One thing a player can do: a step, or (Ghost, run one) a rewind.
+/// On the wire: `"up"`, `"down"`, `"left"`, `"right"` or `"rewind"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum Action {
+    Move(Dir),
+    Rewind,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Move(Dir::Up) => "up",
+            Action::Move(Dir::Down) => "down",
+            Action::Move(Dir::Left) => "left",
+            Action::Move(Dir::Right) => "right",
+            Action::Rewind => "rewind",
+        }
+    }
+}
+
+impl From<Action> for &'static str {
+    fn from(a: Action) -> Self {
+        a.as_str()
+    }
+}
+
+impl TryFrom<String> for Action {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Ok(match s.as_str() {
+            "up" => Action::Move(Dir::Up),
+            "down" => Action::Move(Dir::Down),
+            "left" => Action::Move(Dir::Left),
+            "right" => Action::Move(Dir::Right),
+            "rewind" => Action::Rewind,
+            _ => return Err(format!("unknown action {s:?}")),
+        })
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a player's game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Playing,
+    Won,
+    /// Ghost only: the allowance is spent and the flag not reached.
+    OutOfSteps,
+}
+
+/// Why a move or rewind was refused. A refused action changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
+pub enum Reject {
+    #[error("a wall or the edge of the board is in the way")]
+    Wall,
+    #[error("the gate is shut: nobody stands on the plate")]
+    GateClosed,
+    #[error("this game is over")]
+    GameOver,
+    #[error("the rewind is used: there is only one, in run one")]
+    RewindUsed,
+    #[error("only Ghost has a rewind")]
+    NoRewind,
+}
+
+/// A player's own state after an action, as `move_result` carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameView {
+    pub pos: Pos,
+    pub steps: u32,
+    pub status: Status,
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub ghost: Option<GhostView>,
+}
+
+/// The Ghost-only part of [`GameView`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GhostView {
+    pub run: u8,
+    pub steps_left: u32,
+    /// Where the ghost stands (run two only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ghost: Option<Pos>,
+    /// Whether the gate would let the player in on the next move.
+    pub gate_open: bool,
+}
+
+/// One racer's game on one board.
+#[derive(Clone, Debug)]
+pub enum PlayerGame {
+    Ghost(GhostPlay),
+    Maze(MazePlay),
+}
+
+impl PlayerGame {
+    pub fn new(board: &Board) -> Self {
+        match board {
+            Board::Ghost(v) => PlayerGame::Ghost(GhostPlay::new(Arc::clone(v))),
+            Board::Maze(m) => PlayerGame::Maze(MazePlay::new(Arc::clone(m))),
+        }
+    }
+
+    /// Apply one action by the rules; a refusal changes nothing.
+    pub fn apply(&mut self, action: Action) -> Result<(), Reject> {
+        match (self, action) {
+            (PlayerGame::Ghost(g), Action::Move(d)) => g.step(d),
+            (PlayerGame::Ghost(g), Action::Rewind) => g.rewind(),
+            (PlayerGame::Maze(m), Action::Move(d)) => m.step(d),
+            (PlayerGame::Maze(_), Action::Rewind) => Err(Reject::NoRewind),
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        match self {
+            PlayerGame::Ghost(g) => g.status(),
+            PlayerGame::Maze(m) => m.status(),
+        }
+    }
+
+    pub fn pos(&self) -> Pos {
+        match self {
+            PlayerGame::Ghost(g) => g.pos(),
+            PlayerGame::Maze(m) => m.pos(),
+        }
+    }
+
+    /// Steps (Ghost, both runs) or moves (maze) counted so far.
+    pub fn steps(&self) -> u32 {
+        match self {
+            PlayerGame::Ghost(g) => g.steps(),
+            PlayerGame::Maze(m) => m.moves(),
+        }
+    }
+
+    /// Ghost: 1 or 2; the maze has no runs.
+    pub fn run(&self) -> Option<u8> {
+        match self {
+            PlayerGame::Ghost(g) => Some(g.run()),
+            PlayerGame::Maze(_) => None,
+        }
+    }
+
+    /// Ghost: the run-one recording the ghost replays.
+    pub fn recording(&self) -> &[Dir] {
+        match self {
+            PlayerGame::Ghost(g) => g.recording(),
+            PlayerGame::Maze(_) => &[],
+        }
+    }
+
+    pub fn view(&self) -> GameView {
+        GameView {
+            pos: self.pos(),
+            steps: self.steps(),
+            status: self.status(),
+            ghost: match self {
+                PlayerGame::Ghost(g) => Some(GhostView {
+                    run: g.run(),
+                    steps_left: g.steps_left(),
+                    ghost: g.ghost(),
+                    gate_open: g.gate_open(),
+                }),
+                PlayerGame::Maze(_) => None,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_plain_words_on_the_wire() {
+        let line = vec![Action::Move(Dir::Up), Action::Rewind, Action::Move(Dir::Left)];
+        let json = serde_json::to_string(&line).unwrap();
+        assert_eq!(json, r#"["up","rewind","left"]"#);
+        let back: Vec<Action> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, line);
+        assert!(serde_json::from_str::<Action>(r#""jump""#).is_err());
+    }
+}

@@ -106,6 +106,15 @@ pub struct GhostView {
     pub gate_open: bool,
 }
 
+/// RULES.md: `best / steps * 100`, shown rounded (`shortest` for the maze,
+/// `true_par` for Ghost).
+pub fn efficiency(best: u32, steps: u32) -> u32 {
+    if steps == 0 {
+        return 0;
+    }
+    (f64::from(best) * 100.0 / f64::from(steps)).round() as u32
+}
+
 /// One racer's game on one board.
 #[derive(Clone, Debug)]
 pub enum PlayerGame {
@@ -190,6 +199,14 @@ impl PlayerGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn efficiency_rounds_like_the_seed() {
+        assert_eq!(efficiency(112, 140), 80);
+        assert_eq!(efficiency(32, 46), 70);
+        assert_eq!(efficiency(16, 16), 100);
+        assert_eq!(efficiency(5, 0), 0);
+    }
 
     #[test]
     fn actions_are_plain_words_on_the_wire() {

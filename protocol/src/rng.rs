@@ -79,10 +79,10 @@ mod tests {
         assert_eq!(v, GOLDEN_SHUFFLE_1);
     }
 
-    const GOLDEN_RAW_42: [u64; 3] = [0, 0, 0];
-    const GOLDEN_BELOW_7: [u64; 8] = [0; 8];
-    const GOLDEN_UNIT_7: [f64; 2] = [0.0, 0.0];
-    const GOLDEN_SHUFFLE_1: [u8; 10] = [0; 10];
+    const GOLDEN_RAW_42: [u64; 3] = [12578764544318200737, 17529487244874322312, 7886285670807131020];
+    const GOLDEN_BELOW_7: [u64; 8] = [1, 1, 7, 7, 6, 3, 0, 8];
+    const GOLDEN_UNIT_7: [f64; 2] = [0.15779609702061936, 0.1679893627721013];
+    const GOLDEN_SHUFFLE_1: [u8; 10] = [2, 7, 8, 5, 3, 6, 1, 9, 0, 4];
 
     #[test]
     fn below_covers_the_range_evenly() {

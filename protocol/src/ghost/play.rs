@@ -40,6 +40,10 @@ impl GhostPlay {
         &self.vault
     }
 
+    pub fn vault_arc(&self) -> &Arc<Vault> {
+        &self.vault
+    }
+
     pub fn run(&self) -> u8 {
         self.run
     }

@@ -45,11 +45,3 @@ impl MazePlay {
         Ok(())
     }
 }
-
-/// RULES.md: `shortest / moves * 100`, shown rounded.
-pub fn efficiency(best: u32, steps: u32) -> u32 {
-    if steps == 0 {
-        return 0;
-    }
-    (f64::from(best) * 100.0 / f64::from(steps)).round() as u32
-}

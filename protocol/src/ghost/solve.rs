@@ -34,6 +34,13 @@ pub fn solve(layout: &Layout, allowance: u32) -> Option<Vec<Action>> {
     }
 }
 
+/// [`solve`] on a built vault (benchmarks, checks).
+pub fn solve_vault(v: &super::Vault) -> Option<Vec<Action>> {
+    let layout =
+        Layout { cells: v.cells.clone(), start: v.start, flag: v.flag, plate: v.plate, gate: v.gate };
+    solve(&layout, v.allowance)
+}
+
 /// A move that is legal for a lone player in run one (or a ghost's recording).
 fn run_one_step(layout: &Layout, from: Pos, dir: Dir) -> Option<Pos> {
     let q = layout.cells.neighbour(from, dir)?;

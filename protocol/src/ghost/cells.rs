@@ -1,4 +1,10 @@
 //! The vault's wall grid and the breadth-first distance every builder step uses.
+//!
+//! Vaults are at most 8 by 8, so the open cells fit in one `u64` (bit
+//! `row * n + col`) and a flood fill advances a whole frontier with a few
+//! shifts and masks. The builder runs hundreds of these per vault (one per
+//! gate candidate), which is what keeps the largest vault well under a
+//! millisecond.
 
 use crate::grid::{Dir, Pos};
 
@@ -7,12 +13,26 @@ use crate::grid::{Dir, Pos};
 pub struct Cells {
     pub n: u8,
     walls: Vec<bool>,
+    /// Open cells as bits.
+    open: u64,
+    /// Cells not in the first column (may step left) and not in the last (may step right).
+    not_first_col: u64,
+    not_last_col: u64,
+    board: u64,
 }
 
 impl Cells {
     pub fn new(n: u8, walls: Vec<bool>) -> Self {
+        assert!(n <= 8, "a vault is at most 8 by 8");
         assert_eq!(walls.len(), n as usize * n as usize, "wall grid must be n*n");
-        Cells { n, walls }
+        let cells = n as usize * n as usize;
+        let board = if cells == 64 { u64::MAX } else { (1u64 << cells) - 1 };
+        let bits =
+            |keep: &dyn Fn(usize) -> bool| (0..cells).filter(|&i| keep(i)).fold(0u64, |m, i| m | 1 << i);
+        let open = bits(&|i| !walls[i]);
+        let not_first_col = bits(&|i| i % n as usize != 0);
+        let not_last_col = bits(&|i| i % n as usize != n as usize - 1);
+        Cells { n, walls, open, not_first_col, not_last_col, board }
     }
 
     /// Parse rows of `#` (wall) and `.` (open), the wire's `cells`.
@@ -44,23 +64,70 @@ impl Cells {
         p.step(dir, self.n).filter(|&q| !self.is_wall(q))
     }
 
+    /// Every cell one step from a cell of `set` (walls not yet removed).
+    fn spread(&self, set: u64) -> u64 {
+        let n = self.n as u32;
+        ((set & self.not_last_col) << 1)
+            | ((set & self.not_first_col) >> 1)
+            | ((set << n) & self.board)
+            | (set >> n)
+    }
+
     /// BFS distance from `from` to `to` over open cells, with `blocked` (if
     /// any) treated as one more wall. `None` when unreachable.
     pub fn distance(&self, from: Pos, to: Pos, blocked: Option<Pos>) -> Option<u32> {
-        let n = self.n;
-        let mut dist = vec![u32::MAX; n as usize * n as usize];
-        let mut queue = std::collections::VecDeque::new();
-        dist[from.index(n)] = 0;
-        queue.push_back(from);
-        while let Some(p) = queue.pop_front() {
-            let d = dist[p.index(n)];
-            if p == to {
+        let bit = |p: Pos| 1u64 << p.index(self.n);
+        let passable = self.open & !blocked.map_or(0, bit);
+        let target = bit(to);
+        let mut seen = bit(from);
+        let mut frontier = seen;
+        let mut d = 0;
+        while frontier != 0 {
+            if frontier & target != 0 {
                 return Some(d);
             }
-            for dir in Dir::ALL {
-                if let Some(q) = self.neighbour(p, dir) {
-                    if Some(q) != blocked && dist[q.index(n)] == u32::MAX {
-                        dist[q.index(n)] = d + 1;
+            frontier = self.spread(frontier) & passable & !seen;
+            seen |= frontier;
+            d += 1;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bitset fill against a plain queue-based BFS on random grids.
+    #[test]
+    fn bitset_distance_matches_a_plain_bfs() {
+        let mut rng = crate::rng::BoardRng::new(11);
+        for n in 3..=8u8 {
+            for _ in 0..200 {
+                let walls: Vec<bool> = (0..n as usize * n as usize).map(|_| rng.unit() < 0.3).collect();
+                let cells = Cells::new(n, walls);
+                let open = cells.open_cells();
+                if open.len() < 3 {
+                    continue;
+                }
+                let (a, b, c) = (open[0], open[open.len() - 1], open[open.len() / 2]);
+                assert_eq!(cells.distance(a, b, Some(c)), plain_bfs(&cells, a, b, Some(c)));
+                assert_eq!(cells.distance(a, b, None), plain_bfs(&cells, a, b, None));
+            }
+        }
+    }
+
+    fn plain_bfs(cells: &Cells, from: Pos, to: Pos, blocked: Option<Pos>) -> Option<u32> {
+        let mut dist = std::collections::HashMap::from([(from, 0u32)]);
+        let mut queue = std::collections::VecDeque::from([from]);
+        while let Some(p) = queue.pop_front() {
+            if p == to {
+                return dist.get(&p).copied();
+            }
+            for d in Dir::ALL {
+                if let Some(q) = cells.neighbour(p, d) {
+                    if Some(q) != blocked && !dist.contains_key(&q) {
+                        dist.insert(q, dist[&p] + 1);
                         queue.push_back(q);
                     }
                 }

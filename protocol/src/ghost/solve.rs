@@ -13,8 +13,7 @@
 //! cheapest of "win in run one" and "win in run two" within the allowance is
 //! `true_par`. At most 64 * 64 * 2 states on the largest vault.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use super::cells::Cells;
 use super::vault::Layout;
@@ -89,7 +88,8 @@ enum Edge {
     Joint { player: Dir, ghost: Option<Dir> },
 }
 
-/// Dijkstra over `(ghost, player, ended)`; returns the line and its cost.
+/// Dijkstra over `(ghost, player, ended)` with a bucket per cost (costs are
+/// small whole numbers, at most the allowance); returns the line and its cost.
 fn win_in_run_two(layout: &Layout, allowance: u32) -> Option<(Vec<Action>, u32)> {
     let cells = &layout.cells;
     let len = cells_len(cells);
@@ -106,8 +106,14 @@ fn win_in_run_two(layout: &Layout, allowance: u32) -> Option<(Vec<Action>, u32)>
     };
     let origin = id(layout.start, layout.start, false);
     dist[origin] = 0;
-    let mut heap = BinaryHeap::from([Reverse((0u32, origin))]);
-    while let Some(Reverse((cost, s))) = heap.pop() {
+    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); allowance as usize + 1];
+    buckets[0].push(origin);
+    let mut cost = 0u32;
+    loop {
+        let Some(s) = buckets.get_mut(cost as usize)?.pop() else {
+            cost += 1;
+            continue;
+        };
         if cost > dist[s] {
             continue;
         }
@@ -115,15 +121,15 @@ fn win_in_run_two(layout: &Layout, allowance: u32) -> Option<(Vec<Action>, u32)>
         if player == layout.flag {
             return Some((line_to(s, &came_from), cost));
         }
-        let mut relax = |next: usize, c: u32, edge: Edge, heap: &mut BinaryHeap<Reverse<(u32, usize)>>| {
+        let mut relax = |next: usize, c: u32, edge: Edge, buckets: &mut Vec<Vec<usize>>| {
             if c <= allowance && c < dist[next] {
                 dist[next] = c;
                 came_from[next] = Some((s, edge));
-                heap.push(Reverse((c, next)));
+                buckets[c as usize].push(next);
             }
         };
         if !ended {
-            relax(id(ghost, player, true), cost, Edge::EndRecording, &mut heap);
+            relax(id(ghost, player, true), cost, Edge::EndRecording, &mut buckets);
         }
         let gate_open = player == layout.plate || ghost == layout.plate;
         for pd in Dir::ALL {
@@ -132,7 +138,7 @@ fn win_in_run_two(layout: &Layout, allowance: u32) -> Option<(Vec<Action>, u32)>
                 continue;
             }
             if ended {
-                relax(id(ghost, p2, true), cost + 1, Edge::Joint { player: pd, ghost: None }, &mut heap);
+                relax(id(ghost, p2, true), cost + 1, Edge::Joint { player: pd, ghost: None }, &mut buckets);
                 continue;
             }
             for gd in Dir::ALL {
@@ -140,7 +146,7 @@ fn win_in_run_two(layout: &Layout, allowance: u32) -> Option<(Vec<Action>, u32)>
                 if g2 == layout.flag {
                     continue;
                 }
-                relax(id(g2, p2, false), cost + 2, Edge::Joint { player: pd, ghost: Some(gd) }, &mut heap);
+                relax(id(g2, p2, false), cost + 2, Edge::Joint { player: pd, ghost: Some(gd) }, &mut buckets);
             }
         }
     }

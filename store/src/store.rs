@@ -1,0 +1,188 @@
+//! [`Store`]: the async handle the server holds. The backend lives on its own
+//! std thread behind a bounded queue, so SQLite (fsync on every commit) never
+//! blocks the async runtime; each request carries a oneshot for its answer.
+//!
+//! Backpressure: writes (`begin_run`, `finish_run`, ...) wait for room in the
+//! queue, because a result must not be dropped; reads (leaderboards, streaks,
+//! replays) fail fast with [`StoreError::Busy`] when the queue is full, so a
+//! flood of table requests cannot pile up behind a slow disk.
+//!
+//! Lifetime: the handle is cheap to clone. When the last clone drops, the
+//! worker finishes every request already queued, closes the database and
+//! exits; [`Store::close`] does that and waits for it.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use mazerace_protocol::messages::Leaderboard;
+use mazerace_protocol::{Action, Game, Size};
+
+use crate::backend::{Backend, BeginRun, FinishedRun, NewRun, Outcome, StoredRun, LEADERBOARD_LIMIT};
+use crate::error::StoreError;
+use crate::player::PlayerKey;
+use crate::sqlite::SqliteBackend;
+use crate::verify::{verify, VerifyReport};
+
+/// Requests that may wait in the queue before reads are refused as busy.
+pub const DEFAULT_QUEUE: usize = 256;
+
+type Job = Box<dyn FnOnce(&mut dyn Backend) + Send>;
+type Opener = Box<dyn FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send>;
+
+/// The async, cloneable handle to the daily-challenge storage.
+#[derive(Clone)]
+pub struct Store {
+    jobs: mpsc::Sender<Job>,
+    /// The worker holds the sender and drops it as its very last act, after
+    /// the database is closed: `changed()` failing means "worker gone".
+    gone: watch::Receiver<()>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("queued", &(self.jobs.max_capacity() - self.jobs.capacity())).finish()
+    }
+}
+
+impl Store {
+    /// Open (creating if needed) `data_dir/mazerace.sqlite` on the worker
+    /// thread, with the default queue.
+    pub async fn open(data_dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
+        let dir = data_dir.into();
+        let opener: Opener =
+            Box::new(move || Ok(Box::new(SqliteBackend::open_data_dir(dir)?) as Box<dyn Backend>));
+        let (store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
+        ready.await.map_err(|_| StoreError::Closed)??;
+        Ok(store)
+    }
+
+    /// Run an already open backend (any [`Backend`]) behind a queue of `capacity`.
+    pub fn spawn(backend: Box<dyn Backend>, capacity: usize) -> Result<Store, StoreError> {
+        Ok(Self::start(Box::new(move || Ok(backend)), capacity)?.0)
+    }
+
+    fn start(
+        opener: Opener,
+        capacity: usize,
+    ) -> Result<(Store, oneshot::Receiver<Result<(), StoreError>>), StoreError> {
+        let (jobs, mut queue) = mpsc::channel::<Job>(capacity.max(1));
+        let (gone_tx, gone) = watch::channel(());
+        let (ready_tx, ready) = oneshot::channel();
+        std::thread::Builder::new().name("mazerace-store".into()).spawn(move || {
+            let mut backend = match opener() {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            let _ = ready_tx.send(Ok(()));
+            // Ends when every handle is dropped and the queue is drained.
+            while let Some(job) = queue.blocking_recv() {
+                // A panicking request drops its reply (the caller sees
+                // `Closed`) but must not take the other requests down with it.
+                let _ = catch_unwind(AssertUnwindSafe(|| job(&mut *backend)));
+            }
+            drop(backend);
+            drop(gone_tx);
+        })?;
+        Ok((Store { jobs, gone }, ready))
+    }
+
+    /// Run `f` on the backend thread; fails fast with [`StoreError::Busy`]
+    /// when the queue is full. For anything the typed methods do not cover.
+    pub async fn call<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Backend) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.request(false, f).await
+    }
+
+    async fn request<T, F>(&self, wait: bool, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Backend) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let job: Job = Box::new(move |b| {
+            let _ = reply.send(f(b));
+        });
+        if wait {
+            self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
+        } else {
+            self.jobs.try_send(job).map_err(|e| match e {
+                mpsc::error::TrySendError::Full(_) => StoreError::Busy,
+                mpsc::error::TrySendError::Closed(_) => StoreError::Closed,
+            })?;
+        }
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// The daily salt, made and kept on first use. See [`Backend::daily_salt`].
+    pub async fn daily_salt(&self) -> Result<Vec<u8>, StoreError> {
+        self.request(true, |b| b.daily_salt()).await
+    }
+
+    /// Start a run; ranked if it is the player's first on this board.
+    pub async fn begin_run(&self, run: NewRun) -> Result<BeginRun, StoreError> {
+        self.request(true, move |b| b.begin_run(&run)).await
+    }
+
+    /// End a run; returns only after the result and moves are committed.
+    pub async fn finish_run(
+        &self,
+        run_id: i64,
+        outcome: Outcome,
+        actions: Vec<Action>,
+    ) -> Result<FinishedRun, StoreError> {
+        self.request(true, move |b| b.finish_run(run_id, outcome, &actions)).await
+    }
+
+    /// Close runs left open by a previous process (call once at startup).
+    pub async fn abandon_open_runs(&self) -> Result<u64, StoreError> {
+        self.request(true, |b| b.abandon_open_runs()).await
+    }
+
+    /// A board's top 100, entrants, and `you`'s own line.
+    pub async fn leaderboard(
+        &self,
+        date: String,
+        game: Game,
+        size: Size,
+        you: Option<PlayerKey>,
+    ) -> Result<Leaderboard, StoreError> {
+        self.request(false, move |b| b.leaderboard(&date, game, size, you.as_ref(), LEADERBOARD_LIMIT)).await
+    }
+
+    pub async fn rank_of(&self, run_id: i64) -> Result<Option<u32>, StoreError> {
+        self.request(false, move |b| b.rank_of(run_id)).await
+    }
+
+    /// See [`Backend::streak`].
+    pub async fn streak(&self, player: PlayerKey, today: String) -> Result<u32, StoreError> {
+        self.request(false, move |b| b.streak(&player, &today)).await
+    }
+
+    /// One run for the replay view.
+    pub async fn run(&self, run_id: i64) -> Result<Option<StoredRun>, StoreError> {
+        self.request(false, move |b| b.run(run_id)).await
+    }
+
+    /// Re-play every stored run (see [`verify`]). Holds the worker for the
+    /// whole check: an admin action, not a per-request one.
+    pub async fn verify(&self, salt: Option<Vec<u8>>) -> Result<VerifyReport, StoreError> {
+        self.request(false, move |b| verify(b, salt.as_deref())).await
+    }
+
+    /// Drop this handle and wait until the worker has finished every queued
+    /// request and closed the database. Returns once *all* clones are gone:
+    /// drop the others first.
+    pub async fn close(self) {
+        let Store { jobs, mut gone } = self;
+        drop(jobs);
+        while gone.changed().await.is_ok() {}
+    }
+}

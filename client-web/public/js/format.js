@@ -1,0 +1,71 @@
+// Small pure formatters shared by the views: times, ranks, labels, the UTC day.
+
+export const GAMES = { ghost: 'Ghost', maze: 'Maze Escape' };
+export const SIZES = {
+  ghost: [
+    ['small', 'Small 6×6'],
+    ['medium', 'Medium 7×7'],
+    ['large', 'Large 8×8'],
+  ],
+  maze: [
+    ['easy', 'Easy 11×11'],
+    ['normal', 'Normal 17×17'],
+    ['hard', 'Hard 23×23'],
+  ],
+};
+
+export const gameLabel = (g) => GAMES[g] || String(g);
+export function sizeLabel(game, size) {
+  const s = (SIZES[game] || []).find(([k]) => k === size);
+  return s ? s[1] : String(size);
+}
+
+/** 42_300 -> "0:42.3"; null -> "–". */
+export function clock(ms) {
+  if (!Number.isFinite(ms) || ms < 0) return '–';
+  const tenths = Math.floor(ms / 100);
+  const m = Math.floor(tenths / 600);
+  const s = Math.floor(tenths / 10) % 60;
+  return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
+}
+
+/** 3_723_000 -> "1:02:03" (hours always shown): for the daily countdown. */
+export function hms(ms) {
+  const t = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(t / 3600), m = Math.floor(t / 60) % 60, s = t % 60;
+  return `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+}
+
+export function ordinal(n) {
+  const v = n % 100;
+  const suf = v >= 11 && v <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
+  return n + suf;
+}
+
+/** Milliseconds from `now` to the next 00:00 UTC. */
+export function msToUtcMidnight(now = Date.now()) {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
+}
+
+export const STATUS = {
+  racing: 'racing',
+  finished: 'finished',
+  out_of_steps: 'out of steps',
+  left: 'left',
+  timed_out: 'timed out',
+};
+export const statusLabel = (s) => STATUS[s] || String(s || '');
+
+/** A code typed or pasted by a person: letters and digits, upper case; a pasted link works too. */
+export function cleanCode(text) {
+  const s = String(text || '').trim();
+  const m = s.match(/\/r\/([A-Za-z0-9]+)/);
+  return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
+}
+
+/** Reads the room code from a path like "/r/K7M2Q". */
+export function codeFromPath(path) {
+  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '');
+  return m ? m[1].toUpperCase() : null;
+}

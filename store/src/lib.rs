@@ -13,15 +13,15 @@
 //! - `leaderboard`, `run` (replay) and `verify` for the HTTP API and commands.
 //!
 //! Modules:
-//! - [`backend`]: the [`Backend`] trait and its record types;
-//! - [`sqlite`]: the SQLite backend and its migrations;
-//! - [`store`]: the async [`Store`] handle (a thread behind a bounded queue);
-//! - [`player`]: [`PlayerKey`], the hashed reconnect token;
-//! - [`clock`]: UTC days, the rollover, a fixable clock;
-//! - [`daily`]: [`DailyBoards`], the day's seeds;
-//! - [`share`]: the spoiler-free share text;
-//! - [`verify`](mod@verify): re-play stored runs through the engine;
-//! - [`error`]: [`StoreError`].
+//! - [`backend`] holds the [`Backend`] trait and its record types;
+//! - [`sqlite`], the SQLite backend and its migrations;
+//! - [`store`], the async [`Store`] handle (a thread behind a bounded queue);
+//! - [`player`], [`PlayerKey`]: the hashed reconnect token;
+//! - [`clock`], UTC days, the rollover and a fixable clock;
+//! - [`daily`], [`DailyBoards`]: the day's seeds;
+//! - [`share`], the spoiler-free share text;
+//! - [`verify`](mod@verify), re-playing stored runs through the engine;
+//! - [`error`], the crate's one error type, [`StoreError`].
 
 pub mod backend;
 pub mod clock;

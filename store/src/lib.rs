@@ -12,6 +12,30 @@
 //!   only after `finish_run` returned (the commit is done by then);
 //! - `leaderboard`, `run` (replay) and `verify` for the HTTP API and commands.
 //!
+//! ```
+//! use mazerace_protocol::{Board, Game, Size};
+//! use mazerace_store::{Clock, DailyBoards, NewRun, Outcome, PlayerKey, Store, SystemClock};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = Store::open_in_memory()?; // the server: Store::open(data_dir).await?
+//! let salt = store.daily_salt().await?;
+//! let today = SystemClock.today();
+//! let seed = DailyBoards::new(&salt, &today)?.seed(Game::Maze, Size::Easy).ok_or("not a maze size")?;
+//! let board = Board::build(Size::Easy, seed)?;
+//! let player = PlayerKey::from_token("the player's reconnect token");
+//! let new = NewRun { player, name: "Ann".into(), date: today, game: Game::Maze, size: Size::Easy, seed };
+//! let run = store.begin_run(new).await?;
+//! assert!(run.ranked); // the first start on this board today
+//! // ... the race is played; the server applies and keeps every accepted action ...
+//! let done = store.finish_run(run.run_id, Outcome::NotFinished { steps: 0 }, Vec::new()).await?;
+//! let message = done.to_daily_result(board.best()); // committed: safe to send
+//! assert!(message.share.contains("did not finish"));
+//! store.close().await;
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(demo()).unwrap();
+//! ```
+//!
 //! Modules:
 //! - [`backend`] holds the [`Backend`] trait and its record types;
 //! - [`sqlite`], the SQLite backend and its migrations;
@@ -40,5 +64,5 @@ pub use error::StoreError;
 pub use player::PlayerKey;
 pub use share::share_text;
 pub use sqlite::SqliteBackend;
-pub use store::Store;
+pub use store::{Store, DEFAULT_QUEUE};
 pub use verify::{verify, VerifyReport};

@@ -477,3 +477,31 @@ impl Backend for SqliteBackend {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_set_up_for_durability() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = SqliteBackend::open(dir.path().join("x.sqlite")).unwrap();
+        let pragma =
+            |name: &str| -> i64 { b.conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap() };
+        assert_eq!(pragma("synchronous"), 2, "FULL");
+        assert_eq!(pragma("foreign_keys"), 1);
+        assert_eq!(pragma("busy_timeout"), BUSY_TIMEOUT.as_millis() as i64);
+        let mode: String = b.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        // Foreign keys are enforced: a run needs a known player.
+        let err = b
+            .conn
+            .execute(
+                "INSERT INTO runs (player, name, date, game, size, seed, ranked)
+                 VALUES (?1, 'x', '2026-11-29', 'ghost', 'small', '1', 1)",
+                [PlayerKey::from_token("nobody").as_str()],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("FOREIGN KEY"), "{err}");
+    }
+}

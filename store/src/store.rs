@@ -58,6 +58,11 @@ impl Store {
         Ok(store)
     }
 
+    /// A private in-memory database behind the default queue: for tests.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Self::spawn(Box::new(SqliteBackend::open_in_memory()?), DEFAULT_QUEUE)
+    }
+
     /// Run an already open backend (any [`Backend`]) behind a queue of `capacity`.
     pub fn spawn(backend: Box<dyn Backend>, capacity: usize) -> Result<Store, StoreError> {
         Ok(Self::start(Box::new(move || Ok(backend)), capacity)?.0)

@@ -243,7 +243,7 @@ async fn a_full_queue_refuses_reads_but_holds_writes_and_close_waits() {
 
 #[tokio::test]
 async fn a_panicking_request_loses_only_its_own_answer() {
-    let store = Store::spawn(Box::new(SqliteBackend::open_in_memory().unwrap()), 4).unwrap();
+    let store = Store::open_in_memory().unwrap();
     // A request that panics inside the worker loses only its own answer.
     let panicked = store.call(|_| -> Result<(), StoreError> { panic!("boom") }).await;
     assert!(matches!(panicked, Err(StoreError::Closed)));

@@ -150,7 +150,6 @@ fn win_in_run_two(layout: &Layout, allowance: u32) -> Option<(Vec<Action>, u32)>
             }
         }
     }
-    None
 }
 
 /// Unwind the search: the ghost's steps are run one, the player's run two.

@@ -1,0 +1,90 @@
+// The WebSocket to /ws: JSON text frames with a "type". Says hello first on
+// every (re)connection, reconnects with exponential backoff and jitter when
+// the socket drops, and pings so a quiet player is not taken for a dead one.
+// It knows nothing of rooms or rules; app.js reacts to the messages.
+
+/** Backoff before attempt `n` (0-based): 0.5 s doubling to a 10 s cap, with jitter. */
+export function backoff(n, rand = Math.random) {
+  const base = Math.min(10000, 500 * 2 ** n);
+  return Math.round(base * (0.75 + rand() * 0.5));
+}
+
+export class Connection {
+  /**
+   * hello(): the hello message to send on open; onMessage(msg); onState(state)
+   * with state one of 'connecting', 'open', 'waiting' (backing off).
+   */
+  constructor({ url, hello, onMessage, onState }) {
+    Object.assign(this, { url, hello, onMessage, onState });
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = 0;
+    this.pinger = 0;
+    this.stopped = false;
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    this.stopped = false;
+    this.onState('connecting');
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      ws.send(JSON.stringify(this.hello()));
+      this.onState('open');
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: 'ping' }), 15000);
+    };
+    ws.onmessage = (e) => {
+      if (typeof e.data !== 'string') return;
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (msg && typeof msg.type === 'string') {
+        if (msg.type === 'welcome') this.attempt = 0;
+        this.onMessage(msg);
+      }
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      clearInterval(this.pinger);
+      this.ws = null;
+      if (!this.stopped) this.retry();
+    };
+  }
+
+  retry() {
+    const wait = backoff(this.attempt++);
+    this.onState('waiting', wait);
+    this.timer = setTimeout(() => this.connect(), wait);
+  }
+
+  /** Reconnect now (a fresh hello), e.g. after the server refused a token. */
+  restart() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    clearInterval(this.pinger);
+    this.connect();
+  }
+
+  get open() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends `msg`; false when the socket is not open (the caller decides what that means). */
+  send(msg) {
+    if (!this.open) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+}

@@ -1,0 +1,280 @@
+// Draws a board on a canvas: sized to its container, crisp at any
+// devicePixelRatio (the backing store is CSS size times the ratio and every
+// cell is a whole number of CSS pixels). Colours are the Okabe-Ito palette,
+// which stays distinct for colour-blind players, and every landmark also has
+// a shape, so nothing is told by colour alone.
+
+export const PALETTE = {
+  you: '#0072B2', // blue
+  start: '#009E73', // bluish green
+  exit: '#D55E00', // vermillion
+  plate: '#F0E442', // yellow
+  gate: '#E69F00', // orange
+  wall: '#2b3240',
+  floor: '#ffffff',
+  grid: '#e4e7ec',
+  visited: '#cfe4f5',
+  line: '#CC79A7', // reddish purple: the revealed optimal line
+};
+/** Other racers' colours, in order of joining (never the player's own blue). */
+export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
+
+/** Sizes `canvas` to fill its parent's width (and fit `maxH`); returns the layout. */
+export function fit(canvas, n, maxH) {
+  const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
+  const avail = Math.max(120, Math.min(canvas.parentElement.clientWidth, maxH || Infinity));
+  const cell = Math.max(4, Math.floor(avail / n));
+  const css = cell * n;
+  if (canvas.width !== Math.round(css * dpr) || canvas.style.width !== css + 'px') {
+    canvas.style.width = css + 'px';
+    canvas.style.height = css + 'px';
+    canvas.width = Math.round(css * dpr);
+    canvas.height = Math.round(css * dpr);
+  }
+  return { dpr, cell, css, n };
+}
+
+/** The cell under a pointer event, or null. */
+export function cellAt(canvas, layout, clientX, clientY) {
+  const r = canvas.getBoundingClientRect();
+  const row = Math.floor(((clientY - r.top) / r.height) * layout.n);
+  const col = Math.floor(((clientX - r.left) / r.width) * layout.n);
+  return row >= 0 && col >= 0 && row < layout.n && col < layout.n ? [row, col] : null;
+}
+
+/**
+ * scene: {board, me: {pos:[r,c] (may be fractional while moving), ghost?, gateOpen},
+ * visited?: Set of "r,c", others?: [{pos, colour, name}], trail?: [[r,c]...],
+ * marker?: {pos, ghost?} (the optimal-line replay)}.
+ */
+export function draw(canvas, layout, scene) {
+  const { dpr, cell: s, css } = layout;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, css, css);
+  const b = scene.board;
+  const at = (p) => [p[1] * s, p[0] * s];
+  ctx.fillStyle = PALETTE.floor;
+  ctx.fillRect(0, 0, css, css);
+
+  if (scene.visited) {
+    ctx.fillStyle = PALETTE.visited;
+    for (const key of scene.visited) {
+      const [r, c] = key.split(',').map(Number);
+      ctx.fillRect(c * s, r * s, s, s);
+    }
+  }
+  if (b.game === 'ghost') drawVault(ctx, b, s, at, scene);
+  else drawMaze(ctx, b, s, at);
+
+  if (scene.trail && scene.trail.length > 1) {
+    ctx.strokeStyle = PALETTE.line;
+    ctx.lineWidth = Math.max(2, s * 0.12);
+    ctx.lineJoin = ctx.lineCap = 'round';
+    ctx.beginPath();
+    scene.trail.forEach((p, i) => {
+      const [x, y] = at(p);
+      ctx[i ? 'lineTo' : 'moveTo'](x + s / 2, y + s / 2);
+    });
+    ctx.stroke();
+  }
+
+  // Other racers: small translucent markers, fanned out when they share a cell.
+  const others = scene.others || [];
+  const shared = new Map();
+  for (const o of others) {
+    const k = o.pos.join(',');
+    const i = shared.get(k) || 0;
+    shared.set(k, i + 1);
+    const ang = i * 2.1;
+    const off = i ? s * 0.22 : 0;
+    const [x, y] = at(o.pos);
+    const cx = x + s / 2 + Math.cos(ang) * off, cy = y + s / 2 + Math.sin(ang) * off;
+    ctx.globalAlpha = 0.75;
+    disc(ctx, cx, cy, Math.max(3, s * 0.2), o.colour, '#ffffff', 1.5);
+    ctx.globalAlpha = 1;
+    if (s >= 14 && o.name) label(ctx, o.name, cx, cy - s * 0.28, Math.max(9, Math.min(12, s * 0.3)), o.colour);
+  }
+
+  if (scene.me && scene.me.ghost) {
+    const [x, y] = at(scene.me.ghost);
+    ctx.globalAlpha = 0.4;
+    disc(ctx, x + s / 2, y + s / 2, s * 0.32, PALETTE.you, null);
+    ctx.globalAlpha = 1;
+    ctx.setLineDash([3, 3]);
+    ring(ctx, x + s / 2, y + s / 2, s * 0.32, PALETTE.you, 1.5);
+    ctx.setLineDash([]);
+  }
+  if (scene.marker) {
+    if (scene.marker.ghost) {
+      const [gx, gy] = at(scene.marker.ghost);
+      ctx.globalAlpha = 0.4;
+      disc(ctx, gx + s / 2, gy + s / 2, s * 0.3, PALETTE.line, null);
+      ctx.globalAlpha = 1;
+    }
+    const [x, y] = at(scene.marker.pos);
+    disc(ctx, x + s / 2, y + s / 2, s * 0.3, PALETTE.line, '#ffffff', 2);
+  } else if (scene.me) {
+    const [x, y] = at(scene.me.pos);
+    disc(ctx, x + s / 2, y + s / 2, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
+  }
+}
+
+function drawVault(ctx, b, s, at, scene) {
+  ctx.strokeStyle = PALETTE.grid;
+  ctx.lineWidth = 1;
+  for (let i = 1; i < b.n; i++) {
+    ctx.beginPath();
+    ctx.moveTo(i * s + 0.5, 0);
+    ctx.lineTo(i * s + 0.5, b.n * s);
+    ctx.moveTo(0, i * s + 0.5);
+    ctx.lineTo(b.n * s, i * s + 0.5);
+    ctx.stroke();
+  }
+  const pad = Math.max(1, Math.round(s * 0.04));
+  ctx.fillStyle = PALETTE.wall;
+  for (let r = 0; r < b.n; r++) {
+    for (let c = 0; c < b.n; c++) {
+      if (b.wall([r, c])) roundRect(ctx, c * s + pad, r * s + pad, s - 2 * pad, s - 2 * pad, s * 0.12, PALETTE.wall);
+    }
+  }
+  // Start: a green square outline with an S.
+  let [x, y] = at(b.start);
+  ctx.fillStyle = 'rgba(0,158,115,0.18)';
+  ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
+  ctx.strokeStyle = PALETTE.start;
+  ctx.lineWidth = Math.max(2, s * 0.05);
+  ctx.strokeRect(x + s * 0.08, y + s * 0.08, s * 0.84, s * 0.84);
+  corner(ctx, 'S', x, y, s, PALETTE.start);
+  // Plate: a yellow pad with a dark rim.
+  [x, y] = at(b.plate);
+  roundRect(ctx, x + s * 0.16, y + s * 0.16, s * 0.68, s * 0.68, s * 0.1, PALETTE.plate);
+  ctx.strokeStyle = '#6b5d00';
+  ctx.lineWidth = Math.max(1.5, s * 0.04);
+  ctx.strokeRect(x + s * 0.16, y + s * 0.16, s * 0.68, s * 0.68);
+  corner(ctx, 'P', x, y, s, '#6b5d00');
+  // Gate: orange bars when shut, an open dashed frame when the way is open.
+  [x, y] = at(b.gate);
+  const open = scene.me && scene.me.gateOpen;
+  ctx.strokeStyle = PALETTE.gate;
+  ctx.lineWidth = Math.max(2, s * 0.07);
+  if (open) {
+    ctx.setLineDash([s * 0.12, s * 0.1]);
+    ctx.strokeRect(x + s * 0.12, y + s * 0.12, s * 0.76, s * 0.76);
+    ctx.setLineDash([]);
+  } else {
+    ctx.fillStyle = 'rgba(230,159,0,0.18)';
+    ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
+    ctx.beginPath();
+    for (let i = 1; i <= 3; i++) {
+      ctx.moveTo(x + (s * i) / 4, y + s * 0.12);
+      ctx.lineTo(x + (s * i) / 4, y + s * 0.88);
+    }
+    ctx.moveTo(x + s * 0.12, y + s * 0.12);
+    ctx.lineTo(x + s * 0.88, y + s * 0.12);
+    ctx.moveTo(x + s * 0.12, y + s * 0.88);
+    ctx.lineTo(x + s * 0.88, y + s * 0.88);
+    ctx.stroke();
+  }
+  corner(ctx, 'G', x, y, s, '#8a5a00');
+  // Flag: a pole and a vermillion pennant.
+  [x, y] = at(b.flag);
+  ctx.strokeStyle = PALETTE.wall;
+  ctx.lineWidth = Math.max(1.5, s * 0.05);
+  ctx.beginPath();
+  ctx.moveTo(x + s * 0.32, y + s * 0.16);
+  ctx.lineTo(x + s * 0.32, y + s * 0.86);
+  ctx.stroke();
+  ctx.fillStyle = PALETTE.exit;
+  ctx.beginPath();
+  ctx.moveTo(x + s * 0.34, y + s * 0.16);
+  ctx.lineTo(x + s * 0.8, y + s * 0.32);
+  ctx.lineTo(x + s * 0.34, y + s * 0.48);
+  ctx.fill();
+}
+
+function drawMaze(ctx, b, s, at) {
+  const pad = Math.max(1, Math.round(s * 0.1));
+  let [x, y] = at(b.start);
+  ctx.fillStyle = PALETTE.start;
+  ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
+  if (s >= 16) corner(ctx, 'S', x, y, s, '#ffffff', true);
+  [x, y] = at(b.exit);
+  ctx.fillStyle = PALETTE.exit;
+  ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
+  if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff', true);
+  // Walls: every closed side, drawn once (up and left of each cell, plus the outer edge).
+  const w = Math.max(2, Math.round(s * 0.1));
+  ctx.fillStyle = PALETTE.wall;
+  const n = b.n;
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      const bits = b.bits[r][c];
+      if (!(bits & 1)) ctx.fillRect(c * s - w / 2, r * s - w / 2, s + w, w);
+      if (!(bits & 8)) ctx.fillRect(c * s - w / 2, r * s - w / 2, w, s + w);
+    }
+  }
+  ctx.fillRect(n * s - w / 2, 0, w, n * s);
+  ctx.fillRect(0, n * s - w / 2, n * s, w);
+  ctx.fillRect(0, 0, w / 2, n * s);
+  ctx.fillRect(0, 0, n * s, w / 2);
+}
+
+function disc(ctx, x, y, r, fill, stroke, lw = 2) {
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, Math.PI * 2);
+  ctx.fillStyle = fill;
+  ctx.fill();
+  if (stroke) {
+    ctx.strokeStyle = stroke;
+    ctx.lineWidth = lw;
+    ctx.stroke();
+  }
+}
+
+function ring(ctx, x, y, r, colour, lw) {
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, Math.PI * 2);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = lw;
+  ctx.stroke();
+}
+
+function roundRect(ctx, x, y, w, h, r, fill) {
+  ctx.beginPath();
+  if (ctx.roundRect) ctx.roundRect(x, y, w, h, r);
+  else ctx.rect(x, y, w, h);
+  ctx.fillStyle = fill;
+  ctx.fill();
+}
+
+/** A small letter in a cell's corner, so landmarks read without colour. */
+function corner(ctx, text, x, y, s, colour, centre = false) {
+  const size = centre ? Math.round(s * 0.5) : Math.max(8, Math.round(s * 0.2));
+  ctx.font = `700 ${size}px system-ui, sans-serif`;
+  ctx.fillStyle = colour;
+  ctx.textAlign = centre ? 'center' : 'left';
+  ctx.textBaseline = centre ? 'middle' : 'top';
+  if (centre) ctx.fillText(text, x + s / 2, y + s / 2 + 1);
+  else ctx.fillText(text, x + s * 0.08, y + s * 0.06);
+}
+
+/** A name above a marker: canvas text is never parsed as HTML. Long names are cut. */
+function label(ctx, name, x, y, size, colour) {
+  const chars = Array.from(name); // whole code points: never split an emoji
+  const text = chars.length > 12 ? chars.slice(0, 11).join('') + '…' : name;
+  ctx.font = `600 ${Math.round(size)}px system-ui, sans-serif`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = 'rgba(255,255,255,0.9)';
+  ctx.strokeText(text, x, y);
+  ctx.fillStyle = colour === PALETTE.plate ? '#6b5d00' : shade(colour);
+  ctx.fillText(text, x, y);
+}
+
+const shade = (hex) => {
+  const v = parseInt(hex.slice(1), 16);
+  const f = (k) => Math.round(((v >> k) & 255) * 0.7);
+  return `rgb(${f(16)},${f(8)},${f(0)})`;
+};

@@ -1,0 +1,200 @@
+//! Every setting of the race server in one [`Config`] struct, and the
+//! `serve` command line (flags with `MAZERACE_*` environment fallbacks) that
+//! fills it. Tests build a [`Config`] directly (see [`Config::default`]) and
+//! shorten the timings they exercise.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The hard ceiling on racers per room, whatever the flags or a
+/// `create_room` ask for: a room's broadcasts cost O(members) each.
+pub const MAX_PLAYERS_CAP: u32 = 64;
+
+/// How log lines are written (to stderr: stdout carries the URLs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// The server's settings. `Default` gives the production defaults.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where `mazerace serve` listens (tests bind their own listener).
+    pub bind: SocketAddr,
+    /// Where the daily store keeps its database (used by the daily store).
+    pub data_dir: PathBuf,
+    /// The daily seed's secret salt (used by the daily store).
+    pub daily_salt: Option<String>,
+    /// How long a dropped player's session waits for a `hello {token}`.
+    pub resume_window: Duration,
+    /// A connection that has not said `hello` by then is closed (4000).
+    pub hello_timeout: Duration,
+    /// A connection silent for this long (no frame, not even a pong) is closed (4001).
+    pub idle_timeout: Duration,
+    /// How often the server pings each connection.
+    pub ping_interval: Duration,
+    /// Racers per room unless `create_room` asks for fewer (at most [`MAX_PLAYERS_CAP`]).
+    pub max_players: u32,
+    /// Spectators per room, on top of the racers.
+    pub max_spectators: u32,
+    /// A race still running after this ends with everyone left `timed_out`.
+    pub race_time_limit: Duration,
+    /// Countdown numbers before the start signal (3: "3, 2, 1").
+    pub countdown_secs: u32,
+    /// Time between two countdown numbers (one second in production).
+    pub countdown_step: Duration,
+    /// At most one `progress` per room per this interval.
+    pub progress_interval: Duration,
+    /// Open WebSocket connections at once; the next one gets `server_full`.
+    pub max_connections: usize,
+    /// Frames queued for one client before it counts as too slow (4002).
+    pub outbox_capacity: usize,
+    /// Bytes tungstenite may hold for one socket before writes fail.
+    pub write_buffer_max: usize,
+    /// Largest accepted client message (text frame) in bytes; larger closes with 1009.
+    pub max_message_bytes: usize,
+    /// Messages per second a connection may send, sustained ...
+    pub msgs_per_sec: u32,
+    /// ... and in a burst.
+    pub msgs_burst: u32,
+    /// Refused (rate-limited) messages tolerated, refilled at one a second,
+    /// before the connection is closed with 1008.
+    pub flood_strikes: u32,
+    /// Rooms one connection may create in a burst ...
+    pub rooms_per_conn: u32,
+    /// ... and the time to earn one more.
+    pub room_refill: Duration,
+    /// Failed joins (unknown codes) one address may make in a burst ...
+    pub join_attempts: u32,
+    /// ... and the time to earn one more.
+    pub join_refill: Duration,
+    /// How long a closing connection waits for the client's close frame.
+    pub close_linger: Duration,
+    pub log_format: LogFormat,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: SocketAddr::from(([0, 0, 0, 0], 7878)),
+            data_dir: PathBuf::from("data"),
+            daily_salt: None,
+            resume_window: Duration::from_secs(60),
+            hello_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(10),
+            max_players: 16,
+            max_spectators: 32,
+            race_time_limit: Duration::from_secs(600),
+            countdown_secs: 3,
+            countdown_step: Duration::from_secs(1),
+            progress_interval: Duration::from_millis(50),
+            max_connections: 50_000,
+            outbox_capacity: 256,
+            write_buffer_max: 64 * 1024,
+            max_message_bytes: 4096,
+            msgs_per_sec: 40,
+            msgs_burst: 80,
+            flood_strikes: 40,
+            rooms_per_conn: 8,
+            room_refill: Duration::from_secs(30),
+            join_attempts: 10,
+            join_refill: Duration::from_secs(6),
+            close_linger: Duration::from_secs(2),
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+/// `mazerace serve` flags. Every flag also reads `MAZERACE_<NAME>`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, env = "MAZERACE_BIND", default_value = "0.0.0.0:7878")]
+    pub bind: SocketAddr,
+    /// Data directory (the daily challenge's database lives here).
+    #[arg(long, env = "MAZERACE_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// Secret salt for the daily seeds (made once and stored when absent).
+    #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]
+    pub daily_salt: Option<String>,
+    /// Seconds a dropped player may take to reconnect and resume.
+    #[arg(long, env = "MAZERACE_RESUME_SECS", default_value_t = 60)]
+    pub resume_secs: u64,
+    /// Seconds a new connection has to send `hello`.
+    #[arg(long, env = "MAZERACE_HELLO_TIMEOUT_SECS", default_value_t = 10)]
+    pub hello_timeout_secs: u64,
+    /// Seconds of silence after which a connection is closed.
+    #[arg(long, env = "MAZERACE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
+    pub idle_timeout_secs: u64,
+    /// Seconds between pings to each connection.
+    #[arg(long, env = "MAZERACE_PING_SECS", default_value_t = 10)]
+    pub ping_secs: u64,
+    /// Racers per room (capped at 64).
+    #[arg(long, env = "MAZERACE_MAX_PLAYERS", default_value_t = 16)]
+    pub max_players: u32,
+    /// Spectators per room.
+    #[arg(long, env = "MAZERACE_MAX_SPECTATORS", default_value_t = 32)]
+    pub max_spectators: u32,
+    /// A race's time limit in seconds.
+    #[arg(long, env = "MAZERACE_RACE_LIMIT_SECS", default_value_t = 600)]
+    pub race_limit_secs: u64,
+    /// Countdown length in seconds.
+    #[arg(long, env = "MAZERACE_COUNTDOWN_SECS", default_value_t = 3)]
+    pub countdown_secs: u32,
+    /// Open WebSocket connections at once.
+    #[arg(long, env = "MAZERACE_MAX_CONNECTIONS", default_value_t = 50_000)]
+    pub max_connections: usize,
+    /// Frames queued per client before it is closed as too slow.
+    #[arg(long, env = "MAZERACE_OUTBOX", default_value_t = 256)]
+    pub outbox_capacity: usize,
+    /// Messages per second per connection (sustained).
+    #[arg(long, env = "MAZERACE_MSGS_PER_SEC", default_value_t = 40)]
+    pub msgs_per_sec: u32,
+    /// Messages per connection in a burst.
+    #[arg(long, env = "MAZERACE_MSGS_BURST", default_value_t = 80)]
+    pub msgs_burst: u32,
+    /// Rate-limited messages tolerated before closing with 1008.
+    #[arg(long, env = "MAZERACE_FLOOD_STRIKES", default_value_t = 40)]
+    pub flood_strikes: u32,
+    /// Rooms one connection may create in a burst (one more every 30 s).
+    #[arg(long, env = "MAZERACE_ROOMS_PER_CONN", default_value_t = 8)]
+    pub rooms_per_conn: u32,
+    /// Failed joins per address in a burst (one more every 6 s).
+    #[arg(long, env = "MAZERACE_JOIN_ATTEMPTS", default_value_t = 10)]
+    pub join_attempts: u32,
+    /// Log format.
+    #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+impl ServeArgs {
+    pub fn into_config(self) -> Config {
+        let base = Config::default();
+        Config {
+            bind: self.bind,
+            data_dir: self.data_dir,
+            daily_salt: self.daily_salt,
+            resume_window: Duration::from_secs(self.resume_secs),
+            hello_timeout: Duration::from_secs(self.hello_timeout_secs),
+            idle_timeout: Duration::from_secs(self.idle_timeout_secs),
+            ping_interval: Duration::from_secs(self.ping_secs.max(1)),
+            max_players: self.max_players.clamp(1, MAX_PLAYERS_CAP),
+            max_spectators: self.max_spectators,
+            race_time_limit: Duration::from_secs(self.race_limit_secs),
+            countdown_secs: self.countdown_secs,
+            max_connections: self.max_connections,
+            outbox_capacity: self.outbox_capacity.max(1),
+            msgs_per_sec: self.msgs_per_sec.max(1),
+            msgs_burst: self.msgs_burst.max(1),
+            flood_strikes: self.flood_strikes,
+            rooms_per_conn: self.rooms_per_conn,
+            join_attempts: self.join_attempts,
+            log_format: self.log_format,
+            ..base
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! One WebSocket connection: a task that reads frames, enforces the
+//! per-connection limits, speaks the session part of the protocol (`hello`,
+//! rooms, `ping`) and forwards room commands to the room's actor. Writes go
+//! through the connection's [`Outbox`] and its writer task.
+//!
+//! Recoverable mistakes (bad JSON, a message out of place) are answered with
+//! an `error` and the connection goes on; fatal ones close it with a code
+//! and a reason (PROTOCOL.md, "Close codes"). Nothing a client sends can
+//! make this task panic or disturb another connection.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket};
+use futures_util::StreamExt;
+use mazerace_protocol::daily::is_valid_date;
+use mazerace_protocol::messages::{ClientMsg, ErrorCode, RankBy, ServerMsg};
+use mazerace_protocol::{Action, Board, Game, Seed, Size};
+use tokio::time::{interval_at, sleep, sleep_until, timeout, Instant, MissedTickBehavior};
+use tokio_util::task::task_tracker::TaskTrackerToken;
+use tracing::Instrument;
+
+use crate::config::MAX_PLAYERS_CAP;
+use crate::daily::NOT_CONFIGURED;
+use crate::ids::is_code_shaped;
+use crate::limits::TokenBucket;
+use crate::outbox::{close, run_writer, Outbox};
+use crate::room::{JoinError, NewMember, RoomCmd, RoomSettings};
+use crate::server::Shared;
+use crate::sessions::Session;
+
+/// Runs one upgraded socket to its end.
+pub async fn run(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, _alive: TaskTrackerToken) {
+    let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let span = tracing::info_span!("conn", conn = id, peer = %peer, player = tracing::field::Empty);
+    run_inner(shared, socket, peer, id).instrument(span).await;
+}
+
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Go,
+    /// The outbox has been asked to close; stop reading.
+    Stop,
+}
+
+/// What the flood gate says about one incoming message.
+#[derive(PartialEq, Eq)]
+enum Gate {
+    Pass,
+    /// Refused with `rate_limited`; the connection goes on.
+    Refuse,
+    /// Sustained abuse: the outbox is closing with 1008.
+    Stop,
+}
+
+struct Conn {
+    shared: Arc<Shared>,
+    id: u64,
+    ip: IpAddr,
+    outbox: Outbox,
+    session: Option<Arc<Session>>,
+    msgs: TokenBucket,
+    strikes: TokenBucket,
+    rooms: TokenBucket,
+}
+
+async fn run_inner(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, id: u64) {
+    let cfg = shared.config.clone();
+    let (sink, mut stream) = socket.split();
+    let outbox = Outbox::new(cfg.outbox_capacity, id);
+    let mut writer = tokio::spawn(run_writer(outbox.clone(), sink).in_current_span());
+    let mut writer_done = false;
+
+    let Ok(_slot) = Arc::clone(&shared.conn_slots).try_acquire_owned() else {
+        tracing::warn!("connection refused: server full");
+        outbox.send_msg(&ServerMsg::Error {
+            code: ErrorCode::ServerFull,
+            message: "the server is full; try again later".into(),
+        });
+        outbox.close(close::TRY_LATER, "server full");
+        let _ = timeout(cfg.close_linger, &mut writer).await;
+        writer.abort();
+        return;
+    };
+    tracing::debug!("connected");
+
+    let mut conn = Conn {
+        shared: Arc::clone(&shared),
+        id,
+        ip: peer.ip(),
+        outbox: outbox.clone(),
+        session: None,
+        msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
+        strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
+        rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
+    };
+    let hello_by = Instant::now() + cfg.hello_timeout;
+    let idle = sleep(cfg.idle_timeout);
+    tokio::pin!(idle);
+    let mut ping = interval_at(Instant::now() + cfg.ping_interval, cfg.ping_interval);
+    ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut peer_closed = false;
+
+    loop {
+        tokio::select! {
+            biased;
+            () = shared.shutdown.cancelled() => {
+                outbox.send_msg(&ServerMsg::ServerShutdown);
+                outbox.close(close::GOING_AWAY, "server shutting down");
+                break;
+            }
+            _ = &mut writer => {
+                // The socket failed, or the outbox was aborted (too slow, taken over).
+                writer_done = true;
+                if let Some(code) = outbox.close_code() {
+                    tracing::info!(code, "connection closed by the server");
+                }
+                break;
+            }
+            frame = stream.next() => {
+                idle.as_mut().reset(Instant::now() + cfg.idle_timeout);
+                match frame {
+                    None => { peer_closed = true; break; }
+                    Some(Err(e)) => {
+                        if is_too_big(&e) {
+                            tracing::info!("message over the size limit: closing with 1009");
+                            let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
+                            outbox.close(close::TOO_BIG, reason);
+                        } else {
+                            tracing::debug!(error = %e, "read failed");
+                            peer_closed = true;
+                        }
+                        break;
+                    }
+                    Some(Ok(Message::Text(text))) => {
+                        if conn.on_text(text.as_str()).await == Flow::Stop {
+                            break;
+                        }
+                    }
+                    Some(Ok(Message::Binary(_))) => match conn.admit() {
+                        Gate::Stop => break,
+                        Gate::Refuse => {}
+                        Gate::Pass => {
+                            conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
+                        }
+                    },
+                    Some(Ok(Message::Close(_))) => { peer_closed = true; break; }
+                    // Pings are answered by tungstenite; pongs only prove liveness.
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                }
+            }
+            () = sleep_until(hello_by), if conn.session.is_none() => {
+                tracing::info!("no hello in time: closing with 4000");
+                outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
+                break;
+            }
+            () = &mut idle => {
+                tracing::info!("silent peer: closing with 4001");
+                outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
+                break;
+            }
+            _ = ping.tick() => outbox.ping(),
+        }
+    }
+
+    conn.detach().await;
+
+    // Close politely: let the writer send what is queued and the close frame,
+    // then read until the client's close reply (dropping a socket with
+    // unread input would reset it and could lose our close frame).
+    if !writer_done {
+        if !outbox.is_closing() {
+            outbox.close(close::NORMAL, "");
+        }
+        let _ = timeout(cfg.close_linger, async {
+            let _ = (&mut writer).await;
+            if !peer_closed {
+                while let Some(Ok(m)) = stream.next().await {
+                    if matches!(m, Message::Close(_)) {
+                        break;
+                    }
+                }
+            }
+        })
+        .await;
+        writer.abort();
+    }
+    tracing::debug!("disconnected");
+}
+
+/// Whether a read error is tungstenite's "message/frame over the limit".
+fn is_too_big(e: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = src {
+        if let Some(WsError::Capacity(_)) = err.downcast_ref::<WsError>() {
+            return true;
+        }
+        src = err.source();
+    }
+    false
+}
+
+/// At most `max` bytes of `s`, cut on a character boundary (serde's
+/// messages quote the client's input, which may be any UTF-8).
+fn clip(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let cut = (0..=max).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+        s.truncate(cut);
+    }
+    s
+}
+
+/// Sorts a decoding error into the code a client can act on.
+fn decode_error(e: &serde_json::Error) -> ErrorCode {
+    let text = e.to_string();
+    if text.contains("a seed is") || text.contains("larger than 2^64") {
+        ErrorCode::BadSeed
+    } else {
+        ErrorCode::BadMessage
+    }
+}
+
+impl Conn {
+    fn send(&self, msg: &ServerMsg) {
+        self.outbox.send_msg(msg);
+    }
+
+    fn error(&self, code: ErrorCode, message: impl Into<String>) {
+        self.send(&ServerMsg::Error { code, message: message.into() });
+    }
+
+    /// The flood gate: a token per message; past it, messages are refused
+    /// with `rate_limited`, and too many refusals close the connection (1008).
+    fn admit(&mut self) -> Gate {
+        if self.msgs.take() {
+            return Gate::Pass;
+        }
+        if self.strikes.take() {
+            self.error(ErrorCode::RateLimited, "too many messages: slow down");
+            return Gate::Refuse;
+        }
+        tracing::warn!("flooding: closing with 1008");
+        self.outbox.close(close::POLICY, "too many messages");
+        Gate::Stop
+    }
+
+    async fn on_text(&mut self, text: &str) -> Flow {
+        match self.admit() {
+            Gate::Pass => {}
+            Gate::Refuse => return Flow::Go,
+            Gate::Stop => return Flow::Stop,
+        }
+        match serde_json::from_str::<ClientMsg>(text) {
+            Ok(msg) => self.dispatch(msg).await,
+            Err(e) => {
+                self.error(decode_error(&e), clip(e.to_string(), 200));
+            }
+        }
+        Flow::Go
+    }
+
+    async fn dispatch(&mut self, msg: ClientMsg) {
+        let session = match (&self.session, &msg) {
+            (_, ClientMsg::Hello { .. }) => None,
+            (Some(s), _) => Some(Arc::clone(s)),
+            (None, ClientMsg::Ping) => None,
+            (None, _) => {
+                self.error(ErrorCode::HelloFirst, r#"say hello first: {"type":"hello","name":"..."}"#);
+                return;
+            }
+        };
+        match msg {
+            ClientMsg::Hello { name, token } => self.hello(name, token).await,
+            ClientMsg::Ping => self.send(&ServerMsg::Pong),
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => {
+                if let Some(s) = session {
+                    self.create_room(&s, game, size, seed, rank_by, max_players, daily).await;
+                }
+            }
+            ClientMsg::JoinRoom { code, spectate } => {
+                if let Some(s) = session {
+                    self.join_room(&s, &code, spectate).await;
+                }
+            }
+            ClientMsg::LeaveRoom => {
+                if let Some(s) = session {
+                    match s.take_room() {
+                        Some(room) => {
+                            room.send(RoomCmd::Leave { id: s.id, expired: false }).await;
+                        }
+                        None => self.error(ErrorCode::NotInRoom, "you are not in a room"),
+                    }
+                }
+            }
+            ClientMsg::Ready { ready } => self.forward(session, |id| RoomCmd::Ready { id, ready }).await,
+            ClientMsg::Start => self.forward(session, |id| RoomCmd::Start { id }).await,
+            ClientMsg::Move { dir, seq } => {
+                self.forward(session, |id| RoomCmd::Act { id, seq, action: Action::Move(dir) }).await
+            }
+            ClientMsg::Rewind { seq } => {
+                self.forward(session, |id| RoomCmd::Act { id, seq, action: Action::Rewind }).await
+            }
+            ClientMsg::Rematch => self.forward(session, |id| RoomCmd::Rematch { id }).await,
+            ClientMsg::Leaderboard { game, size, date } => {
+                if let Some(s) = session {
+                    self.leaderboard(&s, game, size, date).await;
+                }
+            }
+        }
+    }
+
+    async fn hello(&mut self, name: String, token: Option<String>) {
+        if self.session.is_some() {
+            self.error(ErrorCode::HelloFirst, "you already said hello");
+            return;
+        }
+        let name = match crate::names::validate(&name) {
+            Ok(n) => n,
+            Err(why) => return self.error(ErrorCode::BadName, why),
+        };
+        let shared = Arc::clone(&self.shared);
+        let resumed = token.and_then(|t| shared.sessions.resume(&t, self.outbox.clone()));
+        let session = match resumed {
+            Some(r) => {
+                if let Some(prev) = r.previous {
+                    prev.close(close::TAKEN_OVER, "this session was resumed on another connection");
+                }
+                tracing::Span::current().record("player", r.session.id);
+                tracing::info!("session resumed");
+                self.send(&ServerMsg::Welcome {
+                    player_id: r.session.id,
+                    token: r.session.token.to_string(),
+                    resumed: true,
+                });
+                // After `welcome`: the room answers with a snapshot.
+                if let Some(room) = r.room {
+                    let cmd = RoomCmd::Reattach { id: r.session.id, outbox: self.outbox.clone() };
+                    if !room.send(cmd).await {
+                        r.session.set_room(None);
+                    }
+                }
+                r.session
+            }
+            None => {
+                let s = shared.sessions.create(&shared.ids, name, self.outbox.clone());
+                tracing::Span::current().record("player", s.id);
+                tracing::info!(name = %s.name, "hello");
+                self.send(&ServerMsg::Welcome {
+                    player_id: s.id,
+                    token: s.token.to_string(),
+                    resumed: false,
+                });
+                s
+            }
+        };
+        self.session = Some(session);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn create_room(
+        &mut self,
+        s: &Arc<Session>,
+        game: Game,
+        size: Size,
+        seed: Option<Seed>,
+        rank_by: Option<RankBy>,
+        max_players: Option<u32>,
+        daily: bool,
+    ) {
+        if s.room().is_some() {
+            return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if size.game() != game {
+            return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
+        }
+        let mut daily_board = None;
+        let seed = if daily {
+            if seed.is_some() {
+                return self.error(ErrorCode::BadSize, "a daily room takes no seed");
+            }
+            let Some(hook) = self.shared.daily.clone() else {
+                return self.error(ErrorCode::Internal, NOT_CONFIGURED);
+            };
+            match timeout(std::time::Duration::from_secs(5), hook.today(game, size)).await {
+                Ok(Ok(b)) => {
+                    let seed = b.seed;
+                    daily_board = Some(b);
+                    seed
+                }
+                Ok(Err(e)) => {
+                    tracing::error!(error = %e, "daily seed unavailable");
+                    return self.error(ErrorCode::Internal, "the daily challenge is unavailable right now");
+                }
+                Err(_) => {
+                    return self.error(ErrorCode::Internal, "the daily challenge did not answer in time")
+                }
+            }
+        } else {
+            seed.map_or_else(|| self.shared.ids.seed(), |s| s.0)
+        };
+        if !self.rooms.take() {
+            return self
+                .error(ErrorCode::TooManyRooms, "too many rooms made from this connection; wait a little");
+        }
+        let board = match Board::build(size, seed) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(error = %e, seed, %size, "board failed");
+                return self.error(ErrorCode::Internal, "could not build that board; try another seed");
+            }
+        };
+        let is_daily = daily_board.is_some();
+        let settings = RoomSettings {
+            game,
+            size,
+            rank_by: if is_daily { RankBy::Steps } else { rank_by.unwrap_or_default() },
+            max_players: if is_daily {
+                1
+            } else {
+                max_players.unwrap_or(self.shared.config.max_players).clamp(1, MAX_PLAYERS_CAP)
+            },
+            board,
+            daily: daily_board,
+        };
+        let host = NewMember {
+            id: s.id,
+            name: Arc::clone(&s.name),
+            token: Arc::clone(&s.token),
+            outbox: self.outbox.clone(),
+        };
+        let shared = Arc::clone(&self.shared);
+        let room = shared.rooms.create(&shared, settings, host);
+        tracing::info!(room = %room.code, "room made");
+        s.set_room(Some(room));
+    }
+
+    async fn join_room(&mut self, s: &Arc<Session>, code: &str, spectate: bool) {
+        if s.room().is_some() {
+            return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if !self.shared.joins.allowed(self.ip) {
+            tracing::warn!("join refused: too many failed joins from this address");
+            return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
+        }
+        let code = code.trim().to_ascii_uppercase();
+        let found = if is_code_shaped(&code) { self.shared.rooms.get(&code) } else { None };
+        let Some(room) = found else {
+            self.shared.joins.failed(self.ip);
+            let shown: String = code.chars().take(8).collect();
+            return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
+        };
+        let member = NewMember {
+            id: s.id,
+            name: Arc::clone(&s.name),
+            token: Arc::clone(&s.token),
+            outbox: self.outbox.clone(),
+        };
+        match room.join(member, spectate).await {
+            Ok(()) => {
+                tracing::info!(room = %room.code, spectate, "joined");
+                s.set_room(Some(room));
+            }
+            Err(JoinError::Full) => self.error(ErrorCode::RoomFull, "that room is full"),
+            Err(JoinError::Gone) => self.error(ErrorCode::RoomNotFound, "that room has just closed"),
+        }
+    }
+
+    async fn forward(&mut self, session: Option<Arc<Session>>, cmd: impl FnOnce(u32) -> RoomCmd) {
+        let Some(s) = session else { return };
+        let Some(room) = s.room() else {
+            return self.error(ErrorCode::NotInRoom, "you are not in a room");
+        };
+        if !room.send(cmd(s.id)).await {
+            s.set_room(None);
+            self.error(ErrorCode::NotInRoom, "your room has closed");
+        }
+    }
+
+    async fn leaderboard(&mut self, s: &Arc<Session>, game: Game, size: Size, date: Option<String>) {
+        let Some(hook) = self.shared.daily.clone() else {
+            return self.error(ErrorCode::Internal, NOT_CONFIGURED);
+        };
+        if size.game() != game {
+            return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
+        }
+        if date.as_deref().is_some_and(|d| !is_valid_date(d)) {
+            return self.error(ErrorCode::BadDate, "dates are YYYY-MM-DD");
+        }
+        let fut = hook.leaderboard(game, size, date, s.token.to_string());
+        match timeout(std::time::Duration::from_secs(5), fut).await {
+            Ok(Ok(board)) => self.send(&ServerMsg::Leaderboard(board)),
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "leaderboard failed");
+                self.error(ErrorCode::Internal, "the leaderboard is unavailable right now");
+            }
+            Err(_) => self.error(ErrorCode::Internal, "the leaderboard did not answer in time"),
+        }
+    }
+
+    /// The socket is gone: the session (if any) waits for a resume, and
+    /// ends when the window runs out.
+    async fn detach(&mut self) {
+        let Some(s) = self.session.take() else { return };
+        let shared = Arc::clone(&self.shared);
+        let Some((epoch, room)) = shared.sessions.detach(&s, self.id) else { return };
+        if let Some(room) = room {
+            room.send(RoomCmd::Detach { id: s.id, conn: self.id }).await;
+        }
+        let window = shared.config.resume_window;
+        let sh = Arc::clone(&shared);
+        shared.tracker.spawn(
+            async move {
+                tokio::select! {
+                    () = sleep(window) => {
+                        if let Some(room) = sh.sessions.expire(&s, epoch) {
+                            tracing::info!("resume window over: session ended");
+                            if let Some(room) = room {
+                                room.send(RoomCmd::Leave { id: s.id, expired: true }).await;
+                            }
+                        }
+                    }
+                    () = sh.shutdown.cancelled() => {}
+                }
+            }
+            .in_current_span(),
+        );
+    }
+}

@@ -1,0 +1,41 @@
+//! The mazerace race server: friends in one room race on the same board and
+//! the server is the only judge. One port serves the web client, `/healthz`,
+//! the lobby helpers and the WebSocket at `/ws`.
+//!
+//! Read it top-down:
+//! - [`config`]: every setting ([`Config`]) and the `serve` flags.
+//! - [`server`]: [`Server`]: run a bound listener, shut down gracefully.
+//! - `http`: routes, static files (`assets`), socket settings for `/ws`.
+//! - `conn`: one connection: limits, `hello`, sessions, routing to rooms.
+//! - `outbox`: a connection's bounded outbox, progress slot and writer task
+//!   (the slow-client policy lives there).
+//! - `sessions`: tokens, resume windows. `registry`: code to room.
+//! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
+//! - `results`: ranking and the reveal, as pure functions.
+//! - [`daily`]: the seam where the daily store plugs in.
+//! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
+//! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
+
+mod assets;
+pub mod cli;
+pub mod config;
+mod conn;
+pub mod daily;
+pub mod gen;
+mod http;
+mod ids;
+mod limits;
+mod names;
+pub mod net;
+mod outbox;
+mod registry;
+mod results;
+mod room;
+pub mod server;
+mod sessions;
+
+pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
+pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, HookFuture};
+pub use names::MAX_NAME_CHARS;
+pub use outbox::close as close_codes;
+pub use server::Server;

@@ -1,0 +1,239 @@
+//! One client's outgoing side: a bounded queue of ready-made frames, a
+//! single slot for the latest `progress`, and the writer task that drains
+//! both into the socket, flushing once per batch.
+//!
+//! Slow-client policy (PROTOCOL.md repeats it):
+//! - Frames are serialised once per broadcast and shared (`Utf8Bytes` is a
+//!   reference-counted buffer), so a room of N costs one serialisation.
+//! - `progress` is never queued: it goes into one slot. If the previous one
+//!   is still waiting there, it is replaced by the room's *full* progress
+//!   (every racer), which supersedes any deltas the client missed. So a
+//!   client that reads slowly gets fewer, fuller `progress` messages.
+//! - Everything else is queued, up to `outbox_capacity` frames. A client
+//!   that lets the queue fill is closed with 4002 ("too slow") and the
+//!   reason is logged; others in its room are not held up.
+//! - The writer sends the progress slot before the queue, and rooms fill the
+//!   slot before queueing later messages, so `progress` never arrives after
+//!   a `results` that was sent after it.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::stream::SplitSink;
+use futures_util::SinkExt;
+use mazerace_protocol::messages::ServerMsg;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// A serialised server message, shared between all its recipients.
+pub type Frame = Utf8Bytes;
+
+/// Close codes the server uses (PROTOCOL.md lists them).
+pub mod close {
+    pub const NORMAL: u16 = 1000;
+    pub const GOING_AWAY: u16 = 1001;
+    pub const POLICY: u16 = 1008;
+    pub const TOO_BIG: u16 = 1009;
+    pub const TRY_LATER: u16 = 1013;
+    pub const HELLO_TIMEOUT: u16 = 4000;
+    pub const IDLE_TIMEOUT: u16 = 4001;
+    pub const TOO_SLOW: u16 = 4002;
+    pub const TAKEN_OVER: u16 = 4003;
+}
+
+/// Serialises one message. Serialising our own enums cannot fail (no maps
+/// with non-string keys, no foreign `Serialize`); should it ever, the client
+/// gets an `internal` error instead of a panic.
+pub fn frame(msg: &ServerMsg) -> Frame {
+    match serde_json::to_string(msg) {
+        Ok(s) => Utf8Bytes::from(s),
+        Err(e) => {
+            tracing::error!(error = %e, "could not serialise a server message");
+            Utf8Bytes::from_static(r#"{"type":"error","code":"internal","message":"serialisation failed"}"#)
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CloseReq {
+    code: u16,
+    reason: Cow<'static, str>,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Frame>,
+    progress: Option<Frame>,
+    ping: bool,
+    close: Option<CloseReq>,
+}
+
+struct Inner {
+    /// A std mutex: pushes and takes are a few pointer moves, never an await.
+    state: Mutex<State>,
+    wake: Notify,
+    /// Cancelled to stop the writer at once, even in the middle of a flush.
+    kill: CancellationToken,
+    capacity: usize,
+    conn: u64,
+}
+
+/// The cloneable sending side (rooms hold one per member).
+#[derive(Clone)]
+pub struct Outbox {
+    inner: Arc<Inner>,
+}
+
+impl Outbox {
+    pub fn new(capacity: usize, conn: u64) -> Self {
+        Outbox {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State::default()),
+                wake: Notify::new(),
+                kill: CancellationToken::new(),
+                capacity: capacity.max(1),
+                conn,
+            }),
+        }
+    }
+
+    /// The connection this outbox belongs to.
+    pub fn conn(&self) -> u64 {
+        self.inner.conn
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues a frame. A full queue means the client stopped reading: it
+    /// is closed with 4002 and the frame dropped.
+    pub fn send(&self, f: Frame) {
+        let mut st = self.lock();
+        if st.close.is_some() {
+            return;
+        }
+        if st.queue.len() >= self.inner.capacity {
+            drop(st);
+            tracing::warn!(conn = self.inner.conn, "client too slow: outbox full, closing with 4002");
+            self.abort(close::TOO_SLOW, "too slow: the server's queue for you is full");
+            return;
+        }
+        st.queue.push_back(f);
+        drop(st);
+        self.inner.wake.notify_one();
+    }
+
+    pub fn send_msg(&self, msg: &ServerMsg) {
+        self.send(frame(msg));
+    }
+
+    /// Offers a progress frame: `delta` if the slot is free, else the full
+    /// progress `full()` replaces what is waiting (see the module header).
+    pub fn progress(&self, delta: &Frame, full: &mut dyn FnMut() -> Frame) {
+        let mut st = self.lock();
+        if st.close.is_some() {
+            return;
+        }
+        st.progress = Some(if st.progress.is_some() { full() } else { delta.clone() });
+        drop(st);
+        self.inner.wake.notify_one();
+    }
+
+    /// Asks the writer to send a WebSocket ping.
+    pub fn ping(&self) {
+        self.lock().ping = true;
+        self.inner.wake.notify_one();
+    }
+
+    /// Sends what is queued, then a close frame; nothing after it.
+    pub fn close(&self, code: u16, reason: impl Into<Cow<'static, str>>) {
+        let mut st = self.lock();
+        if st.close.is_none() {
+            st.close = Some(CloseReq { code, reason: reason.into() });
+        }
+        drop(st);
+        self.inner.wake.notify_one();
+    }
+
+    /// Drops whatever is queued and closes now, even if the writer is stuck
+    /// writing to a client that does not read.
+    pub fn abort(&self, code: u16, reason: impl Into<Cow<'static, str>>) {
+        let mut st = self.lock();
+        st.queue.clear();
+        st.progress = None;
+        st.close = Some(CloseReq { code, reason: reason.into() });
+        drop(st);
+        self.inner.kill.cancel();
+        self.inner.wake.notify_one();
+    }
+
+    pub fn is_closing(&self) -> bool {
+        self.lock().close.is_some()
+    }
+
+    /// The close code asked for, if any (for logs).
+    pub fn close_code(&self) -> Option<u16> {
+        self.lock().close.as_ref().map(|c| c.code)
+    }
+}
+
+struct Batch {
+    frames: Vec<Frame>,
+    ping: bool,
+    close: Option<CloseReq>,
+}
+
+impl Outbox {
+    fn take_batch(&self) -> Batch {
+        let mut st = self.lock();
+        let mut frames = Vec::with_capacity(st.queue.len() + 1);
+        frames.extend(st.progress.take());
+        frames.extend(st.queue.drain(..));
+        Batch { frames, ping: std::mem::take(&mut st.ping), close: st.close.clone() }
+    }
+}
+
+/// The writer task: drains the outbox into the socket until a close frame
+/// is sent, the socket fails, or the outbox is aborted.
+pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>) {
+    let kill = outbox.inner.kill.clone();
+    let written = async {
+        loop {
+            let batch = outbox.take_batch();
+            if batch.frames.is_empty() && !batch.ping && batch.close.is_none() {
+                outbox.inner.wake.notified().await;
+                continue;
+            }
+            for f in batch.frames {
+                sink.feed(Message::Text(f)).await?;
+            }
+            if batch.ping {
+                sink.feed(Message::Ping(Default::default())).await?;
+            }
+            if let Some(c) = batch.close {
+                let cf = CloseFrame { code: c.code, reason: Utf8Bytes::from(c.reason.into_owned()) };
+                sink.send(Message::Close(Some(cf))).await?;
+                return Ok::<_, axum::Error>(());
+            }
+            sink.flush().await?;
+        }
+    };
+    tokio::select! {
+        r = written => {
+            if let Err(e) = r {
+                tracing::debug!(conn = outbox.conn(), error = %e, "socket write failed");
+            }
+        }
+        _ = kill.cancelled() => {
+            // Best effort: a client that stopped reading may never see it.
+            let req = outbox.lock().close.clone();
+            let (code, reason) = req.map_or((close::TOO_SLOW, Cow::Borrowed("closing")), |c| (c.code, c.reason));
+            let cf = CloseFrame { code, reason: Utf8Bytes::from(reason.into_owned()) };
+            let _ = tokio::time::timeout(Duration::from_millis(200), sink.send(Message::Close(Some(cf)))).await;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! The room registry: room code to [`RoomHandle`], nothing more. A std
+//! mutex guards the map; it is held only for a lookup or an insert (never
+//! across an await), and a room removes its own entry when it ends.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::room::{self, NewMember, RoomHandle, RoomSettings};
+use crate::server::Shared;
+
+#[derive(Default)]
+pub struct Registry {
+    rooms: Mutex<HashMap<Arc<str>, RoomHandle>>,
+    next_id: AtomicU64,
+}
+
+impl Registry {
+    fn map(&self) -> MutexGuard<'_, HashMap<Arc<str>, RoomHandle>> {
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts a room under a fresh code with `host` in it.
+    pub fn create(&self, shared: &Arc<Shared>, settings: RoomSettings, host: NewMember) -> RoomHandle {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut map = self.map();
+        // 31^5 = 28.6 million codes: a clash is rare, and the loop settles it.
+        let code = loop {
+            let c = shared.ids.room_code();
+            if !map.contains_key(c.as_str()) {
+                break c;
+            }
+        };
+        let handle = room::spawn(shared, &code, id, settings, host);
+        map.insert(Arc::clone(&handle.code), handle.clone());
+        handle
+    }
+
+    pub fn get(&self, code: &str) -> Option<RoomHandle> {
+        self.map().get(code).cloned()
+    }
+
+    /// Removes room `id`'s entry (not a later room's that reused the code).
+    pub fn remove(&self, code: &str, id: u64) {
+        let mut map = self.map();
+        if map.get(code).is_some_and(|h| h.id == id) {
+            map.remove(code);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.map().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

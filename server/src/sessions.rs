@@ -1,0 +1,142 @@
+//! Player sessions: who a token belongs to, which room they are in, and
+//! which connection (if any) carries them right now. A session outlives a
+//! dropped socket for the resume window; `hello {token}` within it picks the
+//! same player up again, in the same room.
+//!
+//! Consistency: each session's mutable part sits behind its own std mutex,
+//! never held across an await. A connection carries a session only while
+//! `conn` names its outbox; the `epoch` counts detaches so that an expiry
+//! timer from an earlier disconnect cannot end a session that resumed and
+//! dropped again since.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use mazerace_protocol::messages::PlayerId;
+
+use crate::ids::Ids;
+use crate::outbox::Outbox;
+use crate::room::RoomHandle;
+
+pub struct Session {
+    pub id: PlayerId,
+    pub token: Arc<str>,
+    pub name: Arc<str>,
+    state: Mutex<SessionState>,
+}
+
+#[derive(Default)]
+struct SessionState {
+    room: Option<RoomHandle>,
+    conn: Option<Outbox>,
+    epoch: u64,
+}
+
+impl Session {
+    fn lock(&self) -> MutexGuard<'_, SessionState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn room(&self) -> Option<RoomHandle> {
+        self.lock().room.clone()
+    }
+
+    pub fn set_room(&self, room: Option<RoomHandle>) {
+        self.lock().room = room;
+    }
+
+    pub fn take_room(&self) -> Option<RoomHandle> {
+        self.lock().room.take()
+    }
+}
+
+/// What a resume found.
+pub struct Resumed {
+    pub session: Arc<Session>,
+    /// The connection that carried the session until now, to be closed.
+    pub previous: Option<Outbox>,
+    pub room: Option<RoomHandle>,
+}
+
+pub struct Sessions {
+    /// Token to session. A std mutex: lookups only, never across an await.
+    map: Mutex<HashMap<Arc<str>, Arc<Session>>>,
+    next_id: AtomicU32,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions { map: Mutex::new(HashMap::new()), next_id: AtomicU32::new(1) }
+    }
+}
+
+impl Sessions {
+    fn map(&self) -> MutexGuard<'_, HashMap<Arc<str>, Arc<Session>>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A new player carried by `outbox`.
+    pub fn create(&self, ids: &Ids, name: String, outbox: Outbox) -> Arc<Session> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut map = self.map();
+        // 128 random bits do not collide in practice; the loop makes sure.
+        let token: Arc<str> = loop {
+            let t: Arc<str> = ids.token().into();
+            if !map.contains_key(&t) {
+                break t;
+            }
+        };
+        let session = Arc::new(Session {
+            id,
+            token: Arc::clone(&token),
+            name: name.into(),
+            state: Mutex::new(SessionState { room: None, conn: Some(outbox), epoch: 0 }),
+        });
+        map.insert(token, Arc::clone(&session));
+        session
+    }
+
+    /// Moves the session with `token` onto `outbox`, if it still exists.
+    pub fn resume(&self, token: &str, outbox: Outbox) -> Option<Resumed> {
+        let session = self.map().get(token).cloned()?;
+        let mut st = session.lock();
+        let previous = st.conn.replace(outbox);
+        let room = st.room.clone();
+        drop(st);
+        Some(Resumed { session, previous, room })
+    }
+
+    /// The connection `conn` ended. If it still carried the session, the
+    /// session is now detached: returns the epoch for the expiry timer and
+    /// the room to tell.
+    pub fn detach(&self, session: &Session, conn: u64) -> Option<(u64, Option<RoomHandle>)> {
+        let mut st = session.lock();
+        if st.conn.as_ref().map(Outbox::conn) != Some(conn) {
+            return None;
+        }
+        st.conn = None;
+        st.epoch += 1;
+        Some((st.epoch, st.room.clone()))
+    }
+
+    /// The resume window after detach number `epoch` ran out: if nothing
+    /// resumed the session since, it ends. Returns the room it was in.
+    pub fn expire(&self, session: &Session, epoch: u64) -> Option<Option<RoomHandle>> {
+        let mut map = self.map();
+        let mut st = session.lock();
+        if st.conn.is_some() || st.epoch != epoch {
+            return None;
+        }
+        map.remove(&session.token);
+        Some(st.room.take())
+    }
+
+    pub fn len(&self) -> usize {
+        self.map().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

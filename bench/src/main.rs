@@ -1,1 +1,252 @@
-fn main() {}
+//! `mazerace-bench`: the load generator and benchmark for the race server.
+//!
+//! Simulated players speak the real protocol over real WebSockets from one
+//! current-thread tokio runtime, play real boards (the solver's routes with
+//! a share of invalid moves), and time every answer from the moment its
+//! message was sent. Scenarios: board generation, a capacity sweep, idle
+//! memory, fan-out against a bare echo server (the limit), full races end
+//! to end, and a churn soak. Each prints markdown tables and its goals as
+//! PASS/MISS; nothing is asserted on timings.
+//!
+//! `mazerace-bench --quick` runs a small version of everything (a smoke
+//! check); `mazerace-bench echo-server` is the echo server the benchmark
+//! spawns for itself.
+
+mod echo;
+mod load;
+mod procs;
+mod report;
+mod rooms;
+mod route;
+mod scenarios;
+mod stats;
+mod sys;
+mod ws;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use report::Section;
+use scenarios::Ctx;
+
+const SCENARIOS: [&str; 6] = ["boards", "capacity", "idle", "fanout", "races", "churn"];
+
+#[derive(Parser, Debug)]
+#[command(name = "mazerace-bench", about = "Load generator and benchmark for the mazerace race server")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    /// A small version of every scenario (well under a minute): a smoke check.
+    #[arg(long)]
+    quick: bool,
+    /// The race server binary (default: target/release/mazerace, else target/debug/mazerace).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// An extra argument for `mazerace serve` (repeat for more); comes after the scenario's own flags.
+    #[arg(long = "server-arg", allow_hyphen_values = true)]
+    server_args: Vec<String>,
+    /// RUST_LOG for the server.
+    #[arg(long, default_value = "warn")]
+    server_log: String,
+    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// The echo server's runtime for the ratios: current or multi (match the race server's).
+    #[arg(long, default_value = "multi")]
+    echo_runtime: String,
+    /// Connections per 127.0.0.x source address (the ephemeral port range holds about 28,000).
+    #[arg(long)]
+    per_source: Option<usize>,
+    /// Share of deliberately invalid moves.
+    #[arg(long, default_value_t = 0.1)]
+    invalid_share: f64,
+    /// Capacity: players per room.
+    #[arg(long, default_value_t = 8)]
+    room_size: usize,
+    /// Capacity: moves per second per player.
+    #[arg(long, default_value_t = 1.0)]
+    rate: f64,
+    /// Capacity: the numbers of players to try (comma-separated), ascending.
+    #[arg(long, value_delimiter = ',')]
+    sweep: Vec<usize>,
+    /// Warm-up before each measured window, seconds.
+    #[arg(long)]
+    warmup_secs: Option<f64>,
+    /// Each measured window, seconds.
+    #[arg(long)]
+    measure_secs: Option<f64>,
+    /// Idle memory: players to connect (capped by the open-file limit).
+    #[arg(long)]
+    idle_players: Option<usize>,
+    /// Fan-out: players per room size (rounded to a multiple of 32).
+    #[arg(long)]
+    fanout_players: Option<usize>,
+    /// Fan-out: moves in flight per player.
+    #[arg(long, default_value_t = 4)]
+    window: usize,
+    /// Races: rooms racing at once.
+    #[arg(long)]
+    race_rooms: Option<usize>,
+    /// Races: seconds per variant.
+    #[arg(long)]
+    race_secs: Option<u64>,
+    /// Churn soak: room slots at once.
+    #[arg(long)]
+    churn_rooms: Option<usize>,
+    /// Churn soak: seconds.
+    #[arg(long)]
+    churn_secs: Option<u64>,
+    /// Board generation: boards per size.
+    #[arg(long)]
+    board_samples: Option<usize>,
+    /// Also write the report (markdown) to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run the bare echo server (the benchmark starts it itself).
+    #[command(hide = true)]
+    EchoServer {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        bind: SocketAddr,
+        #[arg(long, default_value = "multi")]
+        runtime: String,
+    },
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    if let Some(Cmd::EchoServer { bind, runtime }) = &cli.cmd {
+        return echo::run(*bind, runtime);
+    }
+    for o in &cli.only {
+        if !SCENARIOS.contains(&o.as_str()) {
+            bail!("unknown scenario {o:?}; known: {}", SCENARIOS.join(","));
+        }
+    }
+    if !(0.0..=0.9).contains(&cli.invalid_share) {
+        bail!("--invalid-share must be between 0 and 0.9");
+    }
+    let files = sys::raise_file_limit(1 << 20);
+    let ctx = ctx_from(&cli, files)?;
+    let started = Instant::now();
+    let mut out = String::new();
+    out.push_str(&header(&cli, &ctx));
+    print!("{out}");
+    let mut sections = Vec::new();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let local = tokio::task::LocalSet::new();
+    for name in SCENARIOS {
+        if !cli.only.is_empty() && !cli.only.iter().any(|o| o == name) {
+            continue;
+        }
+        eprintln!("[{:>5.1}s] running {name} ...", started.elapsed().as_secs_f64());
+        let sec: Section = match name {
+            "boards" => scenarios::boards::run(&ctx),
+            "capacity" => local.block_on(&rt, scenarios::capacity::run(&ctx)),
+            "idle" => local.block_on(&rt, scenarios::idle::run(&ctx)),
+            "fanout" => local.block_on(&rt, scenarios::saturate::run(&ctx)),
+            "races" => local.block_on(&rt, scenarios::races::run(&ctx)),
+            "churn" => local.block_on(&rt, scenarios::churn::run(&ctx)),
+            _ => unreachable!("checked against SCENARIOS"),
+        };
+        let text = sec.markdown();
+        print!("{text}");
+        std::io::stdout().flush()?;
+        out.push_str(&text);
+        sections.push(sec);
+    }
+    let summary = format!(
+        "## Goals\n\n{}\nTotal time: {:.0} s.\n",
+        report::goals_table(&sections).markdown(),
+        started.elapsed().as_secs_f64()
+    );
+    print!("{summary}");
+    out.push_str(&summary);
+    if let Some(path) = &cli.out {
+        std::fs::write(path, &out)?;
+    }
+    let failed: Vec<&str> = sections.iter().filter(|s| s.failed).map(|s| s.key.as_str()).collect();
+    if !failed.is_empty() {
+        bail!("scenarios that could not run in full: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
+    let bin = procs::locate_server_bin(cli.server_bin.as_deref())?;
+    let q = cli.quick;
+    let pick = |quick: f64, full: f64, given: Option<f64>| given.unwrap_or(if q { quick } else { full });
+    let sweep = if !cli.sweep.is_empty() {
+        cli.sweep.clone()
+    } else if q {
+        vec![64]
+    } else {
+        vec![2_000, 5_000, 10_000, 15_000, 20_000]
+    };
+    Ok(Ctx {
+        quick: q,
+        server: procs::RaceServerSpec {
+            bin,
+            extra_args: cli.server_args.clone(),
+            log: cli.server_log.clone(),
+        },
+        echo_runtime: cli.echo_runtime.clone(),
+        // Quick runs spread over several source addresses on purpose, to exercise it.
+        per_source: cli.per_source.unwrap_or(if q { 100 } else { 25_000 }),
+        files,
+        invalid_share: cli.invalid_share,
+        room_size: cli.room_size.max(1),
+        rate: cli.rate,
+        sweep,
+        warmup: Duration::from_secs_f64(pick(0.5, 3.0, cli.warmup_secs)),
+        measure: Duration::from_secs_f64(pick(1.5, 10.0, cli.measure_secs)),
+        idle_players: cli.idle_players.unwrap_or(if q { 400 } else { 50_000 }),
+        fanout_players: cli.fanout_players.unwrap_or(if q { 32 } else { 256 }),
+        window: cli.window.max(1),
+        race_rooms: cli.race_rooms.unwrap_or(if q { 4 } else { 100 }),
+        race_secs: cli.race_secs.unwrap_or(if q { 2 } else { 30 }),
+        churn_rooms: cli.churn_rooms.unwrap_or(if q { 6 } else { 400 }),
+        churn_secs: cli.churn_secs.unwrap_or(if q { 4 } else { 90 }),
+        board_samples: cli.board_samples.unwrap_or(if q { 100 } else { 2_000 }),
+    })
+}
+
+fn header(cli: &Cli, ctx: &Ctx) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    format!(
+        "# mazerace benchmark\n\n- Date: {}\n- Machine: {}\n- Command: `{}`\n- Race server: `{}`{}\n- Load generator: \
+         one current-thread tokio runtime; open-file limit {} (hard {})\n- Build: {}\n\n",
+        utc_now(),
+        sys::machine_summary(),
+        args.join(" "),
+        ctx.server.bin.display(),
+        if cli.server_args.is_empty() { String::new() } else { format!(" {}", cli.server_args.join(" ")) },
+        ctx.files.soft,
+        ctx.files.hard,
+        if cfg!(debug_assertions) { "debug (figures are not representative)" } else { "release" },
+    )
+}
+
+/// `YYYY-MM-DD HH:MM UTC`, from the system clock (days-to-civil conversion).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
+}

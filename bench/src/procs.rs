@@ -1,0 +1,212 @@
+//! The servers under test, as child processes: the race server (`mazerace
+//! serve`) with a fresh data directory, and this binary's own bare echo
+//! server. Both print `... listening on http://HOST:PORT` as their first
+//! stdout line; a child is stopped (SIGTERM, then SIGKILL) when dropped.
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long a child may take to print its address.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a child may take to exit after SIGTERM before it is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A running server child process.
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+    pub pid: u32,
+    /// The temp directory holding the data dir and the stderr log; removed on drop.
+    scratch: PathBuf,
+    label: &'static str,
+}
+
+/// How to start the race server.
+#[derive(Clone, Debug)]
+pub struct RaceServerSpec {
+    pub bin: PathBuf,
+    /// Extra arguments after `serve --bind ... --data-dir ...`.
+    pub extra_args: Vec<String>,
+    /// `RUST_LOG` for the child: logging every connection at info level
+    /// would be part of what is measured.
+    pub log: String,
+}
+
+static SCRATCH_SEQ: AtomicU32 = AtomicU32::new(0);
+
+fn scratch_dir(label: &str) -> Result<PathBuf> {
+    let n = SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mazerace-bench-{}-{label}-{n}", std::process::id()));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+impl Server {
+    /// `mazerace serve --bind 127.0.0.1:0 --data-dir <fresh>`.
+    pub fn start_race(spec: &RaceServerSpec) -> Result<Server> {
+        let scratch = scratch_dir("race")?;
+        let data = scratch.join("data");
+        std::fs::create_dir_all(&data)?;
+        let mut cmd = Command::new(&spec.bin);
+        cmd.arg("serve").arg("--bind").arg("127.0.0.1:0").arg("--data-dir").arg(&data);
+        cmd.args(&spec.extra_args);
+        cmd.env("RUST_LOG", &spec.log);
+        Self::spawn(cmd, scratch, "race server")
+    }
+
+    /// This binary's `echo-server` subcommand.
+    pub fn start_echo(runtime: &str) -> Result<Server> {
+        let scratch = scratch_dir("echo")?;
+        let exe = std::env::current_exe().context("locating the benchmark binary")?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("echo-server").arg("--bind").arg("127.0.0.1:0").arg("--runtime").arg(runtime);
+        Self::spawn(cmd, scratch, "echo server")
+    }
+
+    fn spawn(mut cmd: Command, scratch: PathBuf, label: &'static str) -> Result<Server> {
+        let log = std::fs::File::create(scratch.join("stderr.log"))?;
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::from(log));
+        let mut child = cmd.spawn().with_context(|| format!("starting the {label}: {cmd:?}"))?;
+        let pid = child.id();
+        let stdout = child.stdout.take().ok_or_else(|| anyhow!("no stdout from the {label}"))?;
+        // Read the first line on a thread so a silent child cannot hang us; the
+        // same thread then drains stdout so the child never blocks on a full pipe.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut first = String::new();
+            let read = reader.read_line(&mut first).map(|_| first);
+            let _ = tx.send(read);
+            let mut sink = Vec::new();
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                // Keep only a bounded tail: nothing reads it, it only must not block.
+                sink.extend_from_slice(&buf[..n]);
+                if sink.len() > 1 << 20 {
+                    sink.clear();
+                }
+            }
+        });
+        let mut server = Server { child, addr: "127.0.0.1:1".parse()?, pid, scratch, label };
+        let first = match rx.recv_timeout(START_TIMEOUT) {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => bail!("reading the {label}'s first line: {e}{}", server.stderr_tail()),
+            Err(_) => {
+                bail!("the {label} printed no address within {START_TIMEOUT:?}{}", server.stderr_tail())
+            }
+        };
+        server.addr = parse_listening(&first).ok_or_else(|| {
+            anyhow!("unexpected first line from the {label}: {first:?}{}", server.stderr_tail())
+        })?;
+        Ok(server)
+    }
+
+    /// The end of the child's stderr, for error messages.
+    pub fn stderr_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.scratch.join("stderr.log")).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(15).collect();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            let lines: Vec<&str> = tail.into_iter().rev().collect();
+            format!("\n--- {} stderr (tail) ---\n{}", self.label, lines.join("\n"))
+        }
+    }
+
+    /// Whether the child is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn stop(&mut self) {
+        if !self.alive() {
+            return;
+        }
+        // SAFETY: kill(2) on our own child's pid; the child is not reaped yet.
+        unsafe { libc::kill(self.pid as libc::pid_t, libc::SIGTERM) };
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        while Instant::now() < deadline {
+            if !self.alive() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+        remove_scratch(&self.scratch);
+    }
+}
+
+fn remove_scratch(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `"mazerace listening on http://127.0.0.1:PORT"` -> the address.
+pub fn parse_listening(line: &str) -> Option<SocketAddr> {
+    let at = line.find("listening on http://")? + "listening on http://".len();
+    let rest = line[at..].trim();
+    let host_port = rest.split(['/', ' ']).next()?;
+    host_port.parse().ok()
+}
+
+/// The race server binary: `--server-bin`, else target/release/mazerace next
+/// to this binary's target dir, else target/debug/mazerace.
+pub fn locate_server_bin(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        if p.is_file() {
+            return Ok(p.to_path_buf());
+        }
+        bail!("--server-bin {} does not exist", p.display());
+    }
+    let mut candidates = Vec::new();
+    // This binary lives in target/<profile>/; its grandparent is the target dir.
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(target) = exe.parent().and_then(Path::parent) {
+            candidates.push(target.join("release/mazerace"));
+            candidates.push(target.join("debug/mazerace"));
+        }
+    }
+    candidates.push(PathBuf::from("target/release/mazerace"));
+    candidates.push(PathBuf::from("target/debug/mazerace"));
+    candidates.into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        anyhow!(
+            "no race server binary: build it (cargo build --release -p mazerace-server) or pass --server-bin"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_first_line() {
+        assert_eq!(
+            parse_listening("mazerace listening on http://127.0.0.1:40123\n"),
+            Some("127.0.0.1:40123".parse().unwrap())
+        );
+        assert_eq!(
+            parse_listening("echo listening on http://127.0.0.1:9/ws"),
+            Some("127.0.0.1:9".parse().unwrap())
+        );
+        assert_eq!(parse_listening("starting up"), None);
+    }
+}

@@ -1,0 +1,192 @@
+//! Capacity: N players in rooms of S, each moving R times a second on a
+//! fixed schedule (open loop: a slow answer does not slow the sender), on a
+//! hard maze walked back and forth along its solution with a share of
+//! invalid moves. A sweep over N finds the largest N whose p99 ack stays
+//! under 5 ms. Each N gets a fresh server.
+
+use anyhow::{bail, Result};
+use mazerace_protocol::Size;
+use std::time::Duration;
+
+use super::{figures, join_drivers, read_window, shared_for, spawn_drivers, start_races, trouble, Ctx};
+use crate::load::{Pace, Schedule};
+use crate::procs::Server;
+use crate::report::{fmt_bytes, fmt_count, Goal, Section, Table};
+use crate::rooms::{setup_rooms, Boards, RoomPlan, Target};
+use crate::route::Mode;
+use crate::stats::{fmt_dur, Window};
+
+const P99_GOAL: Duration = Duration::from_millis(5);
+const GOAL_PLAYERS: usize = 20_000;
+
+/// One point of the sweep.
+pub struct Point {
+    pub players: usize,
+    pub row: Vec<String>,
+    pub p99: Duration,
+    pub pass: bool,
+}
+
+pub async fn run(ctx: &Ctx) -> Section {
+    let mut sec = Section::new("capacity", "Capacity sweep (open loop)");
+    let s = ctx.room_size.max(1);
+    let cap = ctx.connection_cap() / s * s;
+    let mut table = Table::new(&[
+        "players",
+        "target moves/s",
+        "moves/s",
+        "ack p50",
+        "ack p90",
+        "ack p99",
+        "ack max",
+        "progress msgs/s",
+        "progress p50",
+        "progress p99",
+        "server CPU s / 1k moves",
+        "server CPU",
+        "server RSS",
+        "loadgen CPU",
+        "send lag p99",
+        "trouble",
+        "p99 < 5 ms",
+    ]);
+    let mut points: Vec<Point> = Vec::new();
+    let mut plan: Vec<usize> = ctx.sweep.iter().map(|&n| (n / s * s).clamp(s, cap.max(s))).collect();
+    plan.dedup();
+    let mut i = 0;
+    let mut bisected = false;
+    while i < plan.len() {
+        let n = plan[i];
+        match point(ctx, n).await {
+            Ok(p) => {
+                table.row(p.row.clone());
+                let pass = p.pass;
+                points.push(p);
+                if !pass {
+                    // One bisection between the last pass and this miss, then stop.
+                    let last_pass = points.iter().filter(|p| p.pass).map(|p| p.players).max();
+                    match last_pass {
+                        Some(lo) if !bisected && n - lo > n / 8 && !ctx.quick => {
+                            bisected = true;
+                            let mid = (lo + n) / 2 / s * s;
+                            plan.truncate(i + 1);
+                            plan.push(mid);
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            Err(e) => {
+                sec.fail(format!("N = {n}: the point failed to run: {e:#}"));
+                break;
+            }
+        }
+        i += 1;
+    }
+    table.rows.sort_by_key(|r| r[0].replace(',', "").parse::<usize>().unwrap_or(0));
+    sec.tables.push(table);
+    sec.note(format!(
+        "Rooms of {s} on hard mazes (23x23), {} move(s)/s per player, {:.0}% invalid moves, warm-up {:?}, measured {:?}; \
+         latency is timed from just before each move's write to the answer's arrival.",
+        ctx.rate,
+        ctx.invalid_share * 100.0,
+        ctx.warmup,
+        ctx.measure
+    ));
+    sec.note(format!(
+        "A point passes when p99 ack < 5 ms, at least 95% of the target rate was achieved and nothing went unanswered. \
+         The open-file limit here is {} (hard {}), so one process holds at most about {cap} connections.",
+        ctx.files.soft, ctx.files.hard
+    ));
+    let best = points.iter().filter(|p| p.pass).max_by_key(|p| p.players);
+    let measured = match best {
+        Some(b) => format!("largest passing N = {} (p99 {})", fmt_count(b.players as f64), fmt_dur(b.p99)),
+        None => "no point passed".into(),
+    };
+    let reached = best.is_some_and(|b| b.players >= GOAL_PLAYERS);
+    let measured = if cap < GOAL_PLAYERS {
+        format!("{measured}; 20,000 not reachable here: open-file limit caps connections at {cap}")
+    } else {
+        measured
+    };
+    sec.goals.push(Goal::new(
+        "20,000 players at 1 move/s with p99 ack < 5 ms",
+        "N >= 20,000",
+        measured,
+        reached,
+    ));
+    sec
+}
+
+/// Run one N on a fresh server.
+pub async fn point(ctx: &Ctx, n: usize) -> Result<Point> {
+    let s = ctx.room_size.max(1);
+    let server = Server::start_race(&ctx.server_with(&["--countdown-secs", "0"]))?;
+    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let rooms = n / s;
+    let plan =
+        RoomPlan { rooms, room_size: s, size: Size::Hard, seed_base: 1000, seed_spread: 64, first_index: 0 };
+    let (sets, failed, err) = setup_rooms(target, plan, 128).await;
+    if failed > 0 {
+        bail!(
+            "{failed} of {rooms} rooms failed to set up: {}{}",
+            err.unwrap_or_default(),
+            server.stderr_tail()
+        );
+    }
+    let boards = Boards::default();
+    let (players, fails, err) = start_races(sets, &boards, Duration::from_secs(60)).await;
+    if fails > 0 {
+        bail!("{fails} players got no race_start: {}", err.unwrap_or_default());
+    }
+    let period = Duration::from_secs_f64(1.0 / ctx.rate.max(0.001));
+    let start = super::after(Duration::from_millis(200));
+    let window = Window { start: start + ctx.warmup, end: start + ctx.warmup + ctx.measure };
+    let sched = Schedule { start, stop: window.end, linger: window.end + Duration::from_secs(2) };
+    let shared = shared_for(window);
+    let total = players.len();
+    let handles = spawn_drivers(
+        players,
+        Mode::PingPong,
+        ctx.invalid_share,
+        |i| Pace::Open { period, offset: period.mul_f64(i as f64 / total as f64) },
+        sched,
+        &shared,
+    );
+    let readings = read_window(window, server.pid).await;
+    let racers = join_drivers(handles).await;
+    drop(racers);
+    drop(server);
+    let m = shared.meter.borrow();
+    let f = figures(&m, &readings);
+    let target_rate = n as f64 * ctx.rate;
+    let p99 = m.ack.quantile(0.99);
+    let pass = m.ack.count() > 0
+        && p99 < P99_GOAL
+        && f.moves_per_sec >= 0.95 * target_rate
+        && m.unanswered == 0
+        && m.errors == 0;
+    let row = vec![
+        fmt_count(n as f64),
+        fmt_count(target_rate),
+        fmt_count(f.moves_per_sec),
+        fmt_dur(m.ack.quantile(0.5)),
+        fmt_dur(m.ack.quantile(0.9)),
+        fmt_dur(p99),
+        fmt_dur(m.ack.max()),
+        fmt_count(m.progress_msgs as f64 / window.secs()),
+        fmt_dur(m.progress_lat.quantile(0.5)),
+        fmt_dur(m.progress_lat.quantile(0.99)),
+        format!("{:.3}", f.server_cpu_per_1k),
+        format!("{:.0}%", f.server_cpu_share * 100.0),
+        fmt_bytes(readings.server_rss as f64),
+        format!("{:.0}%", f.client_cpu_share * 100.0),
+        fmt_dur(m.lag.quantile(0.99)),
+        trouble(&m),
+        if pass { "PASS".into() } else { "MISS".into() },
+    ];
+    if let Some(e) = &m.first_error {
+        eprintln!("capacity N={n}: first error: {e}");
+    }
+    Ok(Point { players: n, row, p99, pass })
+}

@@ -1,0 +1,525 @@
+//! Churn soak: for a set time, rooms form out of fresh connections, race,
+//! rematch or break up, while players drop mid-race (the TCP connection
+//! simply goes away) and come back with `hello {name, token}`, drop again
+//! after finishing, or leave for good. Counts connections, races, resumes
+//! that worked, samples the server's RSS over time, and checks that no
+//! finish the server acknowledged (a `move_result` with status `won`) is
+//! ever contradicted later by `results` or a resume snapshot.
+//!
+//! The host never drops (so `start`/`rematch` stay with the room task);
+//! every other player may. The server runs with a 10 s resume window so
+//! abandoned sessions expire within the soak.
+
+use anyhow::{anyhow, bail, Result};
+use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, ServerMsg, Snapshot};
+use mazerace_protocol::{Action, Board, Size, Status};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use super::Ctx;
+use crate::procs::Server;
+use crate::report::{fmt_bytes, fmt_count, Goal, Section, Table};
+use crate::rooms::{
+    await_ack, await_race_start, create_room, hello, join_room, name_for, rematch, send_start, Boards,
+    Player, Target,
+};
+use crate::route::{Mode, Rng, Walker};
+use crate::sys;
+use crate::ws::{move_frame, rewind_frame};
+
+const RESUME_SECS: &str = "10";
+/// Chance that a non-host player drops mid-race (and resumes).
+const P_DROP: f64 = 0.25;
+/// Chance that a non-host player leaves mid-race for good (`leave_room`).
+const P_LEAVE: f64 = 0.05;
+/// Chance that a finished non-host player drops and resumes before results.
+const P_DROP_FINISHED: f64 = 0.15;
+/// Chance the host calls a rematch after results.
+const P_REMATCH: f64 = 0.5;
+const RACE_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Default)]
+struct Counts {
+    connections: u64,
+    rooms: u64,
+    races: u64,
+    drops: u64,
+    resumes_tried: u64,
+    resumes_ok: u64,
+    leaves: u64,
+    finishes_acked: u64,
+    finishes_confirmed: u64,
+    finishes_unconfirmed: u64,
+    finishes_lost: u64,
+    failures: u64,
+    first_failure: Option<String>,
+    first_lost: Option<String>,
+    live: i64,
+    peak_live: i64,
+}
+
+impl Counts {
+    fn fail(&mut self, e: String) {
+        self.failures += 1;
+        self.first_failure.get_or_insert(e);
+    }
+    fn connected(&mut self) {
+        self.connections += 1;
+        self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
+    }
+    fn disconnected(&mut self) {
+        self.live -= 1;
+    }
+}
+
+type Tally = Rc<RefCell<Counts>>;
+
+pub async fn run(ctx: &Ctx) -> Section {
+    let mut sec = Section::new("churn", "Churn soak");
+    let server = match Server::start_race(&ctx.server_with(&["--resume-secs", RESUME_SECS])) {
+        Ok(s) => s,
+        Err(e) => {
+            sec.fail(format!("the server did not start: {e:#}"));
+            sec.goals.push(Goal::new(
+                "acknowledged finishes lost in the churn soak",
+                "0",
+                "not measured".into(),
+                false,
+            ));
+            return sec;
+        }
+    };
+    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let counts: Tally = Rc::new(RefCell::new(Counts::default()));
+    let boards = Boards::default();
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_secs(ctx.churn_secs);
+    let next_index = Rc::new(RefCell::new(0usize));
+    let handles: Vec<_> = (0..ctx.churn_rooms)
+        .map(|r| {
+            let c = Rc::clone(&counts);
+            let b = boards.clone();
+            let ni = Rc::clone(&next_index);
+            let share = ctx.invalid_share;
+            tokio::task::spawn_local(room_task(target, r as u64, deadline, c, b, ni, share))
+        })
+        .collect();
+    // RSS over time, sampled while the rooms run.
+    let every = Duration::from_millis(if ctx.quick { 500 } else { 1000 });
+    let mut samples: Vec<(f64, u64, i64)> = Vec::new();
+    while Instant::now() < deadline {
+        tokio::time::sleep(every).await;
+        samples.push((
+            t0.elapsed().as_secs_f64(),
+            sys::rss_bytes(server.pid).unwrap_or(0),
+            counts.borrow().live,
+        ));
+    }
+    for h in handles {
+        let _ = h.await;
+    }
+    let after = sys::rss_bytes(server.pid).unwrap_or(0);
+    let elapsed = t0.elapsed().as_secs_f64();
+    let c = counts.borrow();
+    let mut t = Table::new(&[
+        "seconds",
+        "connections",
+        "peak live",
+        "rooms",
+        "races finished",
+        "drops",
+        "resumes ok / tried",
+        "leaves",
+        "finishes acked",
+        "confirmed",
+        "unconfirmed",
+        "lost",
+        "failures",
+    ]);
+    t.row(vec![
+        format!("{elapsed:.0}"),
+        fmt_count(c.connections as f64),
+        fmt_count(c.peak_live as f64),
+        fmt_count(c.rooms as f64),
+        fmt_count(c.races as f64),
+        fmt_count(c.drops as f64),
+        format!("{} / {}", fmt_count(c.resumes_ok as f64), fmt_count(c.resumes_tried as f64)),
+        fmt_count(c.leaves as f64),
+        fmt_count(c.finishes_acked as f64),
+        fmt_count(c.finishes_confirmed as f64),
+        fmt_count(c.finishes_unconfirmed as f64),
+        fmt_count(c.finishes_lost as f64),
+        fmt_count(c.failures as f64),
+    ]);
+    sec.tables.push(t);
+    let mut series = Table::new(&["t (s)", "server RSS", "live connections"]);
+    let step = (samples.len() / 10).max(1);
+    for (i, (s, rss, live)) in samples.iter().enumerate() {
+        if i % step == 0 || i + 1 == samples.len() {
+            series.row(vec![format!("{s:.0}"), fmt_bytes(*rss as f64), fmt_count(*live as f64)]);
+        }
+    }
+    series.row(vec!["after".into(), fmt_bytes(after as f64), "0".into()]);
+    sec.tables.push(series);
+    if let Some(e) = &c.first_failure {
+        sec.note(format!("first failure: {e}"));
+    }
+    if let Some(e) = &c.first_lost {
+        sec.note(format!("first lost finish: {e}"));
+    }
+    sec.note(format!(
+        "{} room tasks; rooms of 2 to 6 on Ghost small/medium and Maze easy/normal; players move every 20-80 ms; \
+         non-hosts drop mid-race with p={P_DROP} (resume after 0.1-1.5 s), leave with p={P_LEAVE}, drop after \
+         finishing with p={P_DROP_FINISHED}; rematch with p={P_REMATCH}; server resume window {RESUME_SECS} s. \
+         'Unconfirmed' finishes are ones whose player came back after the room had moved on (no results line or \
+         snapshot of that race left to check): not contradicted, not confirmed.",
+        ctx.churn_rooms
+    ));
+    let growth = rss_growth(&samples);
+    sec.goals.push(Goal::new(
+        "acknowledged finishes lost in the churn soak",
+        "0",
+        format!("{} of {}", c.finishes_lost, c.finishes_acked),
+        c.finishes_lost == 0 && c.finishes_acked > 0,
+    ));
+    let resume_ok = c.resumes_tried > 0 && c.resumes_ok == c.resumes_tried;
+    sec.goals.push(Goal::new(
+        "resumes that worked in the churn soak",
+        "all",
+        format!("{} / {}", c.resumes_ok, c.resumes_tried),
+        resume_ok,
+    ));
+    match growth {
+        Some((warm, end, pct)) => sec.goals.push(Goal::new(
+            "server RSS growth once warm (churn soak, second half vs first half peak)",
+            "<= 10%",
+            format!("{} -> {} ({pct:+.1}%)", fmt_bytes(warm as f64), fmt_bytes(end as f64)),
+            pct <= 10.0,
+        )),
+        None => sec.goals.push(Goal::new(
+            "server RSS growth once warm (churn soak)",
+            "<= 10%",
+            "too few samples".into(),
+            false,
+        )),
+    }
+    sec
+}
+
+/// Peak RSS over the second quarter (warm) against peak over the last quarter.
+fn rss_growth(samples: &[(f64, u64, i64)]) -> Option<(u64, u64, f64)> {
+    if samples.len() < 4 {
+        return None;
+    }
+    let q = samples.len() / 4;
+    let warm = samples[q..2 * q].iter().map(|s| s.1).max()?;
+    let end = samples[3 * q..].iter().map(|s| s.1).max()?;
+    Some((warm, end, (end as f64 - warm as f64) * 100.0 / warm.max(1) as f64))
+}
+
+fn take_index(ni: &Rc<RefCell<usize>>) -> usize {
+    let mut n = ni.borrow_mut();
+    *n += 1;
+    *n
+}
+
+/// One room slot: form a room, race one or more times, break up; repeat.
+async fn room_task(
+    t: Target,
+    slot: u64,
+    deadline: Instant,
+    counts: Tally,
+    boards: Boards,
+    ni: Rc<RefCell<usize>>,
+    share: f64,
+) {
+    let mut rng = Rng::new(slot * 7919 + 1);
+    let sizes = [Size::Small, Size::Medium, Size::Easy, Size::Normal];
+    while Instant::now() < deadline {
+        let n = rng.range(2, 6) as usize;
+        let size = sizes[rng.range(0, 3) as usize];
+        match form_room(t, n, size, rng.next_u64() % 1_000_000, &counts, &ni).await {
+            Ok(players) => {
+                counts.borrow_mut().rooms += 1;
+                run_room(t, players, deadline, &counts, &boards, &mut rng, share).await;
+            }
+            Err(e) => {
+                counts.borrow_mut().fail(format!("forming a room: {e:#}"));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+}
+
+async fn form_room(
+    t: Target,
+    n: usize,
+    size: Size,
+    seed: u64,
+    counts: &Tally,
+    ni: &Rc<RefCell<usize>>,
+) -> Result<Vec<Player>> {
+    let i = take_index(ni);
+    let (mut host, _) = hello(t, i, name_for(i), None).await?;
+    counts.borrow_mut().connected();
+    let code = create_room(&mut host, size, seed, 8).await?;
+    let mut players = vec![host];
+    for _ in 1..n {
+        let i = take_index(ni);
+        let (mut p, _) = hello(t, i, name_for(i), None).await?;
+        counts.borrow_mut().connected();
+        join_room(&mut p, &code).await?;
+        players.push(p);
+    }
+    Ok(players)
+}
+
+async fn run_room(
+    t: Target,
+    mut players: Vec<Player>,
+    deadline: Instant,
+    counts: &Tally,
+    boards: &Boards,
+    rng: &mut Rng,
+    share: f64,
+) {
+    let Some(host_index) = players.first().map(|p| p.index) else { return };
+    loop {
+        let Some(host) = players.first_mut() else { return };
+        if let Err(e) = send_start(host).await {
+            counts.borrow_mut().fail(format!("start: {e:#}"));
+            break;
+        }
+        let races = players.into_iter().enumerate().map(|(k, p)| {
+            let seed = rng.next_u64();
+            churn_race(t, p, k == 0, boards.clone(), Rc::clone(counts), share, seed)
+        });
+        let outcome = tokio::time::timeout(RACE_TIMEOUT, futures_util::future::join_all(races)).await;
+        let Ok(outcome) = outcome else {
+            counts.borrow_mut().fail(format!("a race took longer than {RACE_TIMEOUT:?}"));
+            // The players were dropped with the timed-out futures.
+            return;
+        };
+        players = outcome.into_iter().flatten().collect();
+        let host_ok = players.first().is_some_and(|p| p.index == host_index);
+        counts.borrow_mut().races += 1;
+        if !host_ok || players.is_empty() || Instant::now() >= deadline || !rng.chance(P_REMATCH) {
+            break;
+        }
+        let Some(host) = players.first_mut() else { return };
+        if let Err(e) = rematch(host, Duration::from_secs(10)).await {
+            counts.borrow_mut().fail(format!("rematch: {e:#}"));
+            break;
+        }
+    }
+    // Break up: half leave politely, half just vanish.
+    for p in players {
+        if rng.chance(0.5) {
+            let mut p = p;
+            let _ = p.conn.send_msg(&ClientMsg::LeaveRoom).await;
+            p.conn.close().await;
+        }
+        counts.borrow_mut().disconnected();
+    }
+}
+
+/// What one player knows about its own finish, and whether it holds a connection.
+struct Finish {
+    acked_steps: Option<u32>,
+    confirmed: bool,
+    connected: bool,
+}
+
+/// One player's race. Returns the player if it is still in the room afterwards.
+async fn churn_race(
+    t: Target,
+    p: Player,
+    host: bool,
+    boards: Boards,
+    counts: Tally,
+    share: f64,
+    seed: u64,
+) -> Option<Player> {
+    let mut rng = Rng::new(seed);
+    let mut fin = Finish { acked_steps: None, confirmed: false, connected: true };
+    match race_inner(t, p, host, &boards, &counts, share, &mut rng, &mut fin).await {
+        Ok(p) => {
+            settle(&counts, &fin);
+            p
+        }
+        Err(e) => {
+            settle(&counts, &fin);
+            let mut c = counts.borrow_mut();
+            c.fail(format!("{e:#}"));
+            if fin.connected {
+                c.disconnected();
+            }
+            None
+        }
+    }
+}
+
+fn settle(counts: &Tally, fin: &Finish) {
+    if fin.acked_steps.is_some() {
+        let mut c = counts.borrow_mut();
+        c.finishes_acked += 1;
+        if fin.confirmed {
+            c.finishes_confirmed += 1;
+        } else {
+            c.finishes_unconfirmed += 1;
+        }
+    }
+}
+
+fn lost(counts: &Tally, fin: &mut Finish, what: String) {
+    let mut c = counts.borrow_mut();
+    c.finishes_lost += 1;
+    c.first_lost.get_or_insert(what);
+    // Counted as lost, not also as unconfirmed.
+    fin.acked_steps = None;
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn race_inner(
+    t: Target,
+    mut p: Player,
+    host: bool,
+    boards: &Boards,
+    counts: &Tally,
+    share: f64,
+    rng: &mut Rng,
+    fin: &mut Finish,
+) -> Result<Option<Player>> {
+    let board = await_race_start(&mut p, boards, Duration::from_secs(20)).await?;
+    let mut walker = Walker::new(&board, Mode::Finish, share, rng.next_u64());
+    let len = walker.route_len().max(1) as u64;
+    let drop_at = (!host && rng.chance(P_DROP)).then(|| rng.range(1, len));
+    let leave_at = (!host && drop_at.is_none() && rng.chance(P_LEAVE)).then(|| rng.range(1, len));
+    let drop_finished = !host && rng.chance(P_DROP_FINISHED);
+    let mut seq = 0u32;
+    let mut sent = 0u64;
+    while let Some(plan) = walker.next() {
+        if Some(sent) == leave_at {
+            p.conn.send_msg(&ClientMsg::LeaveRoom).await?;
+            p.conn.close().await;
+            let mut c = counts.borrow_mut();
+            c.leaves += 1;
+            c.disconnected();
+            fin.connected = false;
+            return Ok(None);
+        }
+        if Some(sent) == drop_at {
+            // Undo the planned action: the walk resumes from the server's snapshot.
+            // The planned action is never sent: resuming rebuilds the walk
+            // from the server's snapshot, which undoes it.
+            p = resume(t, p, &board, &mut walker, counts, rng, fin).await?;
+            continue;
+        }
+        seq += 1;
+        let text = match plan.action {
+            Action::Move(d) => move_frame(d, seq),
+            Action::Rewind => rewind_frame(seq),
+        };
+        p.conn.send_text(text).await?;
+        sent += 1;
+        let (ok, steps, status) = await_ack(&mut p, seq).await?;
+        if ok != plan.ok || steps != plan.steps {
+            bail!("move {seq}: server ok={ok} steps={steps}, rules ok={} steps={}", plan.ok, plan.steps);
+        }
+        if status == Status::Won {
+            fin.acked_steps = Some(steps);
+        }
+        if walker.status() == Status::Playing {
+            tokio::time::sleep(Duration::from_millis(rng.range(20, 80))).await;
+        }
+    }
+    if walker.status() != Status::Won {
+        bail!("the walk ended {:?}, not won", walker.status());
+    }
+    if drop_finished {
+        p = resume(t, p, &board, &mut walker, counts, rng, fin).await?;
+        if fin.confirmed {
+            // The room has moved past this race (results shown): nothing more to wait for.
+            return Ok(Some(p));
+        }
+    }
+    let me = p.id;
+    let line = p
+        .conn
+        .expect(Duration::from_secs(45), |m| match m {
+            ServerMsg::Results { rankings, .. } => Some(rankings.iter().find(|r| r.player_id == me).cloned()),
+            _ => None,
+        })
+        .await?;
+    if let Some(steps) = fin.acked_steps {
+        match line {
+            Some(l) if l.status == RacerStatus::Finished && l.steps == steps => fin.confirmed = true,
+            other => lost(counts, fin, format!("player {me}: acked won in {steps}, results say {other:?}")),
+        }
+    }
+    Ok(Some(p))
+}
+
+/// Drop the connection, wait, `hello {name, token}`, expect `resumed` and a
+/// snapshot, and bring the walker to the server's state.
+async fn resume(
+    t: Target,
+    p: Player,
+    board: &Board,
+    walker: &mut Walker,
+    counts: &Tally,
+    rng: &mut Rng,
+    fin: &mut Finish,
+) -> Result<Player> {
+    let Player { conn, id, token, name, index } = p;
+    drop(conn);
+    {
+        let mut c = counts.borrow_mut();
+        c.drops += 1;
+        c.disconnected();
+    }
+    fin.connected = false;
+    tokio::time::sleep(Duration::from_millis(rng.range(100, 1500))).await;
+    counts.borrow_mut().resumes_tried += 1;
+    let (mut np, resumed) =
+        hello(t, index, name, Some(token)).await.map_err(|e| anyhow!("resume hello: {e:#}"))?;
+    counts.borrow_mut().connected();
+    fin.connected = true;
+    if !resumed || np.id != id {
+        bail!("resume: welcome resumed={resumed}, player {} (was {id})", np.id);
+    }
+    let snap: Box<Snapshot> = np
+        .conn
+        .expect(Duration::from_secs(20), |m| match m {
+            ServerMsg::Snapshot(s) => Some(s.clone()),
+            _ => None,
+        })
+        .await
+        .map_err(|e| anyhow!("resume snapshot: {e:#}"))?;
+    let you = snap.you.as_ref();
+    if let Some(steps) = fin.acked_steps {
+        match you {
+            Some(v) if v.status == Status::Won && v.steps == steps => {
+                if snap.room.phase == Phase::Results {
+                    fin.confirmed = true;
+                }
+            }
+            Some(v) if snap.room.phase == Phase::Racing || snap.room.phase == Phase::Results => {
+                lost(counts, fin, format!("player {id}: acked won in {steps}, snapshot says {v:?}"))
+            }
+            // Back in the lobby (a rematch happened): the old race is gone from view.
+            _ => {}
+        }
+    } else if snap.room.phase == Phase::Racing {
+        let v = you.ok_or_else(|| anyhow!("resume snapshot while racing has no `you`"))?;
+        if !walker.resync(board, v) {
+            bail!("resume: the snapshot's state {v:?} is not on this player's route");
+        }
+    } else {
+        bail!("resumed mid-race into phase {:?}", snap.room.phase);
+    }
+    counts.borrow_mut().resumes_ok += 1;
+    Ok(np)
+}

@@ -1,0 +1,231 @@
+//! The scenarios, one module each, and what they share: the run's settings
+//! ([`Ctx`]), starting every room's race, and reading a measured window
+//! (server and load-generator CPU and memory around it).
+
+pub mod boards;
+pub mod capacity;
+pub mod churn;
+pub mod idle;
+pub mod races;
+pub mod saturate;
+
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use crate::load::{Pace, Racer, Schedule, Shared};
+use crate::procs::RaceServerSpec;
+use crate::rooms::{await_race_start, send_start, Boards, Player, RoomSet};
+use crate::route::{Mode, Walker};
+use crate::stats::{Meter, Window};
+use crate::sys::{self, FileLimit};
+
+/// Everything a scenario needs to know about this run.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub quick: bool,
+    pub server: RaceServerSpec,
+    pub echo_runtime: String,
+    /// Connections per 127.0.0.x source address.
+    pub per_source: usize,
+    pub files: FileLimit,
+    /// Share of deliberately invalid moves.
+    pub invalid_share: f64,
+    pub room_size: usize,
+    pub rate: f64,
+    pub sweep: Vec<usize>,
+    pub warmup: Duration,
+    pub measure: Duration,
+    pub idle_players: usize,
+    pub fanout_players: usize,
+    pub window: usize,
+    pub race_rooms: usize,
+    pub race_secs: u64,
+    pub churn_rooms: usize,
+    pub churn_secs: u64,
+    pub board_samples: usize,
+}
+
+impl Ctx {
+    /// The most connections one process may hold here, with room for the
+    /// listener, the database and stdio.
+    pub fn connection_cap(&self) -> usize {
+        (self.files.soft.saturating_sub(64)) as usize
+    }
+
+    /// The race server spec with extra flags for one scenario.
+    pub fn server_with(&self, extra: &[&str]) -> RaceServerSpec {
+        let mut spec = self.server.clone();
+        // Scenario flags first: flags given on the command line come later and win.
+        let mut args: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        args.extend(spec.extra_args);
+        spec.extra_args = args;
+        spec
+    }
+}
+
+/// A measured window's readings of the server and of this process.
+pub struct Readings {
+    pub window: Window,
+    pub server_cpu: Duration,
+    pub client_cpu: Duration,
+    pub server_rss: u64,
+}
+
+/// Sleep until `window.start`, sample, sleep until its end, sample.
+pub async fn read_window(window: Window, server_pid: u32) -> Readings {
+    let me = std::process::id();
+    tokio::time::sleep_until(window.start.into()).await;
+    let (s0, c0) = (sys::sample(server_pid), sys::sample(me));
+    tokio::time::sleep_until(window.end.into()).await;
+    let (s1, c1) = (sys::sample(server_pid), sys::sample(me));
+    Readings {
+        window,
+        server_cpu: s1.cpu.saturating_sub(s0.cpu),
+        client_cpu: c1.cpu.saturating_sub(c0.cpu),
+        server_rss: s1.rss,
+    }
+}
+
+/// Host sends `start` in every room; every player waits for `race_start`.
+/// Returns each player with the board it races on; failures are counted.
+pub async fn start_races(
+    rooms: Vec<RoomSet>,
+    boards: &Boards,
+    limit: Duration,
+) -> (Vec<(Player, mazerace_protocol::Board)>, usize, Option<String>) {
+    let mut handles = Vec::new();
+    for mut set in rooms {
+        let boards = boards.clone();
+        handles.push(tokio::task::spawn_local(async move {
+            let mut out = Vec::new();
+            let mut fails = 0;
+            let mut first = None;
+            if let Some(host) = set.players.first_mut() {
+                if let Err(e) = send_start(host).await {
+                    return (out, set.players.len(), Some(format!("start: {e:#}")));
+                }
+            }
+            let waits = set.players.into_iter().map(|mut p| {
+                let boards = boards.clone();
+                async move {
+                    let b = await_race_start(&mut p, &boards, limit).await;
+                    (p, b)
+                }
+            });
+            for (p, b) in futures_util::future::join_all(waits).await {
+                match b {
+                    Ok(board) => out.push((p, board)),
+                    Err(e) => {
+                        fails += 1;
+                        first.get_or_insert_with(|| format!("race_start: {e:#}"));
+                    }
+                }
+            }
+            (out, fails, first)
+        }));
+    }
+    let mut all = Vec::new();
+    let mut fails = 0;
+    let mut first = None;
+    for h in handles {
+        match h.await {
+            Ok((out, f, e)) => {
+                all.extend(out);
+                fails += f;
+                if first.is_none() {
+                    first = e;
+                }
+            }
+            Err(e) => {
+                fails += 1;
+                first.get_or_insert_with(|| format!("start task: {e}"));
+            }
+        }
+    }
+    (all, fails, first)
+}
+
+/// Spawn one driver per player for a phase; returns the handles.
+pub fn spawn_drivers(
+    players: Vec<(Player, mazerace_protocol::Board)>,
+    mode: Mode,
+    invalid_share: f64,
+    pace: impl Fn(usize) -> Pace,
+    sched: Schedule,
+    shared: &Rc<Shared>,
+) -> Vec<tokio::task::JoinHandle<Racer>> {
+    players
+        .into_iter()
+        .enumerate()
+        .map(|(i, (p, board))| {
+            let walker = Walker::new(&board, mode, invalid_share, 0x5EED ^ p.index as u64);
+            let racer = Racer::new(p, walker, false);
+            let sh = Rc::clone(shared);
+            tokio::task::spawn_local(racer.drive(pace(i), sched, sh))
+        })
+        .collect()
+}
+
+/// Await the drivers; returns the players still connected.
+pub async fn join_drivers(handles: Vec<tokio::task::JoinHandle<Racer>>) -> Vec<Racer> {
+    let mut out = Vec::with_capacity(handles.len());
+    for h in handles {
+        if let Ok(r) = h.await {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// A fresh shared meter measuring `window`.
+pub fn shared_for(window: Window) -> Rc<Shared> {
+    let sh = Shared::default();
+    sh.meter.borrow_mut().window = Some(window);
+    Rc::new(sh)
+}
+
+/// Rates and per-move costs of one measured phase.
+pub struct PhaseFigures {
+    pub moves_per_sec: f64,
+    pub server_cpu_per_1k: f64,
+    pub server_cpu_share: f64,
+    pub client_cpu_share: f64,
+}
+
+pub fn figures(m: &Meter, r: &Readings) -> PhaseFigures {
+    let secs = r.window.secs();
+    PhaseFigures {
+        moves_per_sec: m.acked as f64 / secs,
+        server_cpu_per_1k: if m.acked > 0 {
+            r.server_cpu.as_secs_f64() * 1000.0 / m.acked as f64
+        } else {
+            0.0
+        },
+        server_cpu_share: r.server_cpu.as_secs_f64() / secs,
+        client_cpu_share: r.client_cpu.as_secs_f64() / secs,
+    }
+}
+
+/// A short description of a meter's failures, for a table cell.
+pub fn trouble(m: &Meter) -> String {
+    let mut parts = Vec::new();
+    if m.errors > 0 {
+        parts.push(format!("{} errors", m.errors));
+    }
+    if m.unanswered > 0 {
+        parts.push(format!("{} unanswered", m.unanswered));
+    }
+    if m.mismatches > 0 {
+        parts.push(format!("{} mismatched", m.mismatches));
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `Instant::now() + d`.
+pub fn after(d: Duration) -> Instant {
+    Instant::now() + d
+}

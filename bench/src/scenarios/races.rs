@@ -1,0 +1,273 @@
+//! Full races end to end: rooms that race again and again (start,
+//! countdown, race_start, every player walks the solution with invalid
+//! moves mixed in, results, rematch) for a set time. Reports races per
+//! second, race duration, and server CPU per race; every result is checked
+//! (everyone finished, at the solver's step count).
+//!
+//! Two variants: `paced` (the default server, a 3-second countdown,
+//! players moving about 25 times a second: a lively human) and `flat out`
+//! (no countdown, no rate limit, no pause between moves: what the server
+//! can turn over).
+
+use anyhow::{anyhow, bail, Result};
+use mazerace_protocol::messages::{RacerStatus, ServerMsg};
+use mazerace_protocol::{Action, Size, Status};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use super::Ctx;
+use crate::procs::Server;
+use crate::report::{fmt_count, Section, Table};
+use crate::rooms::{
+    await_ack, await_race_start, rematch, send_start, setup_rooms, Boards, Player, RoomPlan, Target,
+};
+use crate::route::{Mode, Rng, Walker};
+use crate::stats::{fmt_dur, Lat};
+use crate::sys;
+use crate::ws::{move_frame, rewind_frame};
+
+const ROOM_SIZE: usize = 4;
+/// A race (countdown included) longer than this counts as failed.
+const RACE_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Default)]
+struct Tally {
+    races: u64,
+    verified: u64,
+    failures: u64,
+    first_failure: Option<String>,
+    duration: Lat,
+    moves: u64,
+}
+
+impl Tally {
+    fn fail(&mut self, e: String) {
+        self.failures += 1;
+        self.first_failure.get_or_insert(e);
+    }
+}
+
+struct Variant {
+    label: &'static str,
+    args: &'static [&'static str],
+    think: Option<(u64, u64)>,
+}
+
+pub async fn run(ctx: &Ctx) -> Section {
+    let mut sec = Section::new("races", "Full races end to end");
+    let mut t = Table::new(&[
+        "variant",
+        "rooms x players",
+        "races",
+        "races/s",
+        "race p50",
+        "race p99",
+        "moves/s",
+        "server CPU / race",
+        "server CPU",
+        "results verified",
+        "failures",
+    ]);
+    let variants = [
+        Variant { label: "paced (3 s countdown, ~25 moves/s each)", args: &[], think: Some((30, 50)) },
+        Variant {
+            label: "flat out (no countdown, no rate limit)",
+            args: &["--countdown-secs", "0", "--msgs-per-sec", "1000000", "--msgs-burst", "1000000"],
+            think: None,
+        },
+    ];
+    for v in &variants {
+        match variant(ctx, v).await {
+            Ok(row) => t.row(row),
+            Err(e) => sec.fail(format!("{}: {e:#}", v.label)),
+        }
+    }
+    sec.tables.push(t);
+    sec.note(format!(
+        "Rooms of {ROOM_SIZE} alternate Ghost medium and Maze normal boards (rematch draws a new seed each time); \
+         a race is timed from the host's `start` to the last member's `results`; moves are closed loop (one in \
+         flight), {:.0}% of them invalid.",
+        ctx.invalid_share * 100.0
+    ));
+    sec
+}
+
+async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
+    let server = Server::start_race(&ctx.server_with(v.args))?;
+    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let rooms = ctx.race_rooms.max(2);
+    let mut sets = Vec::new();
+    // Half the rooms Ghost, half the maze.
+    for (k, size) in [Size::Medium, Size::Normal].into_iter().enumerate() {
+        let plan = RoomPlan {
+            rooms: rooms / 2,
+            room_size: ROOM_SIZE,
+            size,
+            seed_base: 300 + k as u64 * 1000,
+            seed_spread: 1000,
+            first_index: k * (rooms / 2) * ROOM_SIZE,
+        };
+        let (s, failed, err) = setup_rooms(target, plan, 64).await;
+        if failed > 0 {
+            bail!("{failed} rooms failed to set up: {}", err.unwrap_or_default());
+        }
+        sets.extend(s);
+    }
+    let tally = Rc::new(RefCell::new(Tally::default()));
+    let boards = Boards::default();
+    let t0 = Instant::now();
+    let deadline = t0 + Duration::from_secs(ctx.race_secs);
+    let cpu0 = sys::sample(server.pid).cpu;
+    let handles: Vec<_> = sets
+        .into_iter()
+        .enumerate()
+        .map(|(r, set)| {
+            let tally = Rc::clone(&tally);
+            let boards = boards.clone();
+            let think = v.think;
+            let share = ctx.invalid_share;
+            tokio::task::spawn_local(room_loop(set.players, deadline, boards, tally, think, share, r as u64))
+        })
+        .collect();
+    for h in handles {
+        let _ = h.await;
+    }
+    let elapsed = t0.elapsed().as_secs_f64();
+    let cpu = sys::sample(server.pid).cpu.saturating_sub(cpu0).as_secs_f64();
+    let t = tally.borrow();
+    let per_race = if t.races > 0 { Duration::from_secs_f64(cpu / t.races as f64) } else { Duration::ZERO };
+    let failures = match &t.first_failure {
+        Some(e) => format!("{} (first: {e})", t.failures),
+        None => "0".into(),
+    };
+    Ok(vec![
+        v.label.into(),
+        format!("{} x {ROOM_SIZE}", rooms / 2 * 2),
+        fmt_count(t.races as f64),
+        format!("{:.1}", t.races as f64 / elapsed),
+        fmt_dur(t.duration.quantile(0.5)),
+        fmt_dur(t.duration.quantile(0.99)),
+        fmt_count(t.moves as f64 / elapsed),
+        fmt_dur(per_race),
+        format!("{:.0}%", cpu / elapsed * 100.0),
+        format!("{}/{}", t.verified, t.races),
+        failures,
+    ])
+}
+
+/// One room racing until the deadline; stops at its first failure.
+async fn room_loop(
+    mut players: Vec<Player>,
+    deadline: Instant,
+    boards: Boards,
+    tally: Rc<RefCell<Tally>>,
+    think: Option<(u64, u64)>,
+    share: f64,
+    room: u64,
+) {
+    let mut round = 0u64;
+    while Instant::now() < deadline {
+        round += 1;
+        let t0 = Instant::now();
+        let Some(host) = players.first_mut() else { return };
+        if let Err(e) = send_start(host).await {
+            tally.borrow_mut().fail(format!("start: {e:#}"));
+            return;
+        }
+        let runs = players.iter_mut().enumerate().map(|(k, p)| {
+            let boards = boards.clone();
+            let seed = room << 32 | round << 8 | k as u64;
+            async move { race_one(p, &boards, think, share, seed).await }
+        });
+        let outcomes = tokio::time::timeout(RACE_TIMEOUT, futures_util::future::join_all(runs)).await;
+        let mut t = tally.borrow_mut();
+        let outcomes = match outcomes {
+            Ok(o) => o,
+            Err(_) => {
+                t.fail(format!("a race took longer than {RACE_TIMEOUT:?}"));
+                return;
+            }
+        };
+        t.races += 1;
+        t.duration.record(t0.elapsed());
+        let mut ok = true;
+        for o in outcomes {
+            match o {
+                Ok(moves) => t.moves += moves,
+                Err(e) => {
+                    ok = false;
+                    t.fail(format!("{e:#}"));
+                }
+            }
+        }
+        if !ok {
+            return;
+        }
+        t.verified += 1;
+        drop(t);
+        if Instant::now() >= deadline {
+            return;
+        }
+        let Some(host) = players.first_mut() else { return };
+        if let Err(e) = rematch(host, Duration::from_secs(10)).await {
+            tally.borrow_mut().fail(format!("rematch: {e:#}"));
+            return;
+        }
+    }
+}
+
+/// One player's race: wait for the start, walk the solution, wait for the
+/// results and check this player's line. Returns the moves sent.
+async fn race_one(
+    p: &mut Player,
+    boards: &Boards,
+    think: Option<(u64, u64)>,
+    share: f64,
+    seed: u64,
+) -> Result<u64> {
+    let board = await_race_start(p, boards, Duration::from_secs(20)).await?;
+    let best = board.best().ok_or_else(|| anyhow!("an unsolvable fallback vault: no route to walk"))?;
+    let mut walker = Walker::new(&board, Mode::Finish, share, seed);
+    let mut rng = Rng::new(seed ^ 0xABCD);
+    let mut seq = 0u32;
+    let mut moves = 0u64;
+    while let Some(plan) = walker.next() {
+        seq += 1;
+        let text = match plan.action {
+            Action::Move(d) => move_frame(d, seq),
+            Action::Rewind => rewind_frame(seq),
+        };
+        p.conn.send_text(text).await?;
+        moves += 1;
+        let (ok, steps, _) = await_ack(p, seq).await?;
+        if ok != plan.ok || steps != plan.steps {
+            bail!(
+                "move {seq}: the server said ok={ok} steps={steps}, the rules say ok={} steps={}",
+                plan.ok,
+                plan.steps
+            );
+        }
+        if let Some((lo, hi)) = think {
+            if walker.status() == Status::Playing {
+                tokio::time::sleep(Duration::from_millis(rng.range(lo, hi))).await;
+            }
+        }
+    }
+    if walker.status() != Status::Won {
+        bail!("the walk ended {:?}, not won", walker.status());
+    }
+    let me = p.id;
+    let line = p
+        .conn
+        .expect(Duration::from_secs(30), |m| match m {
+            ServerMsg::Results { rankings, .. } => Some(rankings.iter().find(|r| r.player_id == me).cloned()),
+            _ => None,
+        })
+        .await?
+        .ok_or_else(|| anyhow!("results without this player"))?;
+    if line.status != RacerStatus::Finished || line.steps != best || line.rank.is_none() {
+        bail!("results line {line:?}: expected finished in {best} steps");
+    }
+    Ok(moves)
+}

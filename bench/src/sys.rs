@@ -1,0 +1,124 @@
+//! What the benchmark reads from and asks of the operating system: a
+//! process's CPU time and resident memory from `/proc`, and the open-file
+//! limit. Linux only, like the figures it feeds.
+
+use std::fs;
+use std::time::Duration;
+
+/// CPU time (user + system) a process has used so far, all threads together.
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: the
+    // fields we want are counted from the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After ')' come state (field 3) ...; utime is field 14, stime field 15.
+    let utime: u64 = fields.get(14 - 3)?.parse().ok()?;
+    let stime: u64 = fields.get(15 - 3)?.parse().ok()?;
+    let ticks = clock_ticks_per_second();
+    Some(Duration::from_secs_f64((utime + stime) as f64 / ticks as f64))
+}
+
+/// Resident set size in bytes (`VmRSS` of `/proc/<pid>/status`).
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf has no preconditions; it only reads a constant.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as u64
+    } else {
+        100
+    }
+}
+
+/// The open-file limit after raising the soft limit to the hard one.
+#[derive(Clone, Copy, Debug)]
+pub struct FileLimit {
+    pub soft: u64,
+    pub hard: u64,
+}
+
+/// Raise `RLIMIT_NOFILE`'s soft limit as far as the hard limit allows (and
+/// try the hard limit up to `want`, which only works with CAP_SYS_RESOURCE).
+/// Child processes (the server) inherit the result.
+pub fn raise_file_limit(want: u64) -> FileLimit {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct we own.
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+    if lim.rlim_max < want {
+        let bigger = libc::rlimit { rlim_cur: want, rlim_max: want };
+        // SAFETY: setrlimit only reads the struct. Fails without privilege; that is fine.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &bigger) } == 0 {
+            lim = bigger;
+        }
+    }
+    if lim.rlim_cur < lim.rlim_max {
+        let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            lim = raised;
+        }
+    }
+    FileLimit { soft: lim.rlim_cur, hard: lim.rlim_max }
+}
+
+/// One line about the machine, for the report.
+pub fn machine_summary() -> String {
+    let cpu = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let mem_gib = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|k| k.parse::<f64>().ok())
+        })
+        .map(|kib| kib / 1024.0 / 1024.0)
+        .unwrap_or(0.0);
+    let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!("{cpu}, {cores} cores, {mem_gib:.0} GiB RAM, Linux {}", kernel.trim())
+}
+
+/// A CPU and memory reading of one process at one moment.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub cpu: Duration,
+    pub rss: u64,
+}
+
+pub fn sample(pid: u32) -> Sample {
+    Sample { cpu: cpu_time(pid).unwrap_or_default(), rss: rss_bytes(pid).unwrap_or(0) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_own_process() {
+        let pid = std::process::id();
+        assert!(rss_bytes(pid).unwrap() > 0);
+        let spin = std::time::Instant::now();
+        let mut x = 0u64;
+        while spin.elapsed() < Duration::from_millis(30) {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        assert!(x > 0);
+        assert!(cpu_time(pid).unwrap() > Duration::ZERO);
+    }
+}

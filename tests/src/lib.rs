@@ -24,9 +24,13 @@ pub use serde_json;
 pub const RECV_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Production settings with a fast countdown, so races start in
-/// milliseconds; each test changes what it exercises.
+/// milliseconds, and a message rate a solver-driven client needs (it plays
+/// a hundred moves in a few milliseconds); each test changes what it
+/// exercises.
 pub fn test_config() -> Config {
     Config {
+        msgs_per_sec: 10_000,
+        msgs_burst: 10_000,
         bind: SocketAddr::from(([127, 0, 0, 1], 0)),
         countdown_step: Duration::from_millis(10),
         close_linger: Duration::from_millis(200),

@@ -356,8 +356,13 @@ impl Room {
                 };
                 m.outbox = Some(outbox);
                 tracing::info!(player = id, "player resumed");
-                self.broadcast_room();
+                // The snapshot comes right after `welcome` (its room shows
+                // the player connected); the others learn it from `room`.
                 self.send_snapshot(id);
+                let f = frame(&ServerMsg::Room(self.room_info()));
+                for o in self.members.iter().filter(|m| m.id != id).filter_map(|m| m.outbox.as_ref()) {
+                    o.send(f.clone());
+                }
             }
             RoomCmd::Detach { id, conn } => {
                 let Some(m) = self.members.iter_mut().find(|m| m.id == id) else { return };

@@ -1,0 +1,121 @@
+//! Reconnecting: `hello {token}` within the resume window picks the same
+//! player up in the same room with a full snapshot (own state, the ghost
+//! recording, others' progress); past the window the player is `left`.
+//! A second connection resuming a live session takes it over (4003).
+
+use std::time::Duration;
+
+use mazerace_tests::serde_json::{self, json};
+use mazerace_tests::{solution, solvable_ghost_seed, start_race, test_config, Action, Size, TestServer};
+
+#[tokio::test]
+async fn rejoin_mid_race_with_a_snapshot_and_finish() {
+    let srv = TestServer::start().await;
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let seed = solvable_ghost_seed(Size::Medium, 100);
+    let (board, line) = solution(Size::Medium, seed);
+    let spec = json!({"game": "ghost", "size": "medium", "seed": seed.to_string()});
+    let (code, _) = start_race(&mut ann, &mut [&mut bob], spec).await;
+
+    // Ann plays up to just past the rewind, then her connection drops.
+    let cut = line.iter().position(|a| *a == Action::Rewind).unwrap() + 2;
+    let cut = cut.min(line.len() - 1);
+    let before = ann.play(&line[..cut], 1).await;
+    let (ann_id, token) = (ann.id, ann.token.clone());
+    drop(ann);
+    let r = bob.recv_room_until(|r| r["players"][0]["connected"] == false).await;
+    assert_eq!(r["players"][0]["id"], ann_id);
+
+    // She comes back with her token.
+    let mut ann = srv.connect().await;
+    ann.send(json!({"type": "hello", "name": "Ann", "token": token})).await;
+    let w = ann.recv().await;
+    assert_eq!(w, json!({"type": "welcome", "player_id": ann_id, "token": token, "resumed": true}));
+    ann.id = ann_id;
+    let snap = ann.recv().await;
+    assert_eq!(snap["type"], "snapshot");
+    assert_eq!(snap["room"]["code"], code);
+    assert_eq!(snap["room"]["players"][0]["connected"], true);
+    assert_eq!(snap["board"], serde_json::to_value(board.public()).unwrap());
+    let last = before.last().unwrap();
+    for k in ["pos", "steps", "status", "run", "steps_left", "gate_open"] {
+        assert_eq!(snap["you"][k], last[k], "{k}");
+    }
+    let rewind_at = line.iter().position(|a| *a == Action::Rewind).unwrap();
+    let recording: Vec<&str> = line[..rewind_at].iter().map(|a| a.as_str()).collect();
+    assert_eq!(snap["recording"], json!(recording), "the run-one recording for drawing the ghost");
+    let players = snap["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    assert_eq!(players[0]["steps"], last["steps"]);
+    assert_eq!(players[0]["run"], 2);
+    assert!(snap["elapsed_ms"].is_u64());
+
+    // Bob sees her back.
+    bob.recv_room_until(|r| r["players"][0]["connected"] == true).await;
+
+    // She carries on from where the server says she is, and wins.
+    let rest = ann.play(&line[cut..], 100).await;
+    assert_eq!(rest.last().unwrap()["status"], "won");
+    assert_eq!(ann.recv_type("finished").await["player_id"], ann_id);
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn gone_past_the_window_means_left() {
+    let cfg = mazerace_server::Config { resume_window: Duration::from_millis(300), ..test_config() };
+    let srv = TestServer::with_config(cfg).await;
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let (_, line) = solution(Size::Easy, 8);
+    start_race(&mut ann, &mut [&mut bob], json!({"game": "maze", "size": "easy", "seed": "8"})).await;
+    ann.play(&line[..2], 1).await;
+    let (ann_id, token) = (ann.id, ann.token.clone());
+    drop(ann);
+    // Ann vanishes from the room once the window is over ...
+    let r = bob.recv_room_until(|r| r["players"].as_array().unwrap().len() == 1).await;
+    assert_eq!(r["players"][0]["id"], bob.id);
+    let p = bob.recv_type("progress").await;
+    assert_eq!(
+        p["players"][0],
+        json!({"id": ann_id, "pos": p["players"][0]["pos"], "steps": 2, "status": "left"})
+    );
+    // ... and is listed as not finished.
+    bob.play(&line, 1).await;
+    let res = bob.recv_type("results").await;
+    let ranks = res["rankings"].as_array().unwrap();
+    assert_eq!(ranks[1]["player_id"], ann_id);
+    assert_eq!(ranks[1]["status"], "left");
+    assert!(ranks[1].get("rank").is_none());
+
+    // Her token is gone: hello makes a new player.
+    let mut again = srv.connect().await;
+    again.send(json!({"type": "hello", "name": "Ann", "token": token})).await;
+    let w = again.recv().await;
+    assert_eq!(w["resumed"], false);
+    assert_ne!(w["player_id"], ann_id);
+    assert_ne!(w["token"], token.as_str());
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn resuming_a_live_session_takes_it_over() {
+    let srv = TestServer::start().await;
+    let mut ann = srv.player("Ann").await;
+    let room = ann.create(json!({"game": "ghost", "size": "small"})).await;
+    let mut second = srv.connect().await;
+    second.send(json!({"type": "hello", "name": "Ann", "token": ann.token})).await;
+    let w = second.recv().await;
+    assert_eq!(w["resumed"], true);
+    let snap = second.recv_type("snapshot").await;
+    assert_eq!(snap["room"]["code"], room["code"]);
+    assert!(snap.get("board").is_none(), "no board before the race");
+    let (code, reason) = ann.expect_close().await;
+    assert_eq!(code, 4003, "{reason}");
+    // The room still has exactly one Ann, connected through the new socket.
+    second.send(json!({"type": "ready", "ready": true})).await;
+    let r = second.recv_room_until(|r| r["players"][0]["ready"] == true).await;
+    assert_eq!(r["players"].as_array().unwrap().len(), 1);
+    assert_eq!(r["players"][0]["connected"], true);
+    srv.stop().await;
+}

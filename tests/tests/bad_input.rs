@@ -33,7 +33,11 @@ async fn malformed_unknown_and_incomplete_messages() {
     }
     let e = error_of(&mut c, r#"{"type":"create_room","game":"maze","size":"easy","seed":"12ab"}"#).await;
     assert_eq!(e["code"], "bad_seed");
-    let e = error_of(&mut c, r#"{"type":"create_room","game":"maze","size":"easy","seed":"99999999999999999999"}"#).await;
+    let e = error_of(
+        &mut c,
+        r#"{"type":"create_room","game":"maze","size":"easy","seed":"99999999999999999999"}"#,
+    )
+    .await;
     assert_eq!(e["code"], "bad_seed");
     // Still alive and well.
     c.send(json!({"type": "ping"})).await;
@@ -179,7 +183,8 @@ async fn daily_without_a_store_is_not_configured() {
     );
     c.send(json!({"type": "leaderboard", "game": "maze", "size": "easy"})).await;
     assert_eq!(c.recv().await["message"], "daily challenge is not configured");
-    c.send(json!({"type": "create_room", "game": "ghost", "size": "small", "daily": true, "seed": "4"})).await;
+    c.send(json!({"type": "create_room", "game": "ghost", "size": "small", "daily": true, "seed": "4"}))
+        .await;
     assert_eq!(c.recv().await["code"], "bad_size");
     srv.stop().await;
 }

@@ -237,3 +237,46 @@ pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>)
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(o: &Outbox) -> Vec<String> {
+        o.take_batch().frames.iter().map(|f| f.as_str().to_owned()).collect()
+    }
+
+    #[test]
+    fn progress_is_replaced_by_the_full_list_when_unsent() {
+        let o = Outbox::new(8, 1);
+        let full = || Utf8Bytes::from_static("full");
+        o.progress(&Utf8Bytes::from_static("d1"), &mut || full());
+        assert_eq!(texts(&o), ["d1"], "a free slot takes the delta");
+        o.progress(&Utf8Bytes::from_static("d2"), &mut || full());
+        o.progress(&Utf8Bytes::from_static("d3"), &mut || full());
+        assert_eq!(texts(&o), ["full"], "missed deltas are superseded, not queued");
+    }
+
+    #[test]
+    fn progress_goes_before_the_queue() {
+        let o = Outbox::new(8, 1);
+        o.progress(&Utf8Bytes::from_static("p"), &mut || Utf8Bytes::from_static("full"));
+        o.send(Utf8Bytes::from_static("results"));
+        assert_eq!(texts(&o), ["p", "results"]);
+    }
+
+    #[test]
+    fn a_full_queue_closes_with_4002() {
+        let o = Outbox::new(3, 1);
+        for i in 0..3 {
+            o.send(Utf8Bytes::from(format!("m{i}")));
+        }
+        assert!(!o.is_closing());
+        o.send(Utf8Bytes::from_static("one too many"));
+        assert_eq!(o.close_code(), Some(close::TOO_SLOW));
+        let b = o.take_batch();
+        assert!(b.frames.is_empty(), "the backlog is dropped, not sent");
+        o.send(Utf8Bytes::from_static("later"));
+        assert!(o.take_batch().frames.is_empty(), "nothing after the close");
+    }
+}

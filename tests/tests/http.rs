@@ -1,0 +1,62 @@
+//! The HTTP side of the port: the web client's files, `/r/{code}`,
+//! `/healthz`, `/api/qr.svg` and `/api/urls`.
+
+use mazerace_tests::serde_json::{self, json, Value};
+use mazerace_tests::TestServer;
+
+fn public(path: &str) -> Vec<u8> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../client-web/public");
+    std::fs::read(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[tokio::test]
+async fn index_and_room_links_serve_the_client() {
+    let srv = TestServer::start().await;
+    let index = public("index.html");
+    for path in ["/", "/r/K7M2Q", "/index.html"] {
+        let r = srv.get(path).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"), "{path}");
+        assert_eq!(r.body, index, "{path}");
+        assert!(r.header("etag").is_some());
+    }
+    let css = srv.get("/style.css").await;
+    assert_eq!(css.status, 200);
+    assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+    for path in ["/nope.js", "/../Cargo.toml", "/js/../../Cargo.toml", "/r/ABCDE/extra"] {
+        assert_eq!(srv.get(path).await.status, 404, "{path}");
+    }
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn healthz_and_urls() {
+    let srv = TestServer::start().await;
+    let h = srv.get("/healthz").await;
+    assert_eq!(h.status, 200);
+    let v: Value = serde_json::from_slice(&h.body).unwrap();
+    assert_eq!(v, json!({"status": "ok", "rooms": 0, "sessions": 0}));
+
+    let u = srv.get("/api/urls").await;
+    assert_eq!(u.status, 200);
+    assert_eq!(u.header("content-type"), Some("application/json"));
+    let v: Value = serde_json::from_slice(&u.body).unwrap();
+    // Bound to loopback: nothing to offer the LAN.
+    assert_eq!(v, json!({"local": format!("http://{}", srv.addr), "lan": []}));
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn qr_codes_as_svg() {
+    let srv = TestServer::start().await;
+    let r = srv.get("/api/qr.svg?text=http%3A%2F%2F192.168.1.20%3A7878%2Fr%2FK7M2Q").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("image/svg+xml"));
+    let svg = r.text();
+    assert!(svg.contains("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert_eq!(srv.get("/api/qr.svg").await.status, 400);
+    assert_eq!(srv.get("/api/qr.svg?text=").await.status, 400);
+    let long = "a".repeat(600);
+    assert_eq!(srv.get(&format!("/api/qr.svg?text={long}")).await.status, 400);
+    srv.stop().await;
+}

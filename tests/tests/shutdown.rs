@@ -1,0 +1,34 @@
+//! Graceful shutdown: every client hears `server_shutdown`, then a 1001
+//! close; `run` returns only when every connection and room task is done.
+
+use mazerace_tests::serde_json::json;
+use mazerace_tests::{solution, start_race, Size, TestServer};
+
+#[tokio::test]
+async fn shutdown_tells_everyone_and_waits_for_every_task() {
+    let srv = TestServer::start().await;
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let mut idle = srv.player("Idle").await;
+    let mut shy = srv.connect().await; // never says hello
+    let (_, line) = solution(Size::Easy, 1);
+    start_race(&mut ann, &mut [&mut bob], json!({"game": "maze", "size": "easy", "seed": "1"})).await;
+    ann.play(&line[..2], 1).await;
+    assert!(srv.server.task_count() > 0);
+
+    let server = srv.server.clone();
+    server.shutdown();
+    for c in [&mut ann, &mut bob, &mut idle, &mut shy] {
+        let last = c.recv_type("server_shutdown").await;
+        assert_eq!(last, json!({"type": "server_shutdown"}));
+        let (code, reason) = c.expect_close().await;
+        assert_eq!(code, 1001);
+        assert_eq!(reason, "server shutting down");
+    }
+    let addr = srv.addr;
+    srv.join().await.expect("run returned cleanly");
+    assert_eq!(server.task_count(), 0, "every connection, room and timer task ended");
+    assert_eq!(server.room_count(), 0);
+    // Nothing listens any more.
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}

@@ -81,9 +81,14 @@ const conn = new Connection({
   onState: (state, wait) => {
     S.welcomed = false;
     const c = $('conn');
-    c.className = 'conn ' + (state === 'open' ? 'on' : state === 'waiting' ? 'off' : '');
-    c.textContent =
-      state === 'open' ? 'Online' : state === 'waiting' ? `Reconnecting in ${Math.ceil(wait / 1000)} s…` : 'Connecting…';
+    c.className = 'conn ' + (state === 'open' ? 'on' : state === 'connecting' ? '' : 'off');
+    c.textContent = {
+      open: 'Online',
+      waiting: `Reconnecting in ${Math.ceil(wait / 1000)} s…`,
+      taken: 'Playing in another tab',
+    }[state] || 'Connecting…';
+    S.taken = state === 'taken';
+    if (S.taken) toast('You opened this game in another tab or window. Click the board to play here.');
     renderOverlay();
   },
 });
@@ -250,7 +255,8 @@ const HANDLERS = {
     S.progress.clear();
     for (const p of snap.players || []) S.progress.set(p.id, p);
     if (board) {
-      startRace(board, snap.elapsed_ms || 0, snap.you || null, snap.recording || []);
+      // Joined (or came back) after the start without a game of our own: watch.
+      startRace(board, snap.elapsed_ms || 0, snap.you || null, snap.recording || [], !snap.you);
     }
     if (snap.room.phase === 'lobby') {
       S.board = null;
@@ -346,14 +352,16 @@ function leave() {
   conn.send({ type: 'leave_room' });
   leftRoom();
   show('home');
+  showBestHere();
   loadDaily();
 }
 
 // --------------------------------------------------------------------- race
 
-function startRace(board, elapsedMs, you, recording) {
+function startRace(board, elapsedMs, you, recording, watchOnly = false) {
   const same = S.board && S.board.seed === board.seed && S.board.game === board.game;
   S.board = board;
+  pace.queue.length = 0; // moves meant for an earlier board
   S.t0 = performance.now() - elapsedMs;
   S.firstMove = 0;
   S.doneMs = null;
@@ -365,7 +373,7 @@ function startRace(board, elapsedMs, you, recording) {
     if (!you) S.progress.clear();
   }
   const me = S.room && S.room.players.find((p) => p.id === S.me);
-  S.pred = me && !me.spectator ? new Predictor(board) : null;
+  S.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
   if (S.pred && you) S.pred.reset(you, recording);
   S.visited = restoreVisited(board);
   if (S.pred) S.visited.add(S.pred.game.pos.join(','));
@@ -390,16 +398,17 @@ const canMove = () => racing() && S.pred && S.pred.game.status === 'playing' && 
 
 function act(action) {
   if (!canMove()) return;
-  if (S.pred.pending.length >= 16) return; // far ahead of the server: wait for answers
+  if (S.pred.pending.length >= 24) return; // far ahead of the server: wait for answers
   const seq = S.seq + 1;
   const from = S.pred.game.pos.slice();
   const r = S.pred.act(action, seq);
   if (!r.ok) return blocked(r.reason, true);
   S.seq = seq;
-  conn.send(action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
+  sendPaced(action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
   if (!S.firstMove) S.firstMove = performance.now();
   if (action === 'rewind') {
     announce('Rewind. Run two: your ghost replays run one.');
+    $('stage').focus({ preventScroll: true }); // the button is gone in run two
     S.anim = null;
   } else {
     S.anim = { from, t: performance.now() };
@@ -412,6 +421,27 @@ function act(action) {
     announce('You reached the goal!');
   } else if (g.status === 'out_of_steps') announce('Out of steps.');
   afterChange();
+}
+
+// The server allows 40 messages a second (80 in a burst) and refuses the
+// rest. Moves are paced below that here, queued rather than dropped: they are
+// already on screen, the server just hears of them a moment later.
+const pace = { tokens: 40, at: 0, queue: [], timer: 0 };
+function sendPaced(msg) {
+  const now = performance.now();
+  pace.tokens = Math.min(40, pace.tokens + ((now - (pace.at || now)) / 1000) * 25);
+  pace.at = now;
+  if (msg) pace.queue.push(msg);
+  while (pace.queue.length && pace.tokens >= 1) {
+    pace.tokens -= 1;
+    conn.send(pace.queue.shift());
+  }
+  if (pace.queue.length && !pace.timer) {
+    pace.timer = setTimeout(() => {
+      pace.timer = 0;
+      sendPaced(null);
+    }, 45);
+  }
 }
 
 const REASONS = {
@@ -491,6 +521,9 @@ document.addEventListener('keydown', (e) => {
   act(dir);
 });
 
+$('overlay').addEventListener('click', () => {
+  if (S.taken) conn.connect();
+});
 $('board').addEventListener('pointerdown', (e) => {
   if (!S.board || !S.pred || !S.layout) return;
   const cell = cellAt($('board'), S.layout, e.clientX, e.clientY);
@@ -524,15 +557,16 @@ function drawNow() {
   const padOn = !!(S.pred && !S.results && $('pad').offsetParent);
   const top = stage.getBoundingClientRect().top + scrollY;
   const maxH = Math.max(220, innerHeight - top - (padOn ? 190 : 90));
+  const maxW = stage.parentElement.clientWidth;
   if (!S.board) {
-    const l = fit(canvas, 10, maxH);
+    const l = fit(canvas, 10, maxW, maxH);
     const ctx = canvas.getContext('2d');
     ctx.setTransform(l.dpr, 0, 0, l.dpr, 0, 0);
     ctx.fillStyle = '#e6e9ef';
     ctx.fillRect(0, 0, l.css, l.css);
     return;
   }
-  const layout = fit(canvas, S.board.n, maxH);
+  const layout = fit(canvas, S.board.n, maxW, maxH);
   S.layout = layout;
   let me = null;
   if (S.pred) {
@@ -552,6 +586,7 @@ function drawNow() {
     if (id === S.me || p.status === 'left') continue;
     others.push({ pos: p.pos, colour: colourOf(id), name: nameOf(id) });
   }
+  S.markers = others;
   const rp = S.replay;
   draw(canvas, layout, {
     board: S.board,
@@ -573,6 +608,7 @@ function show(view) {
   S.view = view;
   document.body.dataset.view = view;
   for (const id of ['home', 'lobby', 'play', 'ranks']) $(id).hidden = id !== view;
+  $('play').classList.toggle('done', false);
   const focus = { home: null, lobby: 'lobby-h', ranks: 'ranks-h', play: 'stage' }[view];
   if (focus) $(focus).focus({ preventScroll: true });
   if (view === 'home') document.title = 'mazerace';
@@ -584,6 +620,7 @@ function renderPlay() {
   renderRacers();
   renderOverlay();
   $('results').hidden = !S.results;
+  $('play').classList.toggle('done', !!S.results);
   $('pad').classList.toggle('on', !!S.pred && !S.results);
   $('play-h').textContent = S.results ? 'Results' : 'Race';
   requestDraw();
@@ -643,7 +680,8 @@ function renderOverlay() {
   const o = $('overlay');
   const g = S.pred && S.pred.game;
   let big = '', small = '';
-  if (S.view === 'play' && S.room && !S.welcomed) small = 'Connection lost. Reconnecting…';
+  if (S.view === 'play' && S.room && S.taken) small = 'This game continued in another tab. Click here to play in this one.';
+  else if (S.view === 'play' && S.room && !S.welcomed) small = 'Connection lost. Reconnecting…';
   else if (S.countdown) (big = String(S.countdown)), (small = 'Get ready');
   else if (S.results || S.replay) small = '';
   else if (g && g.status === 'won') {
@@ -696,7 +734,12 @@ function renderRacers() {
       'li',
       { class: mine ? 'me' : '' },
       el('span', { class: 'dot', style: `background:${mine ? '#0072B2' : colourOf(p.id)}`, 'aria-hidden': 'true' }),
-      el('span', { class: 'name', text: mine ? `${p.name} (you)` : p.name, title: p.name }),
+      el(
+        'span',
+        { class: 'who' },
+        el('span', { class: 'name', text: p.name, title: p.name }),
+        mine ? el('span', { class: 'badge', text: 'you' }) : null,
+      ),
       el('span', { class: 'stat', text: stat }),
     );
   });
@@ -719,7 +762,7 @@ function renderLobby() {
     el('span', { class: 'tag', text: F.gameLabel(r.game) }),
     el('span', { class: 'tag', text: F.sizeLabel(r.game, r.size) }),
     el('span', { class: 'tag', text: r.rank_by === 'steps' ? 'Ranked by steps' : 'Ranked by time' }),
-    r.daily ? el('span', { class: 'tag', text: 'Daily' }) : null,
+    ...(r.daily ? [el('span', { class: 'tag', text: 'Daily' })] : []),
   );
   const url = shareUrl(r.code);
   $('link').value = url;
@@ -1047,9 +1090,23 @@ $('ranks-back').addEventListener('click', () => show('home'));
 
 function fillSizes() {
   const game = document.querySelector('input[name=game]:checked').value;
+  const keep = $('size').value;
   $('size').replaceChildren(...F.SIZES[game].map(([v, label]) => el('option', { value: v, text: label })));
+  if (F.SIZES[game].some(([v]) => v === keep)) $('size').value = keep;
+  showBestHere();
 }
 for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', fillSizes);
+$('size').addEventListener('change', showBestHere);
+
+/** The local best for the chosen game and size, under the form. */
+function showBestHere() {
+  const game = document.querySelector('input[name=game]:checked').value;
+  const b = store.best(game, $('size').value);
+  const unit = game === 'ghost' ? 'steps' : 'moves';
+  $('best-here').textContent = b
+    ? `Your best here: ${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit} · ${F.clock(b.time_ms)}`
+    : 'No best on this size yet.';
+}
 
 function makeMsg() {
   const game = document.querySelector('input[name=game]:checked').value;
@@ -1134,7 +1191,8 @@ async function loadLan() {
   try {
     const res = await fetch('/api/urls');
     const data = res.ok ? await res.json() : null;
-    const url = data && Array.isArray(data.urls) ? data.urls.find((u) => typeof u === 'string' && /^https?:\/\//.test(u)) : null;
+    const list = data && (Array.isArray(data.urls) ? data.urls : Array.isArray(data.lan) ? data.lan : []);
+    const url = (list || []).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
     if (url) {
       S.lanBase = url.replace(/\/+$/, '');
       renderLobby();
@@ -1174,5 +1232,9 @@ globalThis.__mazerace = {
   },
   get room() {
     return S.room;
+  },
+  /** Other racers' markers as last drawn: [{pos, colour, name}]. */
+  get markers() {
+    return (S.markers || []).map((m) => ({ ...m, pos: m.pos.slice() }));
   },
 };

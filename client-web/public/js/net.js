@@ -9,6 +9,9 @@ export function backoff(n, rand = Math.random) {
   return Math.round(base * (0.75 + rand() * 0.5));
 }
 
+/** The server's close code when this player was resumed on another connection. */
+export const TAKEN_OVER = 4003;
+
 export class Connection {
   /**
    * hello(): the hello message to send on open; onMessage(msg); onState(state)
@@ -54,11 +57,16 @@ export class Connection {
         this.onMessage(msg);
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       if (this.ws !== ws) return;
       clearInterval(this.pinger);
       this.ws = null;
-      if (!this.stopped) this.retry();
+      if (e.code === TAKEN_OVER) {
+        // Another tab or device resumed this player: reconnecting would take
+        // it back and start a tug of war. Wait for the person to choose.
+        this.stopped = true;
+        this.onState('taken');
+      } else if (!this.stopped) this.retry();
     };
   }
 

@@ -19,10 +19,10 @@ export const PALETTE = {
 /** Other racers' colours, in order of joining (never the player's own blue). */
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
-/** Sizes `canvas` to fill its parent's width (and fit `maxH`); returns the layout. */
-export function fit(canvas, n, maxH) {
+/** Sizes `canvas` to the largest square of whole cells within maxW by maxH; returns the layout. */
+export function fit(canvas, n, maxW, maxH) {
   const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
-  const avail = Math.max(120, Math.min(canvas.parentElement.clientWidth, maxH || Infinity));
+  const avail = Math.max(120, Math.min(maxW, maxH || Infinity));
   const cell = Math.max(4, Math.floor(avail / n));
   const css = cell * n;
   if (canvas.width !== Math.round(css * dpr) || canvas.style.width !== css + 'px') {
@@ -82,6 +82,8 @@ export function draw(canvas, layout, scene) {
   // Other racers: small translucent markers, fanned out when they share a cell.
   const others = scene.others || [];
   const shared = new Map();
+  // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
+  if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
   for (const o of others) {
     const k = o.pos.join(',');
     const i = shared.get(k) || 0;
@@ -117,6 +119,13 @@ export function draw(canvas, layout, scene) {
   } else if (scene.me) {
     const [x, y] = at(scene.me.pos);
     disc(ctx, x + s / 2, y + s / 2, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
+    const g = scene.me.ghost;
+    if (g && Math.abs(g[0] - scene.me.pos[0]) < 0.5 && Math.abs(g[1] - scene.me.pos[1]) < 0.5) {
+      // The ghost walks with me: a dashed halo keeps it visible.
+      ctx.setLineDash([3, 3]);
+      ring(ctx, x + s / 2, y + s / 2, s * 0.45, PALETTE.you, 2);
+      ctx.setLineDash([]);
+    }
   }
 }
 
@@ -145,14 +154,18 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.strokeStyle = PALETTE.start;
   ctx.lineWidth = Math.max(2, s * 0.05);
   ctx.strokeRect(x + s * 0.08, y + s * 0.08, s * 0.84, s * 0.84);
-  corner(ctx, 'S', x, y, s, PALETTE.start);
+  ctx.globalAlpha = 0.5;
+  corner(ctx, 'S', x, y, s, PALETTE.start, true);
+  ctx.globalAlpha = 1;
   // Plate: a yellow pad with a dark rim.
   [x, y] = at(b.plate);
-  roundRect(ctx, x + s * 0.16, y + s * 0.16, s * 0.68, s * 0.68, s * 0.1, PALETTE.plate);
+  roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
   ctx.strokeStyle = '#6b5d00';
   ctx.lineWidth = Math.max(1.5, s * 0.04);
-  ctx.strokeRect(x + s * 0.16, y + s * 0.16, s * 0.68, s * 0.68);
-  corner(ctx, 'P', x, y, s, '#6b5d00');
+  ctx.strokeRect(x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72);
+  ctx.globalAlpha = 0.55;
+  corner(ctx, 'P', x, y, s, '#6b5d00', true);
+  ctx.globalAlpha = 1;
   // Gate: orange bars when shut, an open dashed frame when the way is open.
   [x, y] = at(b.gate);
   const open = scene.me && scene.me.gateOpen;
@@ -176,7 +189,9 @@ function drawVault(ctx, b, s, at, scene) {
     ctx.lineTo(x + s * 0.88, y + s * 0.88);
     ctx.stroke();
   }
-  corner(ctx, 'G', x, y, s, '#8a5a00');
+  ctx.globalAlpha = open ? 0.8 : 0.55;
+  corner(ctx, 'G', x, y, s, '#8a5a00', true);
+  ctx.globalAlpha = 1;
   // Flag: a pole and a vermillion pennant.
   [x, y] = at(b.flag);
   ctx.strokeStyle = PALETTE.wall;

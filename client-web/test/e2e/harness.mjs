@@ -1,0 +1,155 @@
+// Shared by the browser tests: the real server on 127.0.0.1:0 with a fresh
+// data directory, Debian's Chromium through playwright-core, and waits on real
+// events (WebSocket frames, selectors), never on fixed sleeps.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+
+const HERE = new URL('.', import.meta.url).pathname;
+const REPO = resolve(HERE, '../../..');
+export const SHOTS = resolve(REPO, 'test-output/screenshots');
+
+export const LAPTOP = { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 };
+export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
+
+/** Starts `mazerace serve`; resolves to {url, stop}. Builds the binary when it is missing. */
+export async function startServer() {
+  const bin = process.env.MAZERACE_BIN || resolve(REPO, 'target/debug/mazerace');
+  if (!existsSync(bin)) {
+    const b = spawnSync('cargo', ['build', '-p', 'mazerace-server'], { cwd: REPO, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('cargo build -p mazerace-server failed');
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'mazerace-e2e-'));
+  const proc = spawn(bin, ['serve', '--bind', '127.0.0.1:0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const lines = createInterface({ input: proc.stdout });
+  const url = await new Promise((ok, fail) => {
+    proc.once('exit', (code) => fail(new Error(`server exited (${code}) before listening:\n${stderr}`)));
+    lines.once('line', (line) => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+      if (m) ok(m[1]);
+      else fail(new Error(`unexpected first line from the server: ${line}`));
+    });
+  });
+  lines.on('line', () => {}); // keep draining stdout
+  return {
+    url,
+    dataDir,
+    stop: async () => {
+      if (proc.exitCode == null) {
+        const gone = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await gone;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launch() {
+  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(`${executablePath} is missing: apt-get install -y chromium (./test.sh does it)`);
+  }
+  // playwright-core gives every launch a fresh temporary user-data-dir.
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * A page that records every WebSocket frame it receives, fails the test on a
+ * page error or a dialog (an alert() from injected markup would be one), and
+ * can wait for a frame matching a predicate.
+ */
+export async function openPage(browser, device, url) {
+  const context = await browser.newContext(device);
+  const page = await context.newPage();
+  const frames = [];
+  const waiters = [];
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && !/favicon|404/.test(m.text()) && problems.push(`console: ${m.text()}`));
+  page.on('dialog', (d) => {
+    problems.push(`dialog opened: ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
+  page.on('websocket', (ws) => {
+    ws.on('framereceived', (f) => {
+      let msg;
+      try {
+        msg = JSON.parse(f.payload);
+      } catch {
+        return;
+      }
+      frames.push(msg);
+      for (const w of [...waiters]) {
+        if (w.pred(msg)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.ok(msg);
+        }
+      }
+    });
+  });
+  if (url) await page.goto(url);
+  return {
+    context,
+    page,
+    frames,
+    problems,
+    /** The next frame (after `from`, an index into frames) that matches. */
+    frame(pred, { from = 0, timeout = 15000, what = 'frame' } = {}) {
+      const seen = frames.slice(from).find(pred);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((ok, fail) => {
+        const w = { pred, ok };
+        waiters.push(w);
+        setTimeout(() => {
+          const i = waiters.indexOf(w);
+          if (i >= 0) {
+            waiters.splice(i, 1);
+            fail(new Error(`timed out waiting for ${what}; last frames: ${JSON.stringify(frames.slice(-5))}`));
+          }
+        }, timeout);
+      });
+    },
+  };
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
+
+/** Presses the keys for `actions`, waiting for the server's answer to each. */
+export async function play(p, actions, { until = actions.length, from } = {}) {
+  const { page } = p;
+  for (let i = 0; i < until; i++) {
+    const a = actions[i];
+    const start = p.frames.length;
+    if (a === 'rewind') {
+      await page.focus('#rewind');
+      await page.keyboard.press('Enter');
+    } else {
+      await page.keyboard.press({ up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight' }[a]);
+    }
+    const type = a === 'rewind' ? 'rewind_result' : 'move_result';
+    const r = await p.frame((m) => m.type === type, { from: start, what: `${type} for action ${i} (${a})` });
+    if (!r.ok) throw new Error(`the server refused action ${i} (${a}): ${JSON.stringify(r)}`);
+  }
+  return from;
+}

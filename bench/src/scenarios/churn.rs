@@ -78,7 +78,14 @@ type Tally = Rc<RefCell<Counts>>;
 
 pub async fn run(ctx: &Ctx) -> Section {
     let mut sec = Section::new("churn", "Churn soak");
-    let server = match Server::start_race(&ctx.server_with(&["--resume-secs", RESUME_SECS])) {
+    // Quick runs shorten the countdown so a few races fit in seconds.
+    let countdown = if ctx.quick { "1" } else { "3" };
+    let server = match Server::start_race(&ctx.server_with(&[
+        "--resume-secs",
+        RESUME_SECS,
+        "--countdown-secs",
+        countdown,
+    ])) {
         Ok(s) => s,
         Err(e) => {
             sec.fail(format!("the server did not start: {e:#}"));
@@ -103,7 +110,8 @@ pub async fn run(ctx: &Ctx) -> Section {
             let b = boards.clone();
             let ni = Rc::clone(&next_index);
             let share = ctx.invalid_share;
-            tokio::task::spawn_local(room_task(target, r as u64, deadline, c, b, ni, share))
+            let think = if ctx.quick { (5, 15) } else { (20, 80) };
+            tokio::task::spawn_local(room_task(target, r as u64, deadline, c, b, ni, share, think))
         })
         .collect();
     // RSS over time, sampled while the rooms run.
@@ -158,7 +166,7 @@ pub async fn run(ctx: &Ctx) -> Section {
     let step = (samples.len() / 10).max(1);
     for (i, (s, rss, live)) in samples.iter().enumerate() {
         if i % step == 0 || i + 1 == samples.len() {
-            series.row(vec![format!("{s:.0}"), fmt_bytes(*rss as f64), fmt_count(*live as f64)]);
+            series.row(vec![format!("{s:.1}"), fmt_bytes(*rss as f64), fmt_count(*live as f64)]);
         }
     }
     series.row(vec!["after".into(), fmt_bytes(after as f64), "0".into()]);
@@ -170,12 +178,14 @@ pub async fn run(ctx: &Ctx) -> Section {
         sec.note(format!("first lost finish: {e}"));
     }
     sec.note(format!(
-        "{} room tasks; rooms of 2 to 6 on Ghost small/medium and Maze easy/normal; players move every 20-80 ms; \
+        "{} room tasks; rooms of 2 to 6 on Ghost small/medium and Maze easy/normal; players pause {}-{} ms between moves; \
          non-hosts drop mid-race with p={P_DROP} (resume after 0.1-1.5 s), leave with p={P_LEAVE}, drop after \
          finishing with p={P_DROP_FINISHED}; rematch with p={P_REMATCH}; server resume window {RESUME_SECS} s. \
          'Unconfirmed' finishes are ones whose player came back after the room had moved on (no results line or \
-         snapshot of that race left to check): not contradicted, not confirmed.",
-        ctx.churn_rooms
+         snapshot of that race left to check): not contradicted, not confirmed. Countdown {countdown} s.",
+        ctx.churn_rooms,
+        if ctx.quick { 5 } else { 20 },
+        if ctx.quick { 15 } else { 80 },
     ));
     let growth = rss_growth(&samples);
     sec.goals.push(Goal::new(
@@ -226,6 +236,7 @@ fn take_index(ni: &Rc<RefCell<usize>>) -> usize {
 }
 
 /// One room slot: form a room, race one or more times, break up; repeat.
+#[allow(clippy::too_many_arguments)]
 async fn room_task(
     t: Target,
     slot: u64,
@@ -234,6 +245,7 @@ async fn room_task(
     boards: Boards,
     ni: Rc<RefCell<usize>>,
     share: f64,
+    think: (u64, u64),
 ) {
     let mut rng = Rng::new(slot * 7919 + 1);
     let sizes = [Size::Small, Size::Medium, Size::Easy, Size::Normal];
@@ -243,7 +255,7 @@ async fn room_task(
         match form_room(t, n, size, rng.next_u64() % 1_000_000, &counts, &ni).await {
             Ok(players) => {
                 counts.borrow_mut().rooms += 1;
-                run_room(t, players, deadline, &counts, &boards, &mut rng, share).await;
+                run_room(t, players, deadline, &counts, &boards, &mut rng, share, think).await;
             }
             Err(e) => {
                 counts.borrow_mut().fail(format!("forming a room: {e:#}"));
@@ -276,6 +288,7 @@ async fn form_room(
     Ok(players)
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn run_room(
     t: Target,
     mut players: Vec<Player>,
@@ -284,6 +297,7 @@ async fn run_room(
     boards: &Boards,
     rng: &mut Rng,
     share: f64,
+    think: (u64, u64),
 ) {
     let Some(host_index) = players.first().map(|p| p.index) else { return };
     loop {
@@ -294,7 +308,7 @@ async fn run_room(
         }
         let races = players.into_iter().enumerate().map(|(k, p)| {
             let seed = rng.next_u64();
-            churn_race(t, p, k == 0, boards.clone(), Rc::clone(counts), share, seed)
+            churn_race(t, p, k == 0, boards.clone(), Rc::clone(counts), share, think, seed)
         });
         let outcome = tokio::time::timeout(RACE_TIMEOUT, futures_util::future::join_all(races)).await;
         let Ok(outcome) = outcome else {
@@ -333,6 +347,7 @@ struct Finish {
 }
 
 /// One player's race. Returns the player if it is still in the room afterwards.
+#[allow(clippy::too_many_arguments)]
 async fn churn_race(
     t: Target,
     p: Player,
@@ -340,11 +355,12 @@ async fn churn_race(
     boards: Boards,
     counts: Tally,
     share: f64,
+    think: (u64, u64),
     seed: u64,
 ) -> Option<Player> {
     let mut rng = Rng::new(seed);
     let mut fin = Finish { acked_steps: None, confirmed: false, connected: true };
-    match race_inner(t, p, host, &boards, &counts, share, &mut rng, &mut fin).await {
+    match race_inner(t, p, host, &boards, &counts, share, think, &mut rng, &mut fin).await {
         Ok(p) => {
             settle(&counts, &fin);
             p
@@ -389,13 +405,14 @@ async fn race_inner(
     boards: &Boards,
     counts: &Tally,
     share: f64,
+    think: (u64, u64),
     rng: &mut Rng,
     fin: &mut Finish,
 ) -> Result<Option<Player>> {
     let board = await_race_start(&mut p, boards, Duration::from_secs(20)).await?;
     let mut walker = Walker::new(&board, Mode::Finish, share, rng.next_u64());
     let len = walker.route_len().max(1) as u64;
-    let drop_at = (!host && rng.chance(P_DROP)).then(|| rng.range(1, len));
+    let mut drop_at = (!host && rng.chance(P_DROP)).then(|| rng.range(1, len));
     let leave_at = (!host && drop_at.is_none() && rng.chance(P_LEAVE)).then(|| rng.range(1, len));
     let drop_finished = !host && rng.chance(P_DROP_FINISHED);
     let mut seq = 0u32;
@@ -411,6 +428,7 @@ async fn race_inner(
             return Ok(None);
         }
         if Some(sent) == drop_at {
+            drop_at = None;
             // Undo the planned action: the walk resumes from the server's snapshot.
             // The planned action is never sent: resuming rebuilds the walk
             // from the server's snapshot, which undoes it.
@@ -432,7 +450,7 @@ async fn race_inner(
             fin.acked_steps = Some(steps);
         }
         if walker.status() == Status::Playing {
-            tokio::time::sleep(Duration::from_millis(rng.range(20, 80))).await;
+            tokio::time::sleep(Duration::from_millis(rng.range(think.0, think.1))).await;
         }
     }
     if walker.status() != Status::Won {
@@ -501,11 +519,11 @@ async fn resume(
     let you = snap.you.as_ref();
     if let Some(steps) = fin.acked_steps {
         match you {
-            Some(v) if v.status == Status::Won && v.steps == steps => {
-                if snap.room.phase == Phase::Results {
-                    fin.confirmed = true;
-                }
+            Some(v) if v.status == Status::Won && v.steps == steps && snap.room.phase == Phase::Results => {
+                fin.confirmed = true;
             }
+            // Still racing (others are): results will confirm it.
+            Some(v) if v.status == Status::Won && v.steps == steps => {}
             Some(v) if snap.room.phase == Phase::Racing || snap.room.phase == Phase::Results => {
                 lost(counts, fin, format!("player {id}: acked won in {steps}, snapshot says {v:?}"))
             }

@@ -1,6 +1,170 @@
-//! mazerace gen (written by the lead).
+//! `mazerace gen`: print boards as JSON lines (the same shape the wire uses,
+//! plus the answer), or with `--stats` a summary per size to compare with
+//! the seeds' own figures.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use mazerace_protocol::{Board, Game, Size};
+
 #[derive(clap::Args, Debug)]
-pub struct GenArgs {}
-pub fn run(_args: GenArgs) -> anyhow::Result<()> {
+pub struct GenArgs {
+    /// ghost or maze.
+    #[arg(long)]
+    pub game: Game,
+    /// small/medium/large (ghost) or easy/normal/hard (maze); with --stats,
+    /// every size of the game when absent.
+    #[arg(long)]
+    pub size: Option<Size>,
+    /// The first seed; boards are made for seed, seed+1, ...
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// How many boards (default 1, or 2,000 vaults / 3,000 mazes per size with --stats).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Print a summary per size instead of the boards.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+pub fn run(args: GenArgs) -> anyhow::Result<()> {
+    write(&args, &mut std::io::stdout().lock())
+}
+
+/// What `run` prints, to any writer.
+pub fn write(args: &GenArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    if let Some(size) = args.size {
+        if size.game() != args.game {
+            let sizes = args.game.sizes().map(|s| s.as_str()).join(", ");
+            bail!("{size} is not a {} size (use one of {sizes})", args.game);
+        }
+    }
+    if args.stats {
+        let count = args.count.unwrap_or(match args.game {
+            Game::Ghost => 2_000,
+            Game::Maze => 3_000,
+        });
+        let sizes = args.size.map_or_else(|| args.game.sizes().to_vec(), |s| vec![s]);
+        for size in sizes {
+            writeln!(out, "{}", stats(size, args.seed, count)?)?;
+        }
+        return Ok(());
+    }
+    let size = args.size.context("--size is required without --stats")?;
+    for i in 0..args.count.unwrap_or(1) {
+        let seed = args.seed.wrapping_add(i);
+        let board = Board::build(size, seed).with_context(|| format!("seed {seed}"))?;
+        serde_json::to_writer(&mut *out, &board.gen_line())?;
+        writeln!(out)?;
+    }
     Ok(())
+}
+
+fn percentile(sorted: &[u32], p: usize) -> u32 {
+    sorted[(sorted.len() - 1) * p / 100]
+}
+
+/// One summary line: par (ghost) or shortest (maze) p10/median/p90, the
+/// share of each `true_par - par`, and boards built per second.
+fn stats(size: Size, first: u64, count: u64) -> anyhow::Result<String> {
+    let began = Instant::now();
+    let mut values = Vec::with_capacity(count as usize);
+    let mut gaps: BTreeMap<Option<i64>, u64> = BTreeMap::new();
+    let mut fallbacks = 0;
+    for seed in first..first.saturating_add(count) {
+        match Board::build(size, seed).with_context(|| format!("seed {seed}"))? {
+            Board::Ghost(v) => {
+                values.push(v.par);
+                fallbacks += v.fallback as u64;
+                *gaps.entry(v.true_par.map(|t| i64::from(t) - i64::from(v.par))).or_default() += 1;
+            }
+            Board::Maze(m) => values.push(m.shortest),
+        }
+    }
+    let per_second = count as f64 / began.elapsed().as_secs_f64();
+    values.sort_unstable();
+    let (p10, median, p90) = (percentile(&values, 10), percentile(&values, 50), percentile(&values, 90));
+    let mut line = match size.game() {
+        Game::Ghost => format!(
+            "ghost {size:<6} {count} vaults  par p10 {p10} median {median} p90 {p90}  true_par - par:"
+        ),
+        Game::Maze => format!("maze  {size:<6} {count} mazes   shortest p10 {p10} median {median} p90 {p90}"),
+    };
+    if size.game() == Game::Ghost {
+        let share = |keep: &dyn Fn(Option<i64>) -> bool| {
+            let n: u64 = gaps.iter().filter(|(g, _)| keep(**g)).map(|(_, n)| n).sum();
+            n as f64 * 100.0 / count as f64
+        };
+        let above: Vec<String> = gaps
+            .iter()
+            .filter_map(|(g, n)| g.filter(|g| *g >= 0).map(|g| (g, n)))
+            .map(|(g, n)| format!("{g:+} {:.1}%", *n as f64 * 100.0 / count as f64))
+            .collect();
+        line += &format!(
+            " {}, below (holding the plate beats par) {:.1}%, unsolvable {:.1}%  fallbacks {fallbacks}",
+            above.join(", "),
+            share(&|g| g.is_some_and(|g| g < 0)),
+            share(&|g| g.is_none()),
+        );
+    }
+    line += &format!("  {per_second:.0} boards/s");
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(game: Game, size: Option<Size>, seed: u64, count: u64, stats: bool) -> anyhow::Result<String> {
+        let mut out = Vec::new();
+        write(&GenArgs { game, size, seed, count: Some(count), stats }, &mut out)?;
+        Ok(String::from_utf8(out)?)
+    }
+
+    #[test]
+    fn prints_one_board_per_seed_in_the_wire_shape() {
+        let text = gen(Game::Ghost, Some(Size::Medium), 41, 3, false).unwrap();
+        let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 3);
+        for (i, line) in lines.iter().enumerate() {
+            assert_eq!(line["seed"], (41 + i).to_string());
+            assert_eq!(line["game"], "ghost");
+            assert_eq!(line["n"], 7);
+            for key in [
+                "cells",
+                "start",
+                "flag",
+                "plate",
+                "gate",
+                "l",
+                "par",
+                "allowance",
+                "fallback",
+                "attempts",
+                "true_par",
+                "solution",
+            ] {
+                assert!(line.get(key).is_some(), "missing {key}");
+            }
+        }
+        let maze = gen(Game::Maze, Some(Size::Easy), 7, 1, false).unwrap();
+        let maze: serde_json::Value = serde_json::from_str(maze.trim()).unwrap();
+        assert_eq!(maze["passages"].as_array().unwrap().len(), 11);
+        assert_eq!(maze["shortest"].as_u64().unwrap() as usize, maze["solution"].as_array().unwrap().len());
+    }
+
+    #[test]
+    fn stats_cover_every_size_of_the_game() {
+        let text = gen(Game::Maze, None, 0, 50, true).unwrap();
+        assert_eq!(text.lines().count(), 3);
+        assert!(text.contains("normal") && text.contains("median"));
+    }
+
+    #[test]
+    fn a_size_of_the_other_game_is_refused() {
+        let err = gen(Game::Maze, Some(Size::Small), 0, 1, false).unwrap_err();
+        assert!(err.to_string().contains("not a maze size"), "{err}");
+    }
 }

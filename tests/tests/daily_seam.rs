@@ -1,0 +1,123 @@
+//! The daily-challenge seam, driven by a fake hook: a daily room gets
+//! today's seed from the hook, is a room of one ranked by steps, reports the
+//! start and the end of the attempt (finish or abandonment) with the
+//! server's figures and move list, and relays the committed result.
+
+use std::sync::{Arc, Mutex};
+
+use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
+use mazerace_server::{DailyBoard, DailyHook, DailyOutcome, DailyRun, HookFuture};
+use mazerace_tests::serde_json::json;
+use mazerace_tests::{solution, test_config, Game, Size, TestServer};
+
+#[derive(Default)]
+struct FakeStore {
+    calls: Mutex<Vec<String>>,
+    ended: Mutex<Vec<(DailyRun, DailyOutcome)>>,
+}
+
+impl DailyHook for FakeStore {
+    fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
+        self.calls.lock().unwrap().push(format!("today {game} {size}"));
+        Box::pin(async { Ok(DailyBoard { date: "2026-11-29".into(), seed: 42 }) })
+    }
+    fn started(&self, run: DailyRun) -> HookFuture<()> {
+        self.calls.lock().unwrap().push(format!("started {} {} {}", run.name, run.seed, run.token.len()));
+        Box::pin(async { Ok(()) })
+    }
+    fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult> {
+        self.calls.lock().unwrap().push(format!("ended {} {}", run.name, outcome.finished));
+        let result = DailyResult {
+            date: run.date.clone(),
+            game: run.game,
+            size: run.size,
+            ranked: true,
+            finished: outcome.finished,
+            steps: outcome.steps,
+            time_ms: outcome.time_ms,
+            rank: outcome.finished.then_some(1),
+            entrants: 1,
+            streak: 1,
+            share: "shared".into(),
+        };
+        self.ended.lock().unwrap().push((run, outcome));
+        Box::pin(async move { Ok(result) })
+    }
+    fn leaderboard(&self, game: Game, size: Size, date: Option<String>, _token: String) -> HookFuture<Leaderboard> {
+        Box::pin(async move {
+            Ok(Leaderboard {
+                date: date.unwrap_or_else(|| "2026-11-29".into()),
+                game,
+                size,
+                entrants: 1,
+                entries: vec![LeaderboardEntry { rank: 1, name: "Ann".into(), steps: 36, time_ms: 100, run_id: 1 }],
+                you: None,
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_daily_room_runs_through_the_hook() {
+    let store = Arc::new(FakeStore::default());
+    let srv = TestServer::with_daily(test_config(), store.clone()).await;
+    let mut ann = srv.player("Ann").await;
+    let room = ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    assert_eq!(room["daily"], true);
+    assert_eq!(room["max_players"], 1);
+    assert_eq!(room["rank_by"], "steps");
+
+    let mut bob = srv.player("Bob").await;
+    bob.send(json!({"type": "join_room", "code": room["code"]})).await;
+    assert_eq!(bob.recv().await["code"], "room_full", "a daily room is a room of one");
+
+    ann.send(json!({"type": "start"})).await;
+    let rs = ann.recv_type("race_start").await;
+    assert_eq!(rs["board"]["seed"], "42", "today's seed from the hook");
+    let (_, line) = solution(Size::Easy, 42);
+    ann.play(&line, 1).await;
+    let fin = ann.recv_type("finished").await;
+    let dr = ann.recv_type("daily_result").await;
+    assert_eq!(dr["finished"], true);
+    assert_eq!(dr["steps"], 36);
+    assert_eq!(dr["time_ms"], fin["time_ms"]);
+    assert_eq!(dr["share"], "shared");
+
+    {
+        let ended = store.ended.lock().unwrap();
+        let (run, outcome) = &ended[0];
+        assert_eq!((run.date.as_str(), run.seed, run.name.as_str()), ("2026-11-29", 42, "Ann"));
+        assert_eq!(run.token, ann.token);
+        assert_eq!(outcome.moves, line, "the full move list, as the server applied it");
+        assert_eq!(outcome.steps, 36);
+    }
+    ann.send(json!({"type": "rematch"})).await;
+    assert_eq!(ann.recv_type("error").await["code"], "wrong_phase");
+
+    ann.send(json!({"type": "leaderboard", "game": "maze", "size": "easy", "date": "2026-11-28"})).await;
+    let lb = ann.recv_type("leaderboard").await;
+    assert_eq!(lb["date"], "2026-11-28");
+    ann.send(json!({"type": "leaderboard", "game": "maze", "size": "easy", "date": "2026-02-30"})).await;
+    assert_eq!(ann.recv_type("error").await["code"], "bad_date");
+
+    let calls = store.calls.lock().unwrap().clone();
+    assert_eq!(calls, vec!["today maze easy", "started Ann 42 32", "ended Ann true"]);
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn leaving_a_daily_attempt_is_recorded_as_not_finished() {
+    let store = Arc::new(FakeStore::default());
+    let srv = TestServer::with_daily(test_config(), store.clone()).await;
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "ghost", "size": "small", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    ann.send(json!({"type": "leave_room"})).await;
+    mazerace_tests::wait_until("the abandonment is reported", || !store.ended.lock().unwrap().is_empty()).await;
+    let ended = store.ended.lock().unwrap();
+    assert!(!ended[0].1.finished);
+    assert_eq!(ended[0].1.time_ms, None);
+    drop(ended);
+    srv.stop().await;
+}

@@ -192,9 +192,14 @@ impl Client {
 
     /// The next text message, or how the connection ended.
     pub async fn next_text(&mut self) -> Result<String, Closed> {
+        tokio::time::timeout(RECV_TIMEOUT, self.next_text_untimed()).await.expect("no message in time")
+    }
+
+    /// [`Client::next_text`] without the timeout, for paused-time tests
+    /// (where a timeout fires as soon as everything is idle).
+    pub async fn next_text_untimed(&mut self) -> Result<String, Closed> {
         loop {
-            let m = tokio::time::timeout(RECV_TIMEOUT, self.ws.next()).await.expect("no message in time");
-            match m {
+            match self.ws.next().await {
                 Some(Ok(Message::Text(t))) => return Ok(t.to_string()),
                 Some(Ok(Message::Close(Some(cf)))) => {
                     return Err(Closed::Frame(u16::from(cf.code), cf.reason.to_string()))

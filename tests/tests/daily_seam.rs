@@ -43,14 +43,26 @@ impl DailyHook for FakeStore {
         self.ended.lock().unwrap().push((run, outcome));
         Box::pin(async move { Ok(result) })
     }
-    fn leaderboard(&self, game: Game, size: Size, date: Option<String>, _token: String) -> HookFuture<Leaderboard> {
+    fn leaderboard(
+        &self,
+        game: Game,
+        size: Size,
+        date: Option<String>,
+        _token: String,
+    ) -> HookFuture<Leaderboard> {
         Box::pin(async move {
             Ok(Leaderboard {
                 date: date.unwrap_or_else(|| "2026-11-29".into()),
                 game,
                 size,
                 entrants: 1,
-                entries: vec![LeaderboardEntry { rank: 1, name: "Ann".into(), steps: 36, time_ms: 100, run_id: 1 }],
+                entries: vec![LeaderboardEntry {
+                    rank: 1,
+                    name: "Ann".into(),
+                    steps: 36,
+                    time_ms: 100,
+                    run_id: 1,
+                }],
                 you: None,
             })
         })
@@ -114,7 +126,8 @@ async fn leaving_a_daily_attempt_is_recorded_as_not_finished() {
     ann.send(json!({"type": "start"})).await;
     ann.recv_type("race_start").await;
     ann.send(json!({"type": "leave_room"})).await;
-    mazerace_tests::wait_until("the abandonment is reported", || !store.ended.lock().unwrap().is_empty()).await;
+    mazerace_tests::wait_until("the abandonment is reported", || !store.ended.lock().unwrap().is_empty())
+        .await;
     let ended = store.ended.lock().unwrap();
     assert!(!ended[0].1.finished);
     assert_eq!(ended[0].1.time_ms, None);

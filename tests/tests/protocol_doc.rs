@@ -109,8 +109,10 @@ fn board_examples_are_the_real_boards() {
         let b = mazerace_protocol::Board::build(size, seed).unwrap();
         let want = serde_json::to_value(b.public()).unwrap();
         assert!(
-            server.iter().any(|x| type_of(x) == "race_start"
-                && serde_json::from_str::<Value>(x).unwrap()["board"] == want),
+            server
+                .iter()
+                .any(|x| type_of(x) == "race_start"
+                    && serde_json::from_str::<Value>(x).unwrap()["board"] == want),
             "{size} {seed}"
         );
     }

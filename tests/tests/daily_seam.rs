@@ -128,9 +128,8 @@ async fn leaving_a_daily_attempt_is_recorded_as_not_finished() {
     ann.send(json!({"type": "leave_room"})).await;
     mazerace_tests::wait_until("the abandonment is reported", || !store.ended.lock().unwrap().is_empty())
         .await;
-    let ended = store.ended.lock().unwrap();
-    assert!(!ended[0].1.finished);
-    assert_eq!(ended[0].1.time_ms, None);
-    drop(ended);
+    let outcome = store.ended.lock().unwrap()[0].1.clone();
+    assert!(!outcome.finished);
+    assert_eq!(outcome.time_ms, None);
     srv.stop().await;
 }

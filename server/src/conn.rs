@@ -33,7 +33,13 @@ use crate::sessions::Session;
 /// Runs one upgraded socket to its end.
 pub async fn run(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, _alive: TaskTrackerToken) {
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-    let span = tracing::info_span!("conn", conn = id, peer = %peer, player = tracing::field::Empty);
+    let span = tracing::info_span!(
+        "conn",
+        conn = id,
+        peer = %peer,
+        player = tracing::field::Empty,
+        room = tracing::field::Empty
+    );
     run_inner(shared, socket, peer, id).instrument(span).await;
 }
 
@@ -432,7 +438,8 @@ impl Conn {
         };
         let shared = Arc::clone(&self.shared);
         let room = shared.rooms.create(&shared, settings, host);
-        tracing::info!(room = %room.code, "room made");
+        tracing::Span::current().record("room", &*room.code);
+        tracing::info!("room made");
         s.set_room(Some(room));
     }
 
@@ -459,7 +466,8 @@ impl Conn {
         };
         match room.join(member, spectate).await {
             Ok(()) => {
-                tracing::info!(room = %room.code, spectate, "joined");
+                tracing::Span::current().record("room", &*room.code);
+                tracing::info!(spectate, "joined");
                 s.set_room(Some(room));
             }
             Err(JoinError::Full) => self.error(ErrorCode::RoomFull, "that room is full"),

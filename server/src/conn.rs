@@ -75,7 +75,7 @@ async fn run_inner(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, id:
     let cfg = shared.config.clone();
     let (sink, mut stream) = socket.split();
     let outbox = Outbox::new(cfg.outbox_capacity, id);
-    let mut writer = tokio::spawn(run_writer(outbox.clone(), sink).in_current_span());
+    let mut writer = tokio::spawn(run_writer(outbox.clone(), sink, cfg.close_linger).in_current_span());
     let mut writer_done = false;
 
     let Ok(_slot) = Arc::clone(&shared.conn_slots).try_acquire_owned() else {

@@ -199,7 +199,9 @@ impl Outbox {
 
 /// The writer task: drains the outbox into the socket until a close frame
 /// is sent, the socket fails, or the outbox is aborted.
-pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>) {
+/// `grace` is how long an aborted writer still tries to get its close frame
+/// out (a client that stopped reading may start again, e.g. a tab that wakes).
+pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>, grace: Duration) {
     let kill = outbox.inner.kill.clone();
     let written = async {
         loop {
@@ -233,7 +235,7 @@ pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>)
             let req = outbox.lock().close.clone();
             let (code, reason) = req.map_or((close::TOO_SLOW, Cow::Borrowed("closing")), |c| (c.code, c.reason));
             let cf = CloseFrame { code, reason: Utf8Bytes::from(reason.into_owned()) };
-            let _ = tokio::time::timeout(Duration::from_millis(200), sink.send(Message::Close(Some(cf)))).await;
+            let _ = tokio::time::timeout(grace, sink.send(Message::Close(Some(cf)))).await;
         }
     }
 }

@@ -41,7 +41,8 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
 
 #[test]
 fn verify_is_a_stub_for_now() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mazerace")).args(["verify", "--data-dir", "x"]).output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_mazerace")).args(["verify", "--data-dir", "x"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verify: not built yet");
 }

@@ -45,7 +45,7 @@ async fn a_client_that_stops_reading_is_dropped_without_holding_up_the_room() {
         }
     };
     assert_eq!(dropped["players"][1]["id"], slow_id);
-    assert!(worst < Duration::from_millis(500), "the host waited {worst:?} for one answer");
+    assert!(worst < Duration::from_secs(2), "the host waited {worst:?} for one answer");
 
     // The slow client's stream ends: with the 4002 close frame if it got
     // through, or at least with the end of the stream.

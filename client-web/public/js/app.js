@@ -164,11 +164,7 @@ const HANDLERS = {
       const autostart = S.soloNext && info.host === S.me;
       S.soloNext = false;
       if (autostart) conn.send({ type: 'start' });
-      if (S.view !== 'lobby') {
-        S.results = null;
-        S.board = null;
-        stopReplay();
-      }
+      if (S.view !== 'lobby') clearRace();
       renderLobby();
       show(autostart ? 'play' : 'lobby');
       if (autostart) renderPlay();
@@ -182,9 +178,7 @@ const HANDLERS = {
 
   countdown(m) {
     S.countdown = m.seconds;
-    S.board = null;
-    S.results = null;
-    stopReplay();
+    clearRace();
     show('play');
     announce(String(m.seconds));
     renderPlay();
@@ -259,7 +253,7 @@ const HANDLERS = {
       startRace(board, snap.elapsed_ms || 0, snap.you || null, snap.recording || [], !snap.you);
     }
     if (snap.room.phase === 'lobby') {
-      S.board = null;
+      clearRace();
       show('lobby');
       renderLobby();
     } else show('play');
@@ -336,14 +330,19 @@ function enteredRoom(info) {
   document.title = `Room ${info.code} · mazerace`;
 }
 
-function leftRoom() {
-  S.room = null;
+/** Forgets the board and my game (between races). */
+function clearRace() {
   S.board = null;
   S.pred = null;
   S.results = null;
+  stopReplay();
+}
+
+function leftRoom() {
+  S.room = null;
+  clearRace();
   S.daily = null;
   S.dailyRoom = null;
-  stopReplay();
   if (location.pathname !== '/') history.pushState(null, '', '/');
   document.title = 'mazerace';
 }
@@ -684,12 +683,14 @@ function renderOverlay() {
   else if (S.view === 'play' && S.room && !S.welcomed) small = 'Connection lost. Reconnecting…';
   else if (S.countdown) (big = String(S.countdown)), (small = 'Get ready');
   else if (S.results || S.replay) small = '';
-  else if (g && g.status === 'won') {
+  else if (g && S.board && g.status === 'won') {
     const f = S.finished.get(S.me);
     big = f ? F.ordinal(f.rank) : '✓';
     small = `Finished in ${g.steps} ${S.board.game === 'ghost' ? 'steps' : 'moves'}${solo() ? '' : '. Waiting for the others…'}`;
   } else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
-  if (flashOverlay.text && flashOverlay.until > performance.now()) big = flashOverlay.text;
+  const flash = !big && !small && flashOverlay.text && flashOverlay.until > performance.now();
+  if (flash) big = flashOverlay.text;
+  o.classList.toggle('flash', !!flash);
   o.hidden = !big && !small;
   o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));
 }

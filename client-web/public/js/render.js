@@ -84,18 +84,26 @@ export function draw(canvas, layout, scene) {
   const shared = new Map();
   // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
+  const crowd = new Map(); // cell -> racers there, for one label per cell
   for (const o of others) {
     const k = o.pos.join(',');
-    const i = shared.get(k) || 0;
-    shared.set(k, i + 1);
-    const ang = i * 2.1;
-    const off = i ? s * 0.22 : 0;
-    const [x, y] = at(o.pos);
-    const cx = x + s / 2 + Math.cos(ang) * off, cy = y + s / 2 + Math.sin(ang) * off;
-    ctx.globalAlpha = 0.75;
-    disc(ctx, cx, cy, Math.max(3, s * 0.2), o.colour, '#ffffff', 1.5);
-    ctx.globalAlpha = 1;
-    if (s >= 14 && o.name) label(ctx, o.name, cx, cy - s * 0.28, Math.max(9, Math.min(12, s * 0.3)), o.colour);
+    crowd.set(k, [...(crowd.get(k) || []), o]);
+  }
+  for (const [k, group] of crowd) {
+    const base = shared.get(k) || 0;
+    const [x, y] = at(group[0].pos);
+    group.forEach((o, j) => {
+      const i = base + j;
+      const off = i ? s * 0.24 : 0;
+      const cx = x + s / 2 + Math.cos(i * 2.1) * off, cy = y + s / 2 + Math.sin(i * 2.1) * off;
+      ctx.globalAlpha = 0.75;
+      disc(ctx, cx, cy, Math.max(3, s * 0.2), o.colour, '#ffffff', 1.5);
+      ctx.globalAlpha = 1;
+    });
+    const first = Array.from(group[0].name); // whole code points: never split an emoji
+    const short = first.length > 12 ? first.slice(0, 11).join('') + '…' : group[0].name;
+    const name = short + (group.length > 1 ? ` +${group.length - 1}` : '');
+    if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour);
   }
 
   if (scene.me && scene.me.ghost) {
@@ -274,10 +282,8 @@ function corner(ctx, text, x, y, s, colour, centre = false) {
   else ctx.fillText(text, x + s * 0.08, y + s * 0.06);
 }
 
-/** A name above a marker: canvas text is never parsed as HTML. Long names are cut. */
-function label(ctx, name, x, y, size, colour) {
-  const chars = Array.from(name); // whole code points: never split an emoji
-  const text = chars.length > 12 ? chars.slice(0, 11).join('') + '…' : name;
+/** A name above a marker: canvas text is never parsed as HTML. */
+function label(ctx, text, x, y, size, colour) {
   ctx.font = `600 ${Math.round(size)}px system-ui, sans-serif`;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';

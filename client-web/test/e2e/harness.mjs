@@ -76,11 +76,22 @@ export async function launch() {
  */
 export async function openPage(browser, device, url) {
   const context = await browser.newContext(device);
+  // Keep a handle on the page's sockets so a test can cut one like a network drop would.
+  await context.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__sockets = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        window.__sockets.push(this);
+      }
+    };
+  });
   const page = await context.newPage();
   const frames = [];
   const waiters = [];
   const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message} ${(e.stack || "").split("\n").slice(1, 3).join(" ")}`));
   page.on('console', (m) => m.type() === 'error' && !/favicon|404/.test(m.text()) && problems.push(`console: ${m.text()}`));
   page.on('dialog', (d) => {
     problems.push(`dialog opened: ${d.message()}`);

@@ -1,0 +1,153 @@
+// Practice alone, a spectator, a dropped connection that comes back on its
+// own (backoff) and resumes, the mute switch, and a keyboard-only path.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, openPage, screenshot, play, LAPTOP, PHONE, SHOTS } from './harness.mjs';
+import { route } from '../route.mjs';
+
+let srv, browser;
+before(async () => {
+  srv = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await srv?.stop();
+  console.log(`screenshots: ${SHOTS}`);
+});
+
+test('practice alone: no lobby, timer from the first move, play again', async () => {
+  const p = await openPage(browser, LAPTOP, srv.url);
+  await p.page.fill('#name', 'Solo');
+  await p.page.selectOption('#size', 'medium');
+  await p.page.click('#practice');
+  const rs = await p.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  assert.equal(rs.board.game, 'ghost');
+  assert.equal(rs.board.size, 'medium');
+  await p.page.waitForFunction(() => window.__mazerace.game);
+  assert.equal(await p.page.textContent('#hud-time'), '0:00.0', 'the clock waits for the first move');
+  const line = route(rs.board);
+  await play(p, line);
+  await p.page.waitForSelector('#results', { state: 'visible' });
+  assert.equal(await p.page.isVisible('#rematch'), false);
+  await p.page.waitForSelector('#again', { state: 'visible' });
+  const from = p.frames.length;
+  await p.page.click('#again');
+  const again = await p.frame((m) => m.type === 'race_start', { from, what: 'second race_start' });
+  assert.notEqual(again.board.seed, rs.board.seed, 'a fresh vault');
+  await p.page.waitForFunction(() => {
+    const g = window.__mazerace.game;
+    return g && g.steps === 0 && document.querySelector('#results').hidden;
+  });
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});
+
+test('a spectator sees the racers and cannot move', async () => {
+  const racer = await openPage(browser, LAPTOP, srv.url);
+  await racer.page.fill('#name', 'Racer');
+  await racer.page.check('input[name=game][value=maze]');
+  await racer.page.click('#make button[type=submit]');
+  await racer.page.waitForSelector('body[data-view="lobby"]');
+  const code = (await racer.page.textContent('#lobby-h')).trim();
+  const fan = await openPage(browser, PHONE, srv.url);
+  await fan.page.fill('#name', 'Fan');
+  await fan.page.fill('#code', code.toLowerCase());
+  await fan.page.click('#watch');
+  await fan.page.waitForSelector('body[data-view="lobby"]');
+  await racer.page.waitForSelector('#spec-wrap:not([hidden]) #spectators li');
+  assert.equal(await racer.page.textContent('#spectators .name'), 'Fan');
+  assert.equal(await racer.page.textContent('#count'), '1 / 16', 'a spectator is not a player');
+  await racer.page.click('#start');
+  const rs = await racer.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  await fan.page.waitForFunction(() => window.__mazerace.board && window.__mazerace.view === 'play');
+  assert.equal(await fan.page.evaluate(() => window.__mazerace.game), null, 'no game of its own');
+  assert.equal(await fan.page.textContent('#hud-run'), 'Watching');
+  assert.equal(await fan.page.isVisible('#pad'), false, 'no move buttons for a spectator');
+  const line = route(rs.board);
+  await play(racer, line, { until: 4 });
+  const pos = await racer.page.evaluate(() => window.__mazerace.game.pos);
+  await fan.page.waitForFunction(
+    ([r, c]) => window.__mazerace.markers.some((m) => m.name === 'Racer' && m.pos[0] === r && m.pos[1] === c),
+    pos,
+  );
+  const sent = fan.frames.length;
+  await fan.page.keyboard.press('ArrowRight');
+  await play(racer, line.slice(4));
+  await fan.page.waitForSelector('#results', { state: 'visible' });
+  assert.ok(!fan.frames.slice(sent).some((m) => m.type === 'error'), 'the spectator sent nothing to refuse');
+  await screenshot(fan.page, 'phone-11-spectator-results');
+  assert.deepEqual(racer.problems, []);
+  assert.deepEqual(fan.problems, []);
+  await racer.context.close();
+  await fan.context.close();
+});
+
+test('a dropped connection reconnects by itself and resumes the race', async () => {
+  const p = await openPage(browser, PHONE, srv.url);
+  await p.page.fill('#name', 'Wobbly');
+  await p.page.click('#practice');
+  const rs = await p.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  const line = route(rs.board);
+  await p.page.waitForFunction(() => window.__mazerace.game);
+  await play(p, line, { until: 3 });
+  const from = p.frames.length;
+  // Cut the socket as a flaky network would.
+  await p.page.evaluate(() => window.__sockets.at(-1).close());
+  await p.page.waitForSelector('#overlay:not([hidden])');
+  assert.match(await p.page.textContent('#overlay'), /Reconnecting/);
+  assert.match(await p.page.textContent('#conn'), /Reconnecting in \d+ s/);
+  const welcome = await p.frame((m) => m.type === 'welcome', { from, what: 'welcome after the drop' });
+  assert.equal(welcome.resumed, true);
+  const snap = await p.frame((m) => m.type === 'snapshot', { from, what: 'snapshot' });
+  assert.equal(snap.you.steps, line.slice(0, 3).filter((x) => x !== 'rewind').length);
+  await p.page.waitForSelector('#overlay', { state: 'hidden' });
+  assert.equal(await p.page.textContent('#conn'), 'Online');
+  await play(p, line.slice(3));
+  await p.page.waitForSelector('#results', { state: 'visible' });
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});
+
+test('keyboard only: name, make a room, start, race; visible focus; mute toggle', async () => {
+  const p = await openPage(browser, LAPTOP, srv.url);
+  const k = p.page.keyboard;
+  // Skip link first, then the brand, the mute switch, the name field.
+  await k.press('Tab');
+  assert.equal(await p.page.evaluate(() => document.activeElement.className), 'skip');
+  const outline = await p.page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.equal(outline, 'solid', 'focus is visible');
+  await p.page.focus('#mute');
+  await k.press('Enter');
+  assert.equal(await p.page.getAttribute('#mute', 'aria-pressed'), 'true');
+  assert.equal(await p.page.textContent('#mute'), 'Sound off');
+  await k.press('Tab');
+  assert.equal(await p.page.evaluate(() => document.activeElement.id), 'name');
+  await k.type('Keys');
+  await k.press('Tab'); // the game: Ghost
+  await k.press('ArrowRight'); // Maze Escape (arrows belong to the radio group here)
+  assert.equal(await p.page.evaluate(() => document.querySelector('input[name=game]:checked').value), 'maze');
+  await k.press('Tab'); // size
+  await k.press('Tab'); // rank by
+  await k.press('Tab'); // Make room
+  await k.press('Enter');
+  await p.page.waitForSelector('body[data-view="lobby"]');
+  await p.page.focus('#start');
+  await k.press('Enter');
+  const rs = await p.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  await p.page.waitForFunction(() => window.__mazerace.game);
+  const line = route(rs.board);
+  // WASD works as well as the arrows.
+  const wasd = { up: 'w', down: 's', left: 'a', right: 'd' };
+  for (const a of line) {
+    const from = p.frames.length;
+    await k.press(wasd[a]);
+    await p.frame((m) => m.type === 'move_result', { from, what: 'move_result' });
+  }
+  await p.page.waitForSelector('#results', { state: 'visible' });
+  const live = await p.page.textContent('#announce');
+  assert.match(live, /Race over\. You placed 1st\./, 'the live region announces the rank');
+  assert.equal(await p.page.evaluate(() => localStorage.getItem('mazerace.muted')), 'true');
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});

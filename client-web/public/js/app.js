@@ -554,8 +554,8 @@ function drawNow() {
   const canvas = $('board');
   const stage = $('stage');
   const padOn = !!(S.pred && !S.results && $('pad').offsetParent);
-  const top = stage.getBoundingClientRect().top + scrollY;
-  const maxH = Math.max(220, innerHeight - top - (padOn ? 190 : 90));
+  // Room for the header and HUD above, and the hint and buttons (or pad) below.
+  const maxH = Math.max(220, innerHeight - 120 - (padOn ? 200 : 80));
   const maxW = stage.parentElement.clientWidth;
   if (!S.board) {
     const l = fit(canvas, 10, maxW, maxH);
@@ -615,6 +615,7 @@ function show(view) {
 }
 
 function renderPlay() {
+  renderMini();
   renderHud();
   renderRacers();
   renderOverlay();
@@ -623,6 +624,17 @@ function renderPlay() {
   $('pad').classList.toggle('on', !!S.pred && !S.results);
   $('play-h').textContent = S.results ? 'Results' : 'Race';
   requestDraw();
+}
+
+/** The short rules of the game being played, beside the board. */
+function renderMini() {
+  const game = S.board ? S.board.game : S.room && S.room.game;
+  if (!game || renderMini.game === game) return;
+  renderMini.game = game;
+  const src = document.querySelector(`#home [data-howto="${game}"]`);
+  $('mini-title').textContent = `How to play ${F.gameLabel(game)}`;
+  $('mini-body').replaceChildren(src.cloneNode(true));
+  $('mini').open = innerWidth > 880;
 }
 
 function renderHud() {
@@ -845,6 +857,8 @@ function renderResults() {
   if (!m) return;
   const b = S.board;
   const unit = b && b.game === 'ghost' ? 'steps' : 'moves';
+  $('col-steps').textContent = unit === 'steps' ? 'Steps' : 'Moves';
+  $('results-h').textContent = S.room ? `Results · ${F.gameLabel(S.room.game)} ${F.sizeLabel(S.room.game, S.room.size)}` : 'Results';
   $('rankings').replaceChildren(
     ...(m.rankings || []).map((r) =>
       el(
@@ -973,10 +987,11 @@ function renderDaily() {
       : 'Not finished: this was your ranked try for today'
     : 'Practice run (not ranked)';
   $('daily-head').classList.toggle('practice', !d.ranked);
-  const parts = [`${F.gameLabel(d.game)} ${F.sizeLabel(d.game, d.size)} · ${d.date}`];
-  if (d.finished) parts.push(`${d.steps} ${d.game === 'ghost' ? 'steps' : 'moves'} · ${F.clock(d.time_ms)}`);
-  parts.push(`Streak: ${d.streak} day${d.streak === 1 ? '' : 's'}`);
-  $('daily-meta').textContent = parts.join(' · ');
+  $('daily-date').textContent = `Daily challenge · ${d.date} (UTC)`;
+  const chips = [];
+  if (d.finished) chips.push(`${d.steps} ${d.game === 'ghost' ? 'steps' : 'moves'}`, F.clock(d.time_ms));
+  chips.push(`Streak: ${d.streak} day${d.streak === 1 ? '' : 's'}`);
+  $('daily-meta').replaceChildren(...chips.map((c) => el('span', { class: 'pill', text: c })));
   $('share').textContent = d.share || '';
   $('copy-share').hidden = !d.share;
   $('lb-title').textContent = `Leaderboard · ${d.date}`;
@@ -1026,13 +1041,19 @@ async function loadDaily() {
   dailyDate = typeof data.date === 'string' ? data.date : null;
   const next = Number(data.next_in_ms);
   dailyDeadline = Date.now() + (Number.isFinite(next) && next > 0 ? next : F.msToUtcMidnight());
+  const items = [];
+  for (const b of boards) {
+    if (!items.length || items[items.length - 1].game !== b.game) items.push({ game: b.game, head: true });
+    items.push(b);
+  }
   $('daily-list').replaceChildren(
-    ...boards.map((b) => {
+    ...items.map((b) => {
+      if (b.head) return el('li', { class: 'game', text: F.gameLabel(b.game) });
       const label = `${F.gameLabel(b.game)} · ${F.sizeLabel(b.game, b.size)}`;
       return el(
         'li',
         {},
-        el('span', { class: 'what', text: label }),
+        el('span', { class: 'what', text: F.sizeLabel(b.game, b.size) }),
         el('button', {
           type: 'button',
           class: 'primary',
@@ -1203,11 +1224,32 @@ async function loadLan() {
   }
 }
 
+// The how-to panel's little pictures: the seed's worked example vault, and a tiny maze.
+function drawDemos() {
+  const demos = {
+    ghost: {
+      game: 'ghost', size: 'small', seed: '0', n: 6,
+      cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
+      start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3], par: 14, allowance: 20,
+    },
+    maze: { game: 'maze', size: 'easy', seed: '0', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },
+  };
+  for (const c of document.querySelectorAll('canvas.demo')) {
+    const board = parseBoard(demos[c.dataset.demo]);
+    const layout = { dpr: Math.max(1, devicePixelRatio || 1), cell: 22, css: 22 * board.n, n: board.n };
+    c.style.width = c.style.height = layout.css + 'px';
+    c.width = c.height = Math.round(layout.css * layout.dpr);
+    const me = { pos: board.game === 'ghost' ? [2, 2] : [1, 1], ghost: board.game === 'ghost' ? [5, 0] : null, gateOpen: true };
+    draw(c, layout, { board, me, visited: board.game === 'maze' ? new Set(['0,0', '0,1', '1,1']) : null });
+  }
+}
+
 // --------------------------------------------------------------------- boot
 
 $('name').value = store.name();
 fillSizes();
 syncMute();
+drawDemos();
 loadLan();
 const invited = F.codeFromPath(location.pathname);
 if (invited) {

@@ -79,33 +79,6 @@ export function draw(canvas, layout, scene) {
     ctx.stroke();
   }
 
-  // Other racers: small translucent markers, fanned out when they share a cell.
-  const others = scene.others || [];
-  const shared = new Map();
-  // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
-  if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
-  const crowd = new Map(); // cell -> racers there, for one label per cell
-  for (const o of others) {
-    const k = o.pos.join(',');
-    crowd.set(k, [...(crowd.get(k) || []), o]);
-  }
-  for (const [k, group] of crowd) {
-    const base = shared.get(k) || 0;
-    const [x, y] = at(group[0].pos);
-    group.forEach((o, j) => {
-      const i = base + j;
-      const off = i ? s * 0.24 : 0;
-      const cx = x + s / 2 + Math.cos(i * 2.1) * off, cy = y + s / 2 + Math.sin(i * 2.1) * off;
-      ctx.globalAlpha = 0.75;
-      disc(ctx, cx, cy, Math.max(3, s * 0.2), o.colour, '#ffffff', 1.5);
-      ctx.globalAlpha = 1;
-    });
-    const first = Array.from(group[0].name); // whole code points: never split an emoji
-    const short = first.length > 12 ? first.slice(0, 11).join('') + '…' : group[0].name;
-    const name = short + (group.length > 1 ? ` +${group.length - 1}` : '');
-    if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour);
-  }
-
   if (scene.me && scene.me.ghost) {
     const [x, y] = at(scene.me.ghost);
     ctx.globalAlpha = 0.4;
@@ -135,6 +108,34 @@ export function draw(canvas, layout, scene) {
       ctx.setLineDash([]);
     }
   }
+
+  // Other racers, drawn last: small translucent markers, fanned out when they share a cell.
+  const others = scene.others || [];
+  const shared = new Map();
+  // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
+  if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
+  const crowd = new Map(); // cell -> racers there, for one label per cell
+  for (const o of others) {
+    const k = o.pos.join(',');
+    crowd.set(k, [...(crowd.get(k) || []), o]);
+  }
+  for (const [k, group] of crowd) {
+    const base = shared.get(k) || 0;
+    const [x, y] = at(group[0].pos);
+    group.forEach((o, j) => {
+      const i = base + j;
+      const off = i ? s * 0.3 : 0;
+      const cx = x + s / 2 + Math.cos(i * 2.1) * off, cy = y + s / 2 + Math.sin(i * 2.1) * off;
+      ctx.globalAlpha = 0.75;
+      disc(ctx, cx, cy, Math.max(3, s * 0.2), o.colour, '#ffffff', 1.5);
+      ctx.globalAlpha = 1;
+    });
+    const first = Array.from(group[0].name); // whole code points: never split an emoji
+    const short = first.length > 12 ? first.slice(0, 11).join('') + '…' : group[0].name;
+    const name = short + (group.length > 1 ? ` +${group.length - 1}` : '');
+    if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour);
+  }
+
 }
 
 function drawVault(ctx, b, s, at, scene) {

@@ -139,7 +139,9 @@ export async function openPage(browser, device, url) {
   };
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { racing = false } = {}) {
+  // Mid-race shots wait for the "Go!" flash to go, so they show the board as played.
+  if (racing) await page.waitForSelector('#overlay', { state: 'hidden' });
   mkdirSync(SHOTS, { recursive: true });
   const path = join(SHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: false });

@@ -68,7 +68,7 @@ test('hostile names in the lobby, the race and the results', async () => {
   for (const p of pages) await play(p, line, { until: 3 });
   await host.page.waitForFunction((n) => window.__mazerace.markers.length === n, NAMES.length - 1);
   for (const p of pages) await assertTidy(p, 'race');
-  await screenshot(host.page, 'phone-9-race-hostile-names');
+  await screenshot(host.page, 'phone-9-race-hostile-names', { racing: true });
   await screenshot(pages[1].page, 'laptop-9-race-hostile-names');
 
   for (const p of pages) await play(p, line.slice(3));

@@ -109,8 +109,8 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
     await ann.page.waitForFunction(() => window.__mazerace.markers.some((m) => m.name.includes('<svg')));
     await ann.page.waitForFunction((n) => [...document.querySelectorAll('#racers li')].some((li) => li.textContent.includes(`${n} moves`)), half);
     assert.equal(await text(ann, '#hud-steps'), `Moves ${half}`);
-    await screenshot(ann.page, 'laptop-3-race-maze');
-    await screenshot(bob.page, 'phone-3-race-maze');
+    await screenshot(ann.page, 'laptop-3-race-maze', { racing: true });
+    await screenshot(bob.page, 'phone-3-race-maze', { racing: true });
   });
 
   const res = await ann.frame((m) => m.type === 'results', { from: start, what: 'results' });
@@ -181,8 +181,8 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
   const before = await ann.page.evaluate(() => ({ ...window.__mazerace.game, board: undefined }));
   assert.ok(before.ghost, 'the ghost is on the board');
   await play(bob, line, { until: rw + 3 });
-  await screenshot(ann.page, 'laptop-5-race-ghost');
-  await screenshot(bob.page, 'phone-5-race-ghost');
+  await screenshot(ann.page, 'laptop-5-race-ghost', { racing: true });
+  await screenshot(bob.page, 'phone-5-race-ghost', { racing: true });
 
   // A reload mid-race: the token resumes Ann with her recording and the ghost mid-replay.
   const snapFrom = ann.frames.length;

@@ -49,6 +49,10 @@ struct Cli {
     /// An extra argument for `mazerace serve` (repeat for more); comes after the scenario's own flags.
     #[arg(long = "server-arg", allow_hyphen_values = true)]
     server_args: Vec<String>,
+    /// Run the server under this command (repeat for each word), e.g. a profiler:
+    /// `--server-wrap valgrind --server-wrap --tool=callgrind`.
+    #[arg(long = "server-wrap", allow_hyphen_values = true)]
+    server_wrap: Vec<String>,
     /// RUST_LOG for the server.
     #[arg(long, default_value = "warn")]
     server_log: String,
@@ -85,6 +89,12 @@ struct Cli {
     /// Fan-out: players per room size (rounded to a multiple of 32).
     #[arg(long)]
     fanout_players: Option<usize>,
+    /// Fan-out: room sizes to saturate (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize, 2, 8, 32])]
+    fanout_sizes: Vec<usize>,
+    /// Fan-out: skip the echo server (the limit).
+    #[arg(long)]
+    no_echo: bool,
     /// Fan-out: moves in flight per player.
     #[arg(long, default_value_t = 4)]
     window: usize,
@@ -196,6 +206,7 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
             bin,
             extra_args: cli.server_args.clone(),
             log: cli.server_log.clone(),
+            wrap: cli.server_wrap.clone(),
         },
         echo_runtime: cli.echo_runtime.clone(),
         // Quick runs spread over several source addresses on purpose, to exercise it.
@@ -209,6 +220,8 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         measure: Duration::from_secs_f64(pick(1.0, 10.0, cli.measure_secs)),
         idle_players: cli.idle_players.unwrap_or(if q { 400 } else { 50_000 }),
         fanout_players: cli.fanout_players.unwrap_or(if q { 32 } else { 256 }),
+        fanout_sizes: cli.fanout_sizes.iter().map(|&s| s.max(1)).collect(),
+        echo: !cli.no_echo,
         window: cli.window.max(1),
         race_rooms: cli.race_rooms.unwrap_or(if q { 4 } else { 100 }),
         race_secs: cli.race_secs.unwrap_or(if q { 2 } else { 30 }),

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// How long a child may take to print its address.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a child may take to print its address (a profiler is slow to start).
+const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a child may take to exit after SIGTERM before it is killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -25,6 +25,7 @@ pub struct Server {
     /// The temp directory holding the data dir and the stderr log; removed on drop.
     scratch: PathBuf,
     label: &'static str,
+    stop_timeout: Duration,
 }
 
 /// How to start the race server.
@@ -36,6 +37,8 @@ pub struct RaceServerSpec {
     /// `RUST_LOG` for the child: logging every connection at info level
     /// would be part of what is measured.
     pub log: String,
+    /// A command to run the server under (a profiler: `valgrind --tool=callgrind ...`).
+    pub wrap: Vec<String>,
 }
 
 static SCRATCH_SEQ: AtomicU32 = AtomicU32::new(0);
@@ -56,11 +59,23 @@ impl Server {
         let scratch = scratch_dir("race")?;
         let data = scratch.join("data");
         std::fs::create_dir_all(&data)?;
-        let mut cmd = Command::new(&spec.bin);
+        let mut cmd = match spec.wrap.split_first() {
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(&spec.bin);
+                c
+            }
+            None => Command::new(&spec.bin),
+        };
         cmd.arg("serve").arg("--bind").arg("127.0.0.1:0").arg("--data-dir").arg(&data);
         cmd.args(&spec.extra_args);
         cmd.env("RUST_LOG", &spec.log);
-        Self::spawn(cmd, scratch, "race server")
+        let mut server = Self::spawn(cmd, scratch, "race server")?;
+        if !spec.wrap.is_empty() {
+            // A profiler needs time to write its output on exit.
+            server.stop_timeout = Duration::from_secs(120);
+        }
+        Ok(server)
     }
 
     /// This binary's `echo-server` subcommand.
@@ -99,7 +114,8 @@ impl Server {
                 }
             }
         });
-        let mut server = Server { child, addr: "127.0.0.1:1".parse()?, pid, scratch, label };
+        let mut server =
+            Server { child, addr: "127.0.0.1:1".parse()?, pid, scratch, label, stop_timeout: STOP_TIMEOUT };
         let first = match rx.recv_timeout(START_TIMEOUT) {
             Ok(Ok(line)) => line,
             Ok(Err(e)) => bail!("reading the {label}'s first line: {e}{}", server.stderr_tail()),
@@ -136,7 +152,7 @@ impl Server {
         }
         // SAFETY: kill(2) on our own child's pid; the child is not reaped yet.
         unsafe { libc::kill(self.pid as libc::pid_t, libc::SIGTERM) };
-        let deadline = Instant::now() + STOP_TIMEOUT;
+        let deadline = Instant::now() + self.stop_timeout;
         while Instant::now() < deadline {
             if !self.alive() {
                 return;

@@ -27,6 +27,18 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// CPU time all processes on the machine have used so far (every core,
+/// idle and I/O wait excluded), from the first line of `/proc/stat`.
+pub fn machine_busy() -> Option<Duration> {
+    let stat = fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal (guest time is already in user).
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
+    Some(Duration::from_secs_f64((total - idle) as f64 / clock_ticks_per_second() as f64))
+}
+
 fn clock_ticks_per_second() -> u64 {
     // SAFETY: sysconf has no preconditions; it only reads a constant.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };

@@ -37,6 +37,9 @@ pub struct Ctx {
     pub measure: Duration,
     pub idle_players: usize,
     pub fanout_players: usize,
+    pub fanout_sizes: Vec<usize>,
+    /// Run the echo server phases (the limit) in the fan-out scenario.
+    pub echo: bool,
     pub window: usize,
     pub race_rooms: usize,
     pub race_secs: u64,
@@ -68,6 +71,9 @@ pub struct Readings {
     pub window: Window,
     pub server_cpu: Duration,
     pub client_cpu: Duration,
+    /// CPU time of everything else on the machine (other users' builds ...)
+    /// during the window: the figures are only as clean as this is small.
+    pub other_cpu: Duration,
     pub server_rss: u64,
 }
 
@@ -75,13 +81,16 @@ pub struct Readings {
 pub async fn read_window(window: Window, server_pid: u32) -> Readings {
     let me = std::process::id();
     tokio::time::sleep_until(window.start.into()).await;
-    let (s0, c0) = (sys::sample(server_pid), sys::sample(me));
+    let (s0, c0, m0) = (sys::sample(server_pid), sys::sample(me), sys::machine_busy().unwrap_or_default());
     tokio::time::sleep_until(window.end.into()).await;
-    let (s1, c1) = (sys::sample(server_pid), sys::sample(me));
+    let (s1, c1, m1) = (sys::sample(server_pid), sys::sample(me), sys::machine_busy().unwrap_or_default());
+    let server_cpu = s1.cpu.saturating_sub(s0.cpu);
+    let client_cpu = c1.cpu.saturating_sub(c0.cpu);
     Readings {
         window,
-        server_cpu: s1.cpu.saturating_sub(s0.cpu),
-        client_cpu: c1.cpu.saturating_sub(c0.cpu),
+        server_cpu,
+        client_cpu,
+        other_cpu: m1.saturating_sub(m0).saturating_sub(server_cpu + client_cpu),
         server_rss: s1.rss,
     }
 }
@@ -190,6 +199,7 @@ pub struct PhaseFigures {
     pub server_cpu_per_1k: f64,
     pub server_cpu_share: f64,
     pub client_cpu_share: f64,
+    pub other_cpu_share: f64,
 }
 
 pub fn figures(m: &Meter, r: &Readings) -> PhaseFigures {
@@ -203,6 +213,7 @@ pub fn figures(m: &Meter, r: &Readings) -> PhaseFigures {
         },
         server_cpu_share: r.server_cpu.as_secs_f64() / secs,
         client_cpu_share: r.client_cpu.as_secs_f64() / secs,
+        other_cpu_share: r.other_cpu.as_secs_f64() / secs,
     }
 }
 

@@ -24,7 +24,11 @@ use crate::route::{Mode, Walker};
 use crate::stats::{fmt_dur, Meter, Window};
 use crate::ws::Conn;
 
-pub const ROOM_SIZES: [usize; 4] = [1, 2, 8, 32];
+/// The players per room size: a multiple of every size.
+pub fn players_per_size(ctx: &Ctx) -> usize {
+    let big = ctx.fanout_sizes.iter().copied().max().unwrap_or(1).max(1);
+    (ctx.fanout_players / big * big).max(big)
+}
 
 /// One measured saturation phase.
 struct Measured {
@@ -56,6 +60,7 @@ fn row(label: &str, players: usize, m: &Meter, r: &Readings) -> Measured {
             format!("{cpu_us:.1} µs"),
             format!("{:.0}%", f.server_cpu_share * 100.0),
             format!("{:.0}%", f.client_cpu_share * 100.0),
+            format!("{:.0}%", f.other_cpu_share * 100.0),
             trouble(m),
         ],
     }
@@ -76,6 +81,7 @@ fn headers() -> Table {
         "server CPU / msg",
         "server CPU",
         "loadgen CPU",
+        "other CPU",
         "trouble",
     ])
 }
@@ -88,8 +94,13 @@ pub async fn run(ctx: &Ctx) -> Section {
         Ok(ms) => results.extend(ms),
         Err(e) => sec.fail(format!("race server phases failed: {e:#}")),
     }
-    let runtimes: Vec<&str> =
-        if ctx.quick { vec![ctx.echo_runtime.as_str()] } else { vec!["current", "multi"] };
+    let runtimes: Vec<&str> = if !ctx.echo {
+        vec![]
+    } else if ctx.quick {
+        vec![ctx.echo_runtime.as_str()]
+    } else {
+        vec!["current", "multi"]
+    };
     let mut echo_main = None;
     for rt in runtimes {
         match echo_phase(ctx, rt).await {
@@ -125,7 +136,7 @@ pub async fn run(ctx: &Ctx) -> Section {
         }
         sec.tables.push(ratios);
     }
-    let players = ctx.fanout_players / 32 * 32;
+    let players = players_per_size(ctx);
     sec.note(format!(
         "{players} players per room size, each keeping {} moves in flight, hard mazes walked back and forth with {:.0}% \
          invalid moves; warm-up {:?}, measured {:?}. The echo server gets the same {players} connections and the same frames.",
@@ -170,10 +181,10 @@ async fn race_phases(ctx: &Ctx) -> Result<Vec<Measured>> {
         "1000000",
     ]))?;
     let target = Target { addr: server.addr, per_source: ctx.per_source };
-    let per_size = (ctx.fanout_players / 32 * 32).max(32);
+    let per_size = players_per_size(ctx);
     let boards = Boards::default();
     let mut groups = Vec::new();
-    for (k, &s) in ROOM_SIZES.iter().enumerate() {
+    for (k, &s) in ctx.fanout_sizes.iter().enumerate() {
         let plan = RoomPlan {
             rooms: per_size / s,
             room_size: s,
@@ -198,7 +209,7 @@ async fn race_phases(ctx: &Ctx) -> Result<Vec<Measured>> {
     }
     let slot = ctx.warmup + ctx.measure + Duration::from_millis(500);
     let t0 = super::after(Duration::from_millis(200));
-    let end = t0 + slot * ROOM_SIZES.len() as u32 + Duration::from_secs(1);
+    let end = t0 + slot * ctx.fanout_sizes.len() as u32 + Duration::from_secs(1);
     let mut phases = Vec::new();
     for (k, players) in groups.into_iter().enumerate() {
         let start = t0 + slot * k as u32;
@@ -220,7 +231,7 @@ async fn race_phases(ctx: &Ctx) -> Result<Vec<Measured>> {
     let mut out = Vec::new();
     for (k, (window, shared, _)) in phases.iter().enumerate() {
         let r = read_window(*window, server.pid).await;
-        let label = format!("race, rooms of {}", ROOM_SIZES[k]);
+        let label = format!("race, rooms of {}", ctx.fanout_sizes[k]);
         out.push(row(&label, per_size, &shared.meter.borrow(), &r));
     }
     for (_, _, handles) in phases {
@@ -232,7 +243,7 @@ async fn race_phases(ctx: &Ctx) -> Result<Vec<Measured>> {
 /// The echo server with the same client, connections and frames.
 async fn echo_phase(ctx: &Ctx, runtime: &str) -> Result<Measured> {
     let server = Server::start_echo(runtime)?;
-    let n = (ctx.fanout_players / 32 * 32).max(32);
+    let n = players_per_size(ctx);
     let board = mazerace_protocol::Board::build(Size::Hard, 2200).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut racers = Vec::with_capacity(n);
     for i in 0..n {

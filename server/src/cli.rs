@@ -5,10 +5,13 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
+use std::sync::Arc;
 
 use crate::config::{Config, LogFormat, ServeArgs};
 use crate::server::Server;
+use crate::StoreHook;
 
 #[derive(Parser, Debug)]
 #[command(name = "mazerace", version, about = "Race friends through Ghost vaults and mazes on your LAN.")]
@@ -31,6 +34,9 @@ enum Command {
     Verify {
         #[arg(long, env = "MAZERACE_DATA_DIR", default_value = "data")]
         data_dir: PathBuf,
+        /// The salt the server runs with, if configured (else the stored one).
+        #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]
+        daily_salt: Option<String>,
     },
 }
 
@@ -40,10 +46,11 @@ pub fn main() -> ExitCode {
         None => serve(cli.serve.into_config()),
         Some(Command::Serve(args)) => serve(args.into_config()),
         Some(Command::Gen(args)) => crate::gen::run(args),
-        Some(Command::Verify { data_dir: _ }) => {
-            println!("verify: not built yet");
-            return ExitCode::from(2);
-        }
+        Some(Command::Verify { data_dir, daily_salt }) => match verify(&data_dir, daily_salt) {
+            Ok(true) => return ExitCode::SUCCESS,
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -73,8 +80,12 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
         let bound = listener.local_addr()?;
-        // The daily store plugs in here (see crate::daily).
-        let server = Server::new(config, None)?;
+        let store = mazerace_store::Store::open(&config.data_dir)
+            .await
+            .with_context(|| format!("opening the daily store in {}", config.data_dir.display()))?;
+        let salt = config.daily_salt.clone().map(String::into_bytes);
+        let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock)).await?;
+        let server = Server::new(config, Some(Arc::new(hook)))?;
         {
             let mut out = std::io::stdout().lock();
             out.write_all(crate::net::banner(bound).as_bytes())?;
@@ -88,6 +99,20 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
         });
         server.run(listener).await
     })
+}
+
+/// `mazerace verify`: re-play every stored daily run; true when all match.
+fn verify(data_dir: &std::path::Path, salt: Option<String>) -> anyhow::Result<bool> {
+    let path = mazerace_store::sqlite::db_path(data_dir);
+    anyhow::ensure!(path.exists(), "no daily database at {}", path.display());
+    let mut backend = mazerace_store::SqliteBackend::open_data_dir(data_dir)?;
+    let salt = match salt {
+        Some(s) => s.into_bytes(),
+        None => mazerace_store::Backend::daily_salt(&mut backend)?,
+    };
+    let report = mazerace_store::verify(&mut backend, Some(&salt))?;
+    println!("{report}");
+    Ok(report.ok())
 }
 
 async fn wait_for_signal() {

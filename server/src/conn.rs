@@ -496,7 +496,7 @@ impl Conn {
         if date.as_deref().is_some_and(|d| !is_valid_date(d)) {
             return self.error(ErrorCode::BadDate, "dates are YYYY-MM-DD");
         }
-        let fut = hook.leaderboard(game, size, date, s.token.to_string());
+        let fut = hook.leaderboard(game, size, date, Some(s.token.to_string()));
         match timeout(std::time::Duration::from_secs(5), fut).await {
             Ok(Ok(board)) => self.send(&ServerMsg::Leaderboard(board)),
             Ok(Err(e)) => {

@@ -29,6 +29,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use mazerace_protocol::messages::{DailyResult, Leaderboard};
 use mazerace_protocol::{Action, Game, Size};
@@ -44,9 +45,18 @@ pub struct DailyBoard {
     pub seed: u64,
 }
 
+/// A fresh id for one daily attempt, unique in this process: the hook pairs
+/// `started` and `ended` by it (one player may hold two attempts at once).
+pub fn next_attempt() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 /// Who attempts which daily board.
 #[derive(Clone, Debug)]
 pub struct DailyRun {
+    /// From [`next_attempt`]; the same in `started` and `ended`.
+    pub attempt: u64,
     pub date: String,
     pub game: Game,
     pub size: Size,
@@ -82,8 +92,31 @@ pub trait DailyHook: Send + Sync + 'static {
         game: Game,
         size: Size,
         date: Option<String>,
-        token: String,
+        token: Option<String>,
     ) -> HookFuture<Leaderboard>;
+    /// Today's date and how long until the next day's boards (`GET /api/daily`).
+    fn schedule(&self) -> DailySchedule;
+    /// A stored run for the replay view (`GET /api/daily/runs/{id}`).
+    fn replay(&self, run_id: i64) -> HookFuture<Replay>;
+}
+
+/// Which daily day it is.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DailySchedule {
+    /// Today, UTC, `YYYY-MM-DD`.
+    pub date: String,
+    /// Milliseconds until 00:00 UTC, when the next boards start.
+    pub next_in_ms: u64,
+}
+
+/// What the replay view may show.
+#[derive(Clone, Debug)]
+pub enum Replay {
+    NotFound,
+    /// A run on today's board: its route would spoil the board for everyone.
+    Hidden,
+    /// The stored run as JSON (board address, seed, name, steps, time, actions).
+    Run(serde_json::Value),
 }
 
 /// The message when no hook is configured.

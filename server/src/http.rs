@@ -1,7 +1,9 @@
 //! The HTTP side of the one port: the web client's files (`/`, `/r/{code}`
 //! and the rest of `client-web/public/`), `GET /healthz`, the lobby helpers
-//! `GET /api/qr.svg?text=...` and `GET /api/urls`, and the upgrade to a
-//! WebSocket at `/ws` with the socket settings for many players.
+//! `GET /api/qr.svg?text=...` and `GET /api/urls`, the daily challenge's
+//! JSON (`GET /api/daily`, `GET /api/daily/{date}/{game}/{size}`,
+//! `GET /api/daily/runs/{id}`), and the upgrade to a WebSocket at `/ws`
+//! with the socket settings for many players.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,7 +16,11 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 
+use mazerace_protocol::daily::is_valid_date;
+use mazerace_protocol::{Game, Size};
+
 use crate::assets;
+use crate::daily::Replay;
 use crate::net::Urls;
 use crate::server::Shared;
 
@@ -29,6 +35,9 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/ws", get(ws))
         .route("/api/qr.svg", get(qr_svg))
         .route("/api/urls", get(urls))
+        .route("/api/daily", get(daily_today))
+        .route("/api/daily/runs/{id}", get(daily_replay))
+        .route("/api/daily/{date}/{game}/{size}", get(daily_table))
         .fallback(get(static_file))
         .with_state(shared)
 }
@@ -59,6 +68,79 @@ async fn urls(State(shared): State<Arc<Shared>>) -> Response {
     match shared.urls.get() {
         Some(u) => Json(u.clone()).into_response(),
         None => Json(Urls { local: String::new(), lan: Vec::new() }).into_response(),
+    }
+}
+
+/// A JSON error body with a status.
+fn api_error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
+}
+
+fn daily_hook(shared: &Shared) -> Result<Arc<dyn crate::DailyHook>, Response> {
+    shared
+        .daily
+        .clone()
+        .ok_or_else(|| api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED))
+}
+
+/// Today's boards (no seeds: the board is seen by playing it) and the time to the next day.
+async fn daily_today(State(shared): State<Arc<Shared>>) -> Response {
+    let Some(hook) = shared.daily.clone() else { return not_configured() };
+    let day = hook.schedule();
+    let boards: Vec<_> = [Game::Ghost, Game::Maze]
+        .into_iter()
+        .flat_map(|g| g.sizes().map(|s| serde_json::json!({ "game": g, "size": s })))
+        .collect();
+    Json(serde_json::json!({ "date": day.date, "next_in_ms": day.next_in_ms, "boards": boards }))
+        .into_response()
+}
+
+/// One board's table, past days included; `Authorization: Bearer <token>` adds `you`.
+async fn daily_table(
+    State(shared): State<Arc<Shared>>,
+    Path((date, game, size)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(hook) = shared.daily.clone() else { return not_configured() };
+    let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
+        return api_error(StatusCode::NOT_FOUND, "no such game or size");
+    };
+    if size.game() != game {
+        return api_error(StatusCode::NOT_FOUND, format!("{size} is not a size of {game}"));
+    }
+    if !is_valid_date(&date) {
+        return api_error(StatusCode::BAD_REQUEST, "dates are YYYY-MM-DD");
+    }
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    match hook.leaderboard(game, size, Some(date), token).await {
+        Ok(table) => Json(table).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "leaderboard failed");
+            api_error(StatusCode::INTERNAL_SERVER_ERROR, "the leaderboard is unavailable right now")
+        }
+    }
+}
+
+/// A stored run for the replay view; today's runs stay hidden (spoilers).
+async fn daily_replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    let Some(hook) = shared.daily.clone() else { return not_configured() };
+    let Ok(id) = id.parse::<i64>() else {
+        return api_error(StatusCode::NOT_FOUND, "no such run");
+    };
+    match hook.replay(id).await {
+        Ok(Replay::Run(run)) => Json(run).into_response(),
+        Ok(Replay::NotFound) => api_error(StatusCode::NOT_FOUND, "no such run"),
+        Ok(Replay::Hidden) => {
+            api_error(StatusCode::FORBIDDEN, "runs on today's boards are shown from tomorrow (no spoilers)")
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "replay failed");
+            api_error(StatusCode::INTERNAL_SERVER_ERROR, "the run is unavailable right now")
+        }
     }
 }
 

@@ -12,7 +12,8 @@
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
 //! - `results`: ranking and the reveal, as pure functions.
-//! - [`daily`]: the seam where the daily store plugs in.
+//! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
+//!   the real one, on `mazerace-store` (SQLite).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod config;
 mod conn;
 pub mod daily;
+pub mod daily_store;
 pub mod gen;
 mod http;
 mod ids;
@@ -35,7 +37,8 @@ pub mod server;
 mod sessions;
 
 pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
-pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, HookFuture};
+pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
+pub use daily_store::StoreHook;
 pub use names::MAX_NAME_CHARS;
 pub use outbox::close as close_codes;
 pub use server::Server;

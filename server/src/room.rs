@@ -108,10 +108,10 @@ pub enum RoomCmd {
     Rematch {
         id: PlayerId,
     },
-    /// The daily store committed a result for `id`.
+    /// The daily store committed a result for `id` (or failed to).
     DailyDone {
         id: PlayerId,
-        result: Box<DailyResult>,
+        result: Option<Box<DailyResult>>,
     },
 }
 
@@ -151,6 +151,8 @@ struct Racer {
     dirty: bool,
     /// A daily attempt's end was reported to the hook.
     reported: bool,
+    /// This attempt's id for the daily hook.
+    attempt: u64,
 }
 
 impl Racer {
@@ -385,7 +387,13 @@ impl Room {
             RoomCmd::Start { id } => self.start(id),
             RoomCmd::Act { id, seq, action } => self.act(id, seq, action),
             RoomCmd::Rematch { id } => self.rematch(id),
-            RoomCmd::DailyDone { id, result } => self.send_to(id, &ServerMsg::DailyResult(*result)),
+            RoomCmd::DailyDone { id, result: Some(result) } => {
+                self.send_to(id, &ServerMsg::DailyResult(*result))
+            }
+            RoomCmd::DailyDone { id, result: None } => self.send_to(
+                id,
+                &error(ErrorCode::Internal, "your daily result could not be saved; it is not ranked"),
+            ),
         }
     }
 
@@ -478,6 +486,7 @@ impl Room {
                 actions: Vec::new(),
                 dirty: false,
                 reported: false,
+                attempt: crate::daily::next_attempt(),
             })
             .collect();
         if self.racers.is_empty() {
@@ -730,6 +739,7 @@ impl Room {
         Some((
             hook,
             DailyRun {
+                attempt: r.attempt,
                 date: d.date.clone(),
                 game: self.settings.game,
                 size: self.settings.size,
@@ -768,14 +778,16 @@ impl Room {
         let me = self.me.clone();
         self.shared.tracker.spawn(
             async move {
-                match fut.await {
-                    Ok(result) => {
-                        // Only now, after the commit, does the player hear of it.
-                        if let Some(tx) = me.upgrade() {
-                            let _ = tx.send(RoomCmd::DailyDone { id, result: Box::new(result) }).await;
-                        }
+                let result = match fut.await {
+                    // Only now, after the commit, does the player hear of it.
+                    Ok(result) => Some(Box::new(result)),
+                    Err(e) => {
+                        tracing::error!(error = %e, player = id, "daily result not stored");
+                        None
                     }
-                    Err(e) => tracing::error!(error = %e, player = id, "daily result not stored"),
+                };
+                if let Some(tx) = me.upgrade() {
+                    let _ = tx.send(RoomCmd::DailyDone { id, result }).await;
                 }
             }
             .in_current_span(),

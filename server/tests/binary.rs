@@ -1,5 +1,5 @@
 //! The `mazerace` binary itself: the start-up line scripts parse, serving,
-//! SIGTERM ending it cleanly, and the `verify` stub.
+//! SIGTERM ending it cleanly, and `verify` refusing a missing database.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -8,8 +8,10 @@ use std::time::Duration;
 
 #[test]
 fn serve_prints_its_address_answers_and_stops_on_sigterm() {
+    let data = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_mazerace"))
-        .args(["--bind", "127.0.0.1:0"])
+        .args(["--bind", "127.0.0.1:0", "--data-dir"])
+        .arg(data.path())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -40,9 +42,14 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
 }
 
 #[test]
-fn verify_is_a_stub_for_now() {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_mazerace")).args(["verify", "--data-dir", "x"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verify: not built yet");
+fn verify_refuses_a_data_dir_without_a_database() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mazerace"))
+        .arg("verify")
+        .arg("--data-dir")
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no daily database"), "{out:?}");
 }

@@ -104,8 +104,13 @@ impl TestServer {
 
     /// A plain HTTP/1.1 GET: (status, headers lower-cased, body).
     pub async fn get(&self, path: &str) -> HttpResponse {
+        self.get_with(path, "").await
+    }
+
+    /// [`TestServer::get`] with extra header lines (each ending in `\r\n`).
+    pub async fn get_with(&self, path: &str, headers: &str) -> HttpResponse {
         let mut tcp = TcpStream::connect(self.addr).await.expect("connect");
-        let req = format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.addr);
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {}\r\n{headers}Connection: close\r\n\r\n", self.addr);
         tcp.write_all(req.as_bytes()).await.expect("write");
         let mut raw = Vec::new();
         tokio::time::timeout(RECV_TIMEOUT, tcp.read_to_end(&mut raw))
@@ -178,6 +183,17 @@ pub enum Closed {
 }
 
 impl Client {
+    /// A client of a server at `addr` ("127.0.0.1:PORT") that this test did
+    /// not start in-process (the real binary).
+    pub async fn connect_addr(addr: &str) -> Client {
+        let url = format!("ws://{addr}/ws");
+        let (ws, _) = tokio::time::timeout(RECV_TIMEOUT, tokio_tungstenite::connect_async(url))
+            .await
+            .expect("connect timed out")
+            .expect("connect");
+        Client { ws, id: 0, token: String::new() }
+    }
+
     pub async fn send(&mut self, v: Value) {
         self.send_text(&v.to_string()).await;
     }

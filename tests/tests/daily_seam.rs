@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
-use mazerace_server::{DailyBoard, DailyHook, DailyOutcome, DailyRun, HookFuture};
+use mazerace_server::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
 use mazerace_tests::serde_json::json;
 use mazerace_tests::{solution, test_config, Game, Size, TestServer};
 
@@ -48,7 +48,7 @@ impl DailyHook for FakeStore {
         game: Game,
         size: Size,
         date: Option<String>,
-        _token: String,
+        _token: Option<String>,
     ) -> HookFuture<Leaderboard> {
         Box::pin(async move {
             Ok(Leaderboard {
@@ -66,6 +66,12 @@ impl DailyHook for FakeStore {
                 you: None,
             })
         })
+    }
+    fn schedule(&self) -> DailySchedule {
+        DailySchedule { date: "2026-11-29".into(), next_in_ms: 1000 }
+    }
+    fn replay(&self, _run_id: i64) -> HookFuture<Replay> {
+        Box::pin(async { Ok(Replay::NotFound) })
     }
 }
 

@@ -76,11 +76,8 @@ fn api_error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
-fn daily_hook(shared: &Shared) -> Result<Arc<dyn crate::DailyHook>, Response> {
-    shared
-        .daily
-        .clone()
-        .ok_or_else(|| api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED))
+fn not_configured() -> Response {
+    api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED)
 }
 
 /// Today's boards (no seeds: the board is seen by playing it) and the time to the next day.

@@ -535,6 +535,9 @@ impl Room {
             self.send_to(id, &error(ErrorCode::NotRacing, why));
             return;
         };
+        // RULES.md: solo and daily times run from the first accepted move;
+        // races with others from the start signal.
+        let time_from_first_move = self.settings.daily.is_some() || self.racers.len() == 1;
         let r = &mut self.racers[idx];
         let result = if r.status == RacerStatus::Racing {
             r.game.apply(action)
@@ -555,9 +558,7 @@ impl Room {
         if ok {
             match r.game.status() {
                 Status::Won => {
-                    // Daily times run from the first move; room races from the start signal.
-                    let from =
-                        if self.settings.daily.is_some() { r.first_move.unwrap_or(started) } else { started };
+                    let from = if time_from_first_move { r.first_move.unwrap_or(started) } else { started };
                     r.status = RacerStatus::Finished;
                     r.time_ms = Some(now.saturating_duration_since(from).as_millis() as u64);
                 }

@@ -75,3 +75,47 @@ async fn countdown_and_time_limit_on_the_server_clock() {
     assert_eq!(ann_line["steps"], if moved { 1 } else { 0 });
     srv.stop().await;
 }
+
+/// Plays `line` move by move, reading each answer, and returns `finished`.
+async fn play_to_finish(
+    c: &mut Client,
+    line: &[mazerace_tests::Action],
+) -> mazerace_tests::serde_json::Value {
+    for (i, a) in line.iter().enumerate() {
+        let msg = match a {
+            mazerace_tests::Action::Move(d) => {
+                json!({"type": "move", "dir": mazerace_tests::dir_str(*d), "seq": i})
+            }
+            mazerace_tests::Action::Rewind => json!({"type": "rewind", "seq": i}),
+        };
+        c.send(msg).await;
+    }
+    next_of(c, "finished").await
+}
+
+/// RULES.md: solo times run from the first accepted move (looking at the
+/// board is free); races with others from the start signal.
+#[tokio::test(start_paused = true)]
+async fn solo_time_starts_at_the_first_move_and_races_at_the_signal() {
+    let srv = TestServer::with_config(production()).await;
+    let (_, line) = mazerace_tests::solution(mazerace_tests::Size::Easy, 3);
+
+    let mut solo = srv.player("Solo").await;
+    solo.create(json!({"game": "maze", "size": "easy", "seed": "3"})).await;
+    solo.send(json!({"type": "start"})).await;
+    next_of(&mut solo, "race_start").await;
+    tokio::time::advance(Duration::from_secs(5)).await;
+    let f = play_to_finish(&mut solo, &line).await;
+    assert!(f["time_ms"].as_u64().unwrap() < 1000, "studying the board is free: {f}");
+
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let room = ann.create(json!({"game": "maze", "size": "easy", "seed": "3"})).await;
+    bob.join(room["code"].as_str().unwrap()).await;
+    ann.send(json!({"type": "start"})).await;
+    next_of(&mut ann, "race_start").await;
+    tokio::time::advance(Duration::from_secs(5)).await;
+    let f = play_to_finish(&mut ann, &line).await;
+    assert!(f["time_ms"].as_u64().unwrap() >= 5000, "a race's clock runs from the signal: {f}");
+    srv.stop().await;
+}

@@ -667,6 +667,11 @@ function renderHud() {
     set('hud-steps', `Moves ${g.steps}`);
   }
   set('hud-time', F.clock(elapsed()), 'time');
+  $('stage').setAttribute(
+    'aria-label',
+    `Board, ${b.n} by ${b.n}.` +
+      (g ? ` You are at row ${g.pos[0] + 1}, column ${g.pos[1] + 1}. Move with the arrow keys or W A S D.` : ''),
+  );
   const rw = $('rewind');
   rw.hidden = !(g && b.game === 'ghost' && g.run === 1 && g.status === 'playing' && !S.results);
   rw.disabled = !canMove();
@@ -945,7 +950,9 @@ function startReplay() {
     return true;
   };
   if (reducedMotion.matches) {
+    // No animation: the whole line at once.
     while (step());
+    $('watch-line').textContent = 'Hide the line';
     requestDraw();
     return;
   }

@@ -16,8 +16,9 @@ after(async () => {
   console.log(`screenshots: ${SHOTS}`);
 });
 
-test('practice alone: no lobby, timer from the first move, play again', async () => {
+test('practice alone: no lobby, timer from the first move, play again (reduced motion)', async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
+  await p.page.emulateMedia({ reducedMotion: 'reduce' });
   await p.page.fill('#name', 'Solo');
   await p.page.selectOption('#size', 'medium');
   await p.page.click('#practice');
@@ -30,6 +31,11 @@ test('practice alone: no lobby, timer from the first move, play again', async ()
   await play(p, line);
   await p.page.waitForSelector('#results', { state: 'visible' });
   assert.equal(await p.page.isVisible('#rematch'), false);
+  // With reduced motion the optimal line is drawn at once, not animated.
+  await p.page.click('#watch-line');
+  assert.equal(await p.page.textContent('#watch-line'), 'Hide the line');
+  await p.page.click('#watch-line');
+  assert.equal(await p.page.textContent('#watch-line'), 'Watch the optimal line');
   await p.page.waitForSelector('#again', { state: 'visible' });
   const from = p.frames.length;
   await p.page.click('#again');

@@ -86,6 +86,18 @@ export async function openPage(browser, device, url) {
         window.__sockets.push(this);
       }
     };
+    // Everything the ARIA live region said, in order.
+    window.__announced = [];
+    document.addEventListener('DOMContentLoaded', () => {
+      const live = document.getElementById('announce');
+      if (live) {
+        new MutationObserver(() => window.__announced.push(live.textContent.trim())).observe(live, {
+          childList: true,
+          characterData: true,
+          subtree: true,
+        });
+      }
+    });
   });
   const page = await context.newPage();
   const frames = [];

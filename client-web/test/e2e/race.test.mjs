@@ -85,10 +85,18 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
   const bobStart = bob.frames.length;
   await ann.page.focus('#start');
   await ann.page.keyboard.press('Enter');
+  // The server's 3-2-1 shows over the board.
+  await bob.frame((m) => m.type === 'countdown' && m.seconds === 3, { from: bobStart, what: 'countdown' });
+  await bob.page.waitForSelector('#overlay:not([hidden]) >> text=Get ready');
   const rs = await ann.frame((m) => m.type === 'race_start', { from: start, what: 'race_start' });
   await bob.frame((m) => m.type === 'race_start', { from: bobStart, what: "Bob's race_start" });
   assert.equal(rs.board.game, 'maze');
   await ann.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.room.phase === 'racing');
+  // Crisp on the 3x phone: the backing store is the CSS size times the pixel ratio.
+  const px = await bob.page.$eval('#board', (c) => [c.width, parseFloat(c.style.width), devicePixelRatio]);
+  assert.equal(px[2], 3);
+  assert.equal(px[0], px[1] * 3);
+  assert.ok(px[1] >= 300 && px[1] <= 390, `the board fits the phone's width (${px[1]}px)`);
 
   // Up from the top-left start is the edge of the board: refused on the spot.
   await ann.page.keyboard.press('ArrowUp');
@@ -203,6 +211,9 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
     sawOpen ||= (await text(ann, '#hud-gate')) === 'Gate open';
   }
   assert.ok(sawOpen, 'the gate opened for Ann during run two');
+  const said = await ann.page.evaluate(() => window.__announced);
+  assert.ok(said.includes('Gate open.'), `the live region said the gate opened: ${JSON.stringify(said)}`);
+  assert.ok(said.some((t) => /^You finished (1st|2nd)/.test(t)), 'and that Ann finished');
   await play(bob, line.slice(rw + 3));
 
   const res = await ann.frame((m) => m.type === 'results', { from: start, what: 'results' });

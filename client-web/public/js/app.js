@@ -1024,8 +1024,11 @@ function renderBoardTable(tbody, m) {
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
   if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '4', class: 'muted', text: 'No finishes yet today. Be the first!' })));
   tbody.replaceChildren(...rows);
+  // The steps column says what the game counts.
+  tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
   if (tbody.id === 'ranks-rows') {
-    $('ranks-meta').textContent = `${F.gameLabel(m.game)} ${F.sizeLabel(m.game, m.size)} · ${m.date} · ${m.entrants ?? entries.length} entrants`;
+    const n = m.entrants ?? entries.length;
+    $('ranks-meta').textContent = `${m.date || 'Today'} (UTC) · ${n} ${n === 1 ? 'entrant' : 'entrants'} · first tries only`;
   }
 }
 
@@ -1097,7 +1100,7 @@ setInterval(tickDaily, 1000);
 
 async function openLeaderboard(game, size) {
   show('ranks');
-  $('ranks-h').textContent = `${F.gameLabel(game)} · ${F.sizeLabel(game, size)}`;
+  $('ranks-h').textContent = `Daily · ${F.gameLabel(game)} ${F.sizeLabel(game, size)}`;
   $('ranks-meta').textContent = 'Loading…';
   $('ranks-rows').replaceChildren();
   if (S.welcomed) {

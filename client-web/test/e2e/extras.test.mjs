@@ -157,3 +157,34 @@ test('keyboard only: name, make a room, start, race; visible focus; mute toggle'
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });
+
+test('a link to a room that does not exist says so and goes home', async () => {
+  const p = await openPage(browser, PHONE, srv.url);
+  await p.page.fill('#name', 'Lost');
+  await p.page.goto(`${srv.url}/r/QQQQQ`);
+  const err = await p.frame((m) => m.type === 'error', { what: 'error' });
+  assert.equal(err.code, 'room_not_found');
+  await p.page.waitForSelector('#toast:not([hidden])');
+  assert.equal(await p.page.textContent('#toast'), err.message);
+  await p.page.waitForFunction(() => location.pathname === '/' && document.body.dataset.view === 'home');
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});
+
+test('a second tab of the same browser is a second player, not a tug of war over one', async () => {
+  const one = await openPage(browser, LAPTOP, srv.url);
+  await one.page.fill('#name', 'Twin');
+  await one.page.click('#make button[type=submit]');
+  await one.page.waitForSelector('body[data-view="lobby"]');
+  const link = await one.page.inputValue('#link');
+  const two = await one.context.newPage();
+  await two.goto(link);
+  await two.waitForSelector('body[data-view="lobby"]');
+  await one.page.waitForFunction(() => document.querySelectorAll('#players li').length === 2);
+  const ids = [await one.page.evaluate(() => window.__mazerace.room.host), await two.evaluate(() => window.__mazerace.room.host)];
+  assert.equal(ids[0], ids[1], 'the same room');
+  assert.equal(await one.page.textContent('#conn'), 'Online');
+  assert.equal(await two.textContent('#conn'), 'Online');
+  assert.deepEqual(one.problems, []);
+  await one.context.close();
+});

@@ -188,3 +188,50 @@ test('a second tab of the same browser is a second player, not a tug of war over
   assert.deepEqual(one.problems, []);
   await one.context.close();
 });
+
+test('touch: tap the square next to you, or use the on-screen arrows', async () => {
+  const p = await openPage(browser, PHONE, srv.url);
+  await p.page.fill('#name', 'Thumbs');
+  await p.page.check('input[name=game][value=maze]');
+  await p.page.click('#practice');
+  const rs = await p.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  await p.page.waitForFunction(() => window.__mazerace.game);
+  await p.page.waitForSelector('#pad', { state: 'visible' });
+  const line = route(rs.board);
+  const n = rs.board.n;
+  const box = await p.page.locator('#board').boundingBox();
+  const step = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
+  for (let i = 0; i < line.length; i++) {
+    const from = p.frames.length;
+    if (i % 2 === 0) {
+      // Tap the middle of the neighbouring square.
+      const [r, c] = await p.page.evaluate(() => window.__mazerace.game.pos);
+      const [dr, dc] = step[line[i]];
+      await p.page.touchscreen.tap(box.x + ((c + dc + 0.5) * box.width) / n, box.y + ((r + dr + 0.5) * box.height) / n);
+    } else {
+      await p.page.tap(`#pad [data-dir="${line[i]}"]`);
+    }
+    const r = await p.frame((m) => m.type === 'move_result', { from, what: `move_result ${i}` });
+    assert.ok(r.ok);
+  }
+  await p.page.waitForSelector('#results', { state: 'visible' });
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});
+
+test('a page opened on localhost shares the LAN address from /api/urls', async () => {
+  const p = await openPage(browser, LAPTOP);
+  await p.page.route('**/api/urls', (r) =>
+    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ urls: ['http://192.168.1.5:7878/'] }) }),
+  );
+  await p.page.goto(srv.url);
+  await p.page.fill('#name', 'Lan');
+  await p.page.click('#make button[type=submit]');
+  await p.page.waitForSelector('body[data-view="lobby"]');
+  const code = (await p.page.textContent('#lobby-h')).trim();
+  await p.page.waitForFunction((c) => document.querySelector('#link').value === `http://192.168.1.5:7878/r/${c}`, code);
+  const qr = await p.page.getAttribute('#qr', 'src');
+  assert.equal(qr, `/api/qr.svg?text=${encodeURIComponent(`http://192.168.1.5:7878/r/${code}`)}`);
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});

@@ -679,6 +679,7 @@ function renderHud() {
   let h = '';
   if (g && g.status === 'playing') {
     if (b.game === 'maze') h = 'Find the red exit (E), bottom right.';
+    else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
     else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
     else h = gateOpenNow() ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
   }

@@ -132,8 +132,9 @@ export function draw(canvas, layout, scene) {
     });
     const first = Array.from(group[0].name); // whole code points: never split an emoji
     const short = first.length > 12 ? first.slice(0, 11).join('') + '…' : group[0].name;
-    const name = short + (group.length > 1 ? ` +${group.length - 1}` : '');
-    if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour);
+    // First-strong isolates keep a right-to-left name from swallowing the "+2".
+    const name = `\u2068${short}\u2069` + (group.length > 1 ? ` +${group.length - 1}` : '');
+    if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour, css);
   }
 
 }
@@ -284,8 +285,10 @@ function corner(ctx, text, x, y, s, colour, centre = false) {
 }
 
 /** A name above a marker: canvas text is never parsed as HTML. */
-function label(ctx, text, x, y, size, colour) {
+function label(ctx, text, x, y, size, colour, width) {
   ctx.font = `600 ${Math.round(size)}px system-ui, sans-serif`;
+  const half = ctx.measureText(text).width / 2 + 2;
+  x = Math.max(half, Math.min(width - half, x)); // never cut off at the board's edge
   ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';
   ctx.lineWidth = 3;

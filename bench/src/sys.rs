@@ -39,6 +39,16 @@ pub fn machine_busy() -> Option<Duration> {
     Some(Duration::from_secs_f64((total - idle) as f64 / clock_ticks_per_second() as f64))
 }
 
+/// This thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`, nanoseconds).
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the struct we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
 fn clock_ticks_per_second() -> u64 {
     // SAFETY: sysconf has no preconditions; it only reads a constant.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };

@@ -19,7 +19,7 @@ use crate::stats::{fmt_dur, Window};
 const P99_GOAL: Duration = Duration::from_millis(5);
 const GOAL_PLAYERS: usize = 20_000;
 /// Other processes' CPU share (of one core) above which a missed point is retried.
-const DISTURBED: f64 = 0.3;
+const DISTURBED: f64 = 0.15;
 
 /// One point of the sweep.
 pub struct Point {

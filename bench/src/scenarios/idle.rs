@@ -30,7 +30,6 @@ pub async fn run(ctx: &Ctx) -> Section {
     // Let the empty server settle (database opened, runtime threads up).
     tokio::time::sleep(Duration::from_millis(500)).await;
     let base = sys::rss_bytes(server.pid).unwrap_or(0);
-    let client_base = sys::rss_bytes(std::process::id()).unwrap_or(0);
     let target = Target { addr: server.addr, per_source: ctx.per_source };
     let t0 = Instant::now();
     let plan = RoomPlan {
@@ -46,10 +45,7 @@ pub async fn run(ctx: &Ctx) -> Section {
     let connected: usize = sets.iter().map(|s| s.players.len()).sum();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let loaded = sys::rss_bytes(server.pid).unwrap_or(0);
-    let client_loaded = sys::rss_bytes(std::process::id()).unwrap_or(0);
     let per = if connected > 0 { (loaded as f64 - base as f64) / connected as f64 } else { f64::NAN };
-    let client_per =
-        if connected > 0 { (client_loaded as f64 - client_base as f64) / connected as f64 } else { f64::NAN };
     let sources = sets
         .iter()
         .flat_map(|s| &s.players)
@@ -66,7 +62,6 @@ pub async fn run(ctx: &Ctx) -> Section {
         "server RSS empty",
         "server RSS loaded",
         "server RSS per player",
-        "loadgen RSS per connection",
     ]);
     t.row(vec![
         fmt_count(want as f64),
@@ -77,7 +72,6 @@ pub async fn run(ctx: &Ctx) -> Section {
         fmt_bytes(base as f64),
         fmt_bytes(loaded as f64),
         fmt_bytes(per),
-        fmt_bytes(client_per),
     ]);
     sec.tables.push(t);
     if let Some(e) = err {

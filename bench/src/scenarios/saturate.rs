@@ -147,7 +147,9 @@ pub async fn run(ctx: &Ctx) -> Section {
     ));
     sec.note(format!(
         "Ratios are against the echo server on the `{}` runtime; `server CPU / msg` is the server process's CPU time \
-         over the window divided by moves answered (echo: frames echoed). One core runs the load generator.",
+         over the window divided by moves answered (echo: frames echoed). One core runs the load generator: where \
+         'loadgen CPU' is near 100% the client, not the server, sets the pace, and the throughput ratio flatters the \
+         slower server. The CPU-per-message ratio does not depend on who sets the pace.",
         ctx.echo_runtime
     ));
     sec.goals.push(match goal {

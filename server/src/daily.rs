@@ -96,8 +96,9 @@ pub trait DailyHook: Send + Sync + 'static {
     ) -> HookFuture<Leaderboard>;
     /// Today's date and how long until the next day's boards (`GET /api/daily`).
     fn schedule(&self) -> DailySchedule;
-    /// A stored run for the replay view (`GET /api/daily/runs/{id}`).
-    fn replay(&self, run_id: i64) -> HookFuture<Replay>;
+    /// A stored run for the replay view (`GET /api/daily/runs/{id}`);
+    /// `token` (if any) lets a player see their own run on today's board.
+    fn replay(&self, run_id: i64, token: Option<String>) -> HookFuture<Replay>;
 }
 
 /// Which daily day it is.
@@ -115,7 +116,8 @@ pub enum Replay {
     NotFound,
     /// A run on today's board: its route would spoil the board for everyone.
     Hidden,
-    /// The stored run as JSON (board address, seed, name, steps, time, actions).
+    /// The stored run as JSON (board address, seed, name, steps, time,
+    /// actions) with the public `board` to replay it on.
     Run(serde_json::Value),
 }
 

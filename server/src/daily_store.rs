@@ -145,16 +145,28 @@ impl DailyHook for StoreHook {
         DailySchedule { date: mazerace_store::utc_date(now), next_in_ms: ms_until_next_utc_day(now) }
     }
 
-    fn replay(&self, run_id: i64) -> HookFuture<Replay> {
+    fn replay(&self, run_id: i64, token: Option<String>) -> HookFuture<Replay> {
         let today = self.clock.today();
         let store = self.store.clone();
         Box::pin(async move {
-            Ok(match store.run(run_id).await? {
-                None => Replay::NotFound,
-                // Dates compare as strings: YYYY-MM-DD sorts by time.
-                Some(run) if run.date >= today => Replay::Hidden,
-                Some(run) => Replay::Run(serde_json::to_value(run)?),
-            })
+            let Some(run) = store.run(run_id).await? else { return Ok(Replay::NotFound) };
+            // Dates compare as strings: YYYY-MM-DD sorts by time. A run on
+            // today's board would spoil it, except for the one who made it.
+            if run.date >= today {
+                let mine = match token {
+                    Some(t) => store.owns_run(run_id, PlayerKey::from_token(&t)).await?,
+                    None => false,
+                };
+                if !mine {
+                    return Ok(Replay::Hidden);
+                }
+            }
+            let board = Board::build(run.size, run.seed.0)?.public();
+            let mut json = serde_json::to_value(&run)?;
+            if let Some(obj) = json.as_object_mut() {
+                obj.insert("board".into(), serde_json::to_value(board)?);
+            }
+            Ok(Replay::Run(json))
         })
     }
 }

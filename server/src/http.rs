@@ -76,6 +76,12 @@ fn api_error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
+/// The player's token from `Authorization: Bearer <token>`, if sent.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    value.strip_prefix("Bearer ").map(str::to_owned)
+}
+
 fn not_configured() -> Response {
     api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED)
 }
@@ -108,12 +114,7 @@ async fn daily_table(
     if !is_valid_date(&date) {
         return api_error(StatusCode::BAD_REQUEST, "dates are YYYY-MM-DD");
     }
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_owned);
-    match hook.leaderboard(game, size, Some(date), token).await {
+    match hook.leaderboard(game, size, Some(date), bearer(&headers)).await {
         Ok(table) => Json(table).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "leaderboard failed");
@@ -122,13 +123,18 @@ async fn daily_table(
     }
 }
 
-/// A stored run for the replay view; today's runs stay hidden (spoilers).
-async fn daily_replay(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+/// A stored run for the replay view, with its board; today's runs stay
+/// hidden (spoilers) except from the player who made them.
+async fn daily_replay(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let Some(hook) = shared.daily.clone() else { return not_configured() };
     let Ok(id) = id.parse::<i64>() else {
         return api_error(StatusCode::NOT_FOUND, "no such run");
     };
-    match hook.replay(id).await {
+    match hook.replay(id, bearer(&headers)).await {
         Ok(Replay::Run(run)) => Json(run).into_response(),
         Ok(Replay::NotFound) => api_error(StatusCode::NOT_FOUND, "no such run"),
         Ok(Replay::Hidden) => {

@@ -172,6 +172,10 @@ pub trait Backend: Send {
     /// One run by id, for the replay view.
     fn run(&mut self, run_id: i64) -> Result<Option<StoredRun>, StoreError>;
 
+    /// Whether `player` made run `run_id` (a player may replay their own run
+    /// on today's board; everyone else waits for tomorrow).
+    fn owns_run(&mut self, run_id: i64, player: &PlayerKey) -> Result<bool, StoreError>;
+
     /// Up to `limit` runs with id greater than `after_id`, in id order: page
     /// through everything with `after_id` = the last id seen (start at 0).
     fn runs_after(&mut self, after_id: i64, limit: u32) -> Result<Vec<StoredRun>, StoreError>;

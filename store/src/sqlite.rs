@@ -465,6 +465,11 @@ impl Backend for SqliteBackend {
         rows.next()?.map(stored_run).transpose()
     }
 
+    fn owns_run(&mut self, run_id: i64, player: &PlayerKey) -> Result<bool, StoreError> {
+        let mut stmt = self.conn.prepare_cached("SELECT 1 FROM runs WHERE id = ?1 AND player = ?2")?;
+        Ok(stmt.exists(params![run_id, player.as_str()])?)
+    }
+
     fn runs_after(&mut self, after_id: i64, limit: u32) -> Result<Vec<StoredRun>, StoreError> {
         let mut stmt = self
             .conn

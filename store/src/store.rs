@@ -176,6 +176,11 @@ impl Store {
         self.request(false, move |b| b.run(run_id)).await
     }
 
+    /// Whether `player` made run `run_id`.
+    pub async fn owns_run(&self, run_id: i64, player: PlayerKey) -> Result<bool, StoreError> {
+        self.request(false, move |b| b.owns_run(run_id, &player)).await
+    }
+
     /// Re-play every stored run (see [`verify`]). Holds the worker for the
     /// whole check: an admin action, not a per-request one.
     pub async fn verify(&self, salt: Option<Vec<u8>>) -> Result<VerifyReport, StoreError> {

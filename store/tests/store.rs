@@ -183,6 +183,9 @@ impl Backend for Gate {
     fn run(&mut self, id: i64) -> Result<Option<StoredRun>, StoreError> {
         self.inner.run(id)
     }
+    fn owns_run(&mut self, id: i64, player: &PlayerKey) -> Result<bool, StoreError> {
+        self.inner.owns_run(id, player)
+    }
     fn runs_after(&mut self, after: i64, limit: u32) -> Result<Vec<StoredRun>, StoreError> {
         self.inner.runs_after(after, limit)
     }

@@ -11,7 +11,7 @@ use mazerace_protocol::daily::daily_seed;
 use mazerace_server::StoreHook;
 use mazerace_store::{Clock, FixedClock, SqliteBackend, Store};
 use mazerace_tests::serde_json::{json, Value};
-use mazerace_tests::{dir_str, solution, test_config, Action, Client, Game, Size, TestServer};
+use mazerace_tests::{dir_str, solution, test_config, Action, Board, Client, Game, Size, TestServer};
 
 const SALT: &[u8] = b"test salt";
 /// 2026-12-01T12:00:00Z.
@@ -155,15 +155,23 @@ async fn api_daily_replays_and_the_spoiler_rule() {
         serde_json::from_str(&srv.get("/api/daily/2026-12-01/maze/easy").await.text()).unwrap();
     let run_id = table["entries"][0]["run_id"].as_i64().unwrap();
 
-    let hidden = srv.get(&format!("/api/daily/runs/{run_id}")).await;
-    assert_eq!(hidden.status, 403, "today's route would spoil today's board");
+    let path = format!("/api/daily/runs/{run_id}");
+    assert_eq!(srv.get(&path).await.status, 403, "today's route would spoil today's board");
+    let bob = srv.player("Bob").await;
+    let other = srv.get_with(&path, &format!("Authorization: Bearer {}\r\n", bob.token)).await;
+    assert_eq!(other.status, 403, "for everyone but its player");
+    let own = srv.get_with(&path, &format!("Authorization: Bearer {}\r\n", ann.token)).await;
+    assert_eq!(own.status, 200, "a player may replay their own run today");
+
     clock.advance(Duration::from_millis(DAY_MS));
-    let shown = srv.get(&format!("/api/daily/runs/{run_id}")).await;
+    let shown = srv.get(&path).await;
     assert_eq!(shown.status, 200);
     let run: Value = serde_json::from_str(&shown.text()).unwrap();
     assert_eq!(run["name"], "Ann");
     assert_eq!(run["actions"], serde_json::to_value(&line).unwrap());
     assert_eq!(run["steps"], line.len());
+    let board = Board::build(Size::Easy, seed_of("2026-12-01", Game::Maze, Size::Easy)).unwrap();
+    assert_eq!(run["board"], serde_json::to_value(board.public()).unwrap(), "the board to replay it on");
 
     assert_eq!(srv.get("/api/daily/runs/999").await.status, 404);
     assert_eq!(srv.get("/api/daily/2026-02-30/maze/easy").await.status, 400);

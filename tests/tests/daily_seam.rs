@@ -70,7 +70,7 @@ impl DailyHook for FakeStore {
     fn schedule(&self) -> DailySchedule {
         DailySchedule { date: "2026-11-29".into(), next_in_ms: 1000 }
     }
-    fn replay(&self, _run_id: i64) -> HookFuture<Replay> {
+    fn replay(&self, _run_id: i64, _token: Option<String>) -> HookFuture<Replay> {
         Box::pin(async { Ok(Replay::NotFound) })
     }
 }

@@ -203,6 +203,8 @@ pub struct DailyResult {
     pub streak: u32,
     /// Spoiler-free text to share.
     pub share: String,
+    /// The stored run, for the replay view (`GET /api/daily/runs/{id}`).
+    pub run_id: i64,
 }
 
 /// One line of a daily leaderboard.

@@ -69,6 +69,7 @@ impl FinishedRun {
             entrants: self.entrants,
             streak: self.streak,
             share: share_text(self, best),
+            run_id: self.run_id,
         }
     }
 }

@@ -39,6 +39,7 @@ impl DailyHook for FakeStore {
             entrants: 1,
             streak: 1,
             share: "shared".into(),
+            run_id: 7,
         };
         self.ended.lock().unwrap().push((run, outcome));
         Box::pin(async move { Ok(result) })

@@ -228,6 +228,11 @@ pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>,
         r = written => {
             if let Err(e) = r {
                 tracing::debug!(conn = outbox.conn(), error = %e, "socket write failed");
+                // A peer that closed first is owed the echo of its close frame
+                // (RFC 6455, 5.5.1). tungstenite queued it when it read the
+                // close, refuses our own close after it, and sends the echo
+                // only on a flush; without this the client sees a reset (1006).
+                let _ = tokio::time::timeout(grace, sink.flush()).await;
             }
         }
         _ = kill.cancelled() => {

@@ -12,9 +12,11 @@
 //! - Everything else is queued, up to `outbox_capacity` frames. A client
 //!   that lets the queue fill is closed with 4002 ("too slow") and the
 //!   reason is logged; others in its room are not held up.
-//! - The writer sends the progress slot before the queue, and rooms fill the
-//!   slot before queueing later messages, so `progress` never arrives after
-//!   a `results` that was sent after it.
+//! - The slot keeps its place in line: the writer sends it after the frames
+//!   queued before it was (last) filled and before those queued after. So a
+//!   client sees everything in the order the server said it: `progress`
+//!   never overtakes the `welcome`, `snapshot` or `race_start` before it,
+//!   and never trails a `results` sent after it.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -67,6 +69,8 @@ struct CloseReq {
 struct State {
     queue: VecDeque<Frame>,
     progress: Option<Frame>,
+    /// How many queued frames go before the progress slot.
+    progress_at: usize,
     ping: bool,
     close: Option<CloseReq>,
 }
@@ -139,6 +143,9 @@ impl Outbox {
             return;
         }
         st.progress = Some(if st.progress.is_some() { full() } else { delta.clone() });
+        // The full list supersedes what was missed up to now: it goes after
+        // everything queued so far.
+        st.progress_at = st.queue.len();
         drop(st);
         self.inner.wake.notify_one();
     }
@@ -191,6 +198,9 @@ impl Outbox {
     fn take_batch(&self) -> Batch {
         let mut st = self.lock();
         let mut frames = Vec::with_capacity(st.queue.len() + 1);
+        let before = st.progress_at.min(st.queue.len());
+        st.progress_at = 0;
+        frames.extend(st.queue.drain(..before));
         frames.extend(st.progress.take());
         frames.extend(st.queue.drain(..));
         Batch { frames, ping: std::mem::take(&mut st.ping), close: st.close.clone() }
@@ -265,7 +275,23 @@ mod tests {
     }
 
     #[test]
-    fn progress_goes_before_the_queue() {
+    fn progress_keeps_its_place_in_line() {
+        let o = Outbox::new(8, 1);
+        let full = || Utf8Bytes::from_static("full");
+        o.send(Utf8Bytes::from_static("welcome"));
+        o.send(Utf8Bytes::from_static("snapshot"));
+        o.progress(&Utf8Bytes::from_static("p"), &mut || full());
+        o.send(Utf8Bytes::from_static("results"));
+        assert_eq!(texts(&o), ["welcome", "snapshot", "p", "results"], "never ahead of what came first");
+        o.progress(&Utf8Bytes::from_static("d1"), &mut || full());
+        o.send(Utf8Bytes::from_static("finished"));
+        o.progress(&Utf8Bytes::from_static("d2"), &mut || full());
+        o.send(Utf8Bytes::from_static("results"));
+        assert_eq!(texts(&o), ["finished", "full", "results"], "a replacement moves to its own place");
+    }
+
+    #[test]
+    fn progress_goes_before_what_is_queued_after_it() {
         let o = Outbox::new(8, 1);
         o.progress(&Utf8Bytes::from_static("p"), &mut || Utf8Bytes::from_static("full"));
         o.send(Utf8Bytes::from_static("results"));

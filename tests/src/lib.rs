@@ -121,6 +121,18 @@ impl TestServer {
     }
 }
 
+/// A plain HTTP/1.1 GET to a server this test did not start in-process
+/// (the real binary at `addr`, "127.0.0.1:PORT"), with extra header lines
+/// (each ending in `\r\n`).
+pub async fn http_get(addr: &str, path: &str, headers: &str) -> HttpResponse {
+    let mut tcp = TcpStream::connect(addr).await.expect("connect");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n");
+    tcp.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    tokio::time::timeout(RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.expect("http timeout").expect("read");
+    HttpResponse::parse(&raw)
+}
+
 pub struct HttpResponse {
     pub status: u16,
     pub headers: Vec<(String, String)>,

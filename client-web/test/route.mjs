@@ -68,3 +68,22 @@ function depthOf(prev, k) {
   for (let c = k; prev.get(c); c = prev.get(c).from) d++;
   return d;
 }
+
+/** BFS distances from `from` over open moves (gate treated as open). */
+export function distances(board, from) {
+  const n = board.n;
+  const dist = new Array(n * n).fill(-1);
+  dist[from[0] * n + from[1]] = 0;
+  const queue = [from];
+  for (let i = 0; i < queue.length; i++) {
+    const p = queue[i];
+    for (const d of DIRS) {
+      const q = neighbour(board, p, d);
+      if (q && dist[q[0] * n + q[1]] < 0) {
+        dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;
+        queue.push(q);
+      }
+    }
+  }
+  return dist;
+}

@@ -4,15 +4,16 @@
 // render.js. Every name or server string reaches the page through textContent,
 // never innerHTML: player names are data, not markup.
 
-import { parseBoard, newGame, apply, dirTo, samePos } from './rules.js';
+import { parseBoard, dirTo, samePos, gateOpen } from './rules.js';
 import { Predictor } from './predict.js';
 import { makeStore, memoryStorage } from './store.js';
 import { Connection } from './net.js';
-import { fit, draw, cellAt, RACER_COLOURS } from './render.js';
+import { fit, draw, cellAt, PALETTE, RACER_COLOURS } from './render.js';
+import { replayFrames, trailAt } from './replay.js';
 import { buzz } from './audio.js';
 import * as F from './format.js';
+import { $, el, announce } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 const storageOr = (get) => {
   try {
     const s = get();
@@ -24,21 +25,6 @@ const storageOr = (get) => {
 };
 const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage));
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
-
-/** Builds an element; text always goes in as textContent. */
-function el(tag, props = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (v == null || v === false) continue;
-    if (k === 'text') e.textContent = v;
-    else if (k === 'class') e.className = v;
-    else if (k === 'style') e.style.cssText = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const kid of kids) if (kid != null) e.append(kid);
-  return e;
-}
 
 const S = {
   me: null, // my player id
@@ -463,11 +449,7 @@ function blocked(reason, local) {
   if (reason === 'gate_closed') announce(REASONS.gate_closed);
 }
 
-function gateOpenNow() {
-  const g = S.pred && S.pred.game;
-  if (!g || S.board.game !== 'ghost') return false;
-  return samePos(g.pos, S.board.plate) || samePos(g.ghost, S.board.plate);
-}
+const gateOpenNow = () => !!S.pred && gateOpen(S.pred.game);
 
 function afterChange() {
   if (S.pred && S.board.game === 'ghost' && S.pred.game.run === 2) {
@@ -587,13 +569,14 @@ function drawNow() {
   }
   S.markers = others;
   const rp = S.replay;
+  const f = rp && rp.frames[rp.i];
   draw(canvas, layout, {
     board: S.board,
-    me: rp ? { gateOpen: rp.gateOpen } : me,
+    me: f ? { gateOpen: f.gateOpen } : me,
     visited: S.board.game === 'maze' && !rp ? S.visited : null,
     others: rp ? [] : others,
-    trail: rp ? rp.trail : null,
-    marker: rp ? { pos: rp.game.pos, ghost: rp.game.ghost } : null,
+    trail: f ? trailAt(rp.frames, rp.i) : null,
+    marker: f ? { pos: f.pos, ghost: f.ghost } : null,
   });
 }
 
@@ -752,7 +735,7 @@ function renderRacers() {
     return el(
       'li',
       { class: mine ? 'me' : '' },
-      el('span', { class: 'dot', style: `background:${mine ? '#0072B2' : colourOf(p.id)}`, 'aria-hidden': 'true' }),
+      el('span', { class: 'dot', style: `background:${mine ? PALETTE.you : colourOf(p.id)}`, 'aria-hidden': 'true' }),
       el(
         'span',
         { class: 'who' },
@@ -800,7 +783,7 @@ function renderLobby() {
       {},
       el('span', {
         class: 'dot',
-        style: `background:${p.id === S.me ? '#0072B2' : p.spectator ? '#9aa3b2' : colourOf(p.id)}`,
+        style: `background:${p.id === S.me ? PALETTE.you : p.spectator ? '#9aa3b2' : colourOf(p.id)}`,
         'aria-hidden': 'true',
       }),
       el('span', { class: 'name', text: p.name, title: p.name }),
@@ -932,37 +915,24 @@ $('again').addEventListener('click', () => {
 });
 $('watch-line').addEventListener('click', () => (S.replay ? stopReplay() : startReplay()));
 
+/** The optimal line (or the maze's shortest route) walked on the board, move by move. */
 function startReplay() {
   const rv = S.results && S.results.reveal;
   if (!rv || !S.board) return;
-  const game = newGame(S.board);
-  S.replay = { game, trail: [game.pos.slice()], gateOpen: false, i: 0 };
-  $('watch-line').textContent = 'Stop';
-  const step = () => {
-    const rp = S.replay;
-    if (!rp) return false;
-    const a = rv.solution[rp.i++];
-    if (a === undefined) return false;
-    apply(rp.game, a);
-    if (a === 'rewind') rp.trail = [rp.game.pos.slice()];
-    else rp.trail.push(rp.game.pos.slice());
-    const b = S.board;
-    rp.gateOpen = b.game === 'ghost' && (samePos(rp.game.pos, b.plate) || samePos(rp.game.ghost, b.plate));
-    return true;
-  };
-  if (reducedMotion.matches) {
-    // No animation: the whole line at once.
-    while (step());
-    $('watch-line').textContent = 'Hide the line';
-    requestDraw();
-    return;
-  }
-  const ms = Math.max(60, Math.min(260, 9000 / rv.solution.length));
+  const { frames } = replayFrames(S.board, rv.solution);
+  // With reduced motion, no animation: the whole line at once.
+  const still = reducedMotion.matches;
+  S.replay = { frames, i: still ? frames.length - 1 : 0, timer: 0 };
+  $('watch-line').textContent = still ? 'Hide the line' : 'Stop';
+  requestDraw();
+  if (still) return;
+  const ms = Math.max(60, Math.min(260, 9000 / frames.length));
   S.replay.timer = setInterval(() => {
-    if (!step()) {
-      clearInterval(S.replay.timer);
+    const rp = S.replay;
+    if (++rp.i >= frames.length - 1) {
+      clearInterval(rp.timer);
+      rp.done = true;
       $('watch-line').textContent = 'Watch again';
-      S.replay.done = true;
     }
     requestDraw();
   }, ms);
@@ -1170,7 +1140,15 @@ $('join').addEventListener('submit', (e) => {
 });
 $('watch').addEventListener('click', () => joinFromForm(true));
 $('name').addEventListener('input', () => {
-  nameError('');
+  // The limit counts characters as the server does (maxlength would count UTF-16 units).
+  const input = $('name');
+  const c = F.clipName(input.value, input.selectionEnd ?? input.value.length);
+  const clipped = c.value !== input.value;
+  if (clipped) {
+    input.value = c.value;
+    input.setSelectionRange(c.caret, c.caret);
+  }
+  nameError(clipped ? `A name is at most ${F.NAME_MAX} characters.` : '');
   store.setName(currentName());
 });
 $('brand').addEventListener('click', (e) => {
@@ -1199,12 +1177,6 @@ addEventListener('popstate', () => {
 });
 
 // -------------------------------------------------------------------- tools
-
-function announce(text) {
-  const a = $('announce');
-  // The same words twice in a row must still be read out.
-  a.textContent = a.textContent === text ? text + '\u00a0' : text;
-}
 
 function toast(text) {
   const t = $('toast');
@@ -1257,7 +1229,7 @@ function drawDemos() {
 
 // --------------------------------------------------------------------- boot
 
-$('name').value = store.name();
+$('name').value = F.clipName(store.name()).value;
 fillSizes();
 syncMute();
 drawDemos();

@@ -69,3 +69,27 @@ export function codeFromPath(path) {
   const m = /^\/r\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '');
   return m ? m[1].toUpperCase() : null;
 }
+
+/** The server's longest name, counted as it counts: Unicode scalar values (Rust's chars()). */
+export const NAME_MAX = 24;
+
+/** Characters as the server counts them: code points, not UTF-16 units (an emoji is one, not two). */
+export const nameLength = (s) => [...String(s)].length;
+
+/**
+ * Cuts a name being typed back to `max` characters, the way maxlength would
+ * but counting code points: the excess goes from just before the caret (what
+ * was just typed or pasted), never half a surrogate pair. Returns {value, caret}.
+ */
+export function clipName(value, caret = value.length, max = NAME_MAX) {
+  const before = [...value.slice(0, caret)];
+  const after = [...value.slice(caret)];
+  let excess = before.length + after.length - max;
+  if (excess <= 0) return { value, caret };
+  const cut = Math.min(excess, before.length);
+  before.length -= cut;
+  excess -= cut;
+  if (excess > 0) after.length -= excess;
+  const head = before.join('');
+  return { value: head + after.join(''), caret: head.length };
+}

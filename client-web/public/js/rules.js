@@ -153,22 +153,3 @@ export function dirTo(a, b) {
   if (Math.abs(dr) + Math.abs(dc) !== 1) return null;
   return dr === -1 ? 'up' : dr === 1 ? 'down' : dc === -1 ? 'left' : 'right';
 }
-
-/** BFS distances from `from` over open moves (gate treated as open); used for hints and tests. */
-export function distances(board, from) {
-  const n = board.n;
-  const dist = new Array(n * n).fill(-1);
-  dist[from[0] * n + from[1]] = 0;
-  const queue = [from];
-  for (let i = 0; i < queue.length; i++) {
-    const p = queue[i];
-    for (const d of DIRS) {
-      const q = neighbour(board, p, d);
-      if (q && dist[q[0] * n + q[1]] < 0) {
-        dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;
-        queue.push(q);
-      }
-    }
-  }
-  return dist;
-}

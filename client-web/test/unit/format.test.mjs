@@ -31,3 +31,27 @@ test('room codes from typing, links and paths', () => {
   assert.equal(codeFromPath('/'), null);
   assert.equal(sizeLabel('maze', 'hard'), 'Hard 23×23');
 });
+
+test('names are limited in characters as the server counts them, not UTF-16 units', async () => {
+  const { NAME_MAX, nameLength, clipName } = await import('../../public/js/format.js');
+  assert.equal(NAME_MAX, 24);
+  assert.equal(nameLength('Ann'), 3);
+  assert.equal(nameLength('🦄'), 1, 'an emoji outside the BMP is one character (two UTF-16 units)');
+  assert.equal('🦄'.length, 2);
+  assert.equal(nameLength('🧙‍♀️'), 4, 'a ZWJ sequence is four scalar values, as Rust counts them');
+  assert.equal(nameLength('e\u0301'), 2, 'a combining accent counts on its own');
+  // 24 emoji fit (48 UTF-16 units: maxlength=24 would have cut them to 12).
+  const unicorns = '🦄'.repeat(24);
+  assert.deepEqual(clipName(unicorns), { value: unicorns, caret: 48 });
+  // One more, typed at the end, is cut: the whole emoji, never half a pair.
+  assert.deepEqual(clipName(unicorns + '🔥'), { value: unicorns, caret: 48 });
+  // Typed in the middle: the new character goes, the rest stays, the caret stays put.
+  const w = 'W'.repeat(12) + 'x' + 'W'.repeat(12);
+  assert.deepEqual(clipName(w, 13), { value: 'W'.repeat(24), caret: 12 });
+  // A paste longer than the room left keeps what fits of it; the text after the caret stays.
+  assert.deepEqual(clipName('ab' + '0123456789'.repeat(3) + 'cd', 32), { value: 'ab' + '0123456789'.repeat(2) + 'cd', caret: 22 });
+  // Under the limit nothing changes.
+  assert.deepEqual(clipName('Ann', 1), { value: 'Ann', caret: 1 });
+  // Caret at the very start with too much after it: the tail goes.
+  assert.deepEqual(clipName('x'.repeat(30), 0), { value: 'x'.repeat(24), caret: 0 });
+});

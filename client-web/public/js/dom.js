@@ -1,0 +1,26 @@
+// The few DOM helpers every view uses. Text always goes in as textContent:
+// player names and server strings are data, never markup.
+
+export const $ = (id) => document.getElementById(id);
+
+/** Builds an element; `text` becomes textContent, `on*` become listeners. */
+export function el(tag, props = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v == null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else if (k === 'style') e.style.cssText = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const kid of kids) if (kid != null) e.append(kid);
+  return e;
+}
+
+/** Says `text` in the ARIA live region. */
+export function announce(text) {
+  const a = $('announce');
+  // The same words twice in a row must still be read out.
+  a.textContent = a.textContent === text ? text + '\u00a0' : text;
+}

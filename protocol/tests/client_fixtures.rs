@@ -7,10 +7,9 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::ghost::cells::Cells;
 use mazerace_protocol::ghost::vault::{Layout, Vault};
 use mazerace_protocol::rng::BoardRng;
-use mazerace_protocol::{Action, Board, Dir, PlayerGame, Pos, Size};
+use mazerace_protocol::{Action, Board, Dir, PlayerGame, Size};
 use serde_json::{json, Value};
 
 fn case(board: &Board, actions: &[Action]) -> Value {
@@ -50,15 +49,7 @@ fn noisy(line: &[Action], seed: u64) -> Vec<Action> {
 }
 
 fn worked_example() -> Board {
-    let cells = Cells::parse(&["...#..", "...#..", "......", "...#..", "...#..", "...#.."]);
-    let layout = Layout {
-        cells,
-        start: Pos::new(0, 0),
-        flag: Pos::new(0, 5),
-        plate: Pos::new(5, 0),
-        gate: Pos::new(2, 3),
-    };
-    Board::Ghost(Arc::new(Vault::from_layout(Size::Small, layout).unwrap()))
+    Board::Ghost(Arc::new(Vault::from_layout(Size::Small, Layout::worked_example()).unwrap()))
 }
 
 fn parse(line: &str) -> Vec<Action> {

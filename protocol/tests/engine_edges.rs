@@ -91,14 +91,7 @@ fn nothing_moves_after_the_end() {
 /// The seed's wall line (column 3 walled but for the gate at (2,3)), with the
 /// plate at (4,0) so that ghost and gate timings can meet.
 fn gate_in_a_wall_line() -> Arc<Vault> {
-    let cells = Cells::parse(&["...#..", "...#..", "......", "...#..", "...#..", "...#.."]);
-    let layout = Layout {
-        cells,
-        start: Pos::new(0, 0),
-        flag: Pos::new(0, 5),
-        plate: Pos::new(4, 0),
-        gate: Pos::new(2, 3),
-    };
+    let layout = Layout { plate: Pos::new(4, 0), ..Layout::worked_example() };
     Arc::new(Vault::from_layout(Size::Small, layout).unwrap())
 }
 

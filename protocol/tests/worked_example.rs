@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::ghost::cells::Cells;
 use mazerace_protocol::ghost::play::GhostPlay;
 use mazerace_protocol::ghost::vault::{Layout, Vault};
 use mazerace_protocol::{Dir, Pos, Reject, Size, Status};
@@ -12,14 +11,10 @@ use mazerace_protocol::{Dir, Pos, Reject, Size, Status};
 use Dir::{Down as D, Left as L, Right as R, Up as U};
 
 fn worked_example() -> Vault {
-    let cells = Cells::parse(&["...#..", "...#..", "......", "...#..", "...#..", "...#.."]);
-    let layout = Layout {
-        cells,
-        start: Pos::new(0, 0),
-        flag: Pos::new(0, 5),
-        plate: Pos::new(5, 0),
-        gate: Pos::new(2, 3),
-    };
+    let layout = Layout::worked_example();
+    assert_eq!(layout.cells.rows(), ["...#..", "...#..", "......", "...#..", "...#..", "...#.."]);
+    assert_eq!((layout.start, layout.flag, layout.plate), (Pos::new(0, 0), Pos::new(0, 5), Pos::new(5, 0)));
+    assert_eq!(layout.gate, Pos::new(2, 3));
     Vault::from_layout(Size::Small, layout).expect("the worked example is a valid vault")
 }
 

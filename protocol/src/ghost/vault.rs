@@ -218,6 +218,21 @@ fn finish(
     }
 }
 
+impl Layout {
+    /// The seed's worked example (RULES.md): 6x6, column 4 walled except at
+    /// row 3 (the gate), start (1,1), flag (1,6), plate (6,1), all 1-based.
+    /// `L = 5`, `par = 14`, `allowance = 20`, true best 16.
+    pub fn worked_example() -> Layout {
+        Layout {
+            cells: Cells::parse(&["...#..", "...#..", "......", "...#..", "...#..", "...#.."]),
+            start: Pos::new(0, 0),
+            flag: Pos::new(0, 5),
+            plate: Pos::new(5, 0),
+            gate: Pos::new(2, 3),
+        }
+    }
+}
+
 impl Vault {
     /// A vault from a fixed layout (the seed's worked example, tests): the
     /// builder's steps 6 to 8 and the exact solve, without the random parts.

@@ -10,6 +10,7 @@ import { makeStore, memoryStorage } from './store.js';
 import { Connection } from './net.js';
 import { fit, draw, cellAt, PALETTE, RACER_COLOURS } from './render.js';
 import { replayFrames, trailAt } from './replay.js';
+import { initReplay, openReplay, closeReplay, replayState } from './replayview.js';
 import { buzz } from './audio.js';
 import * as F from './format.js';
 import { $, el, announce } from './dom.js';
@@ -150,13 +151,13 @@ const HANDLERS = {
       const autostart = S.soloNext && info.host === S.me;
       S.soloNext = false;
       if (autostart) conn.send({ type: 'start' });
-      if (S.view !== 'lobby') clearRace();
+      if (S.view !== 'lobby' && S.view !== 'replay') clearRace();
       renderLobby();
-      show(autostart ? 'play' : 'lobby');
+      showRoom(autostart ? 'play' : 'lobby');
       if (autostart) renderPlay();
     } else {
       S.soloNext = false;
-      show('play');
+      showRoom('play');
     }
     renderRacers();
     renderResultsButtons();
@@ -209,7 +210,7 @@ const HANDLERS = {
   results(m) {
     S.results = m;
     S.countdown = 0;
-    show('play');
+    showRoom('play');
     renderResults();
     const mine = (m.rankings || []).find((r) => r.player_id === S.me);
     if (mine) announce(mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : 'Race over. You did not finish.');
@@ -240,9 +241,9 @@ const HANDLERS = {
     }
     if (snap.room.phase === 'lobby') {
       clearRace();
-      show('lobby');
+      showRoom('lobby');
       renderLobby();
-    } else show('play');
+    } else showRoom('play');
     renderRacers();
     renderPlay();
   },
@@ -587,15 +588,29 @@ if (globalThis.ResizeObserver) new ResizeObserver(requestDraw).observe($('stage'
 
 function show(view) {
   if (S.view === view) return;
+  if (S.view === 'replay') closeReplay();
   S.view = view;
   document.body.dataset.view = view;
-  for (const id of ['home', 'lobby', 'play', 'ranks']) $(id).hidden = id !== view;
+  for (const id of ['home', 'lobby', 'play', 'ranks', 'replay']) $(id).hidden = id !== view;
   $('play').classList.toggle('done', false);
-  const focus = { home: null, lobby: 'lobby-h', ranks: 'ranks-h', play: 'stage' }[view];
+  const focus = { home: null, lobby: 'lobby-h', ranks: 'ranks-h', play: S.results ? 'results-h' : 'stage', replay: 'rp-h' }[view];
   if (focus) $(focus).focus({ preventScroll: true });
   if (view === 'home') document.title = 'mazerace';
   requestDraw();
 }
+
+/** A view the server's messages call for: the replay screen stays up, and its Back goes there. */
+function showRoom(view) {
+  if (S.view === 'replay') S.back = view;
+  else show(view);
+}
+
+/** Opens the replay of stored run `id` (`known`: what the page already knows of it); Back returns here. */
+function watchRun(id, known) {
+  if (S.view !== 'replay') S.back = S.view;
+  openReplay(id, known);
+}
+initReplay({ show, back: () => show(S.back || 'home'), token: () => store.token() });
 
 function renderPlay() {
   renderMini();
@@ -972,12 +987,17 @@ function renderDaily() {
   $('daily-meta').replaceChildren(...chips.map((c) => el('span', { class: 'pill', text: c })));
   $('share').textContent = d.share || '';
   $('copy-share').hidden = !d.share;
+  $('watch-mine').hidden = !Number.isInteger(d.run_id);
   $('lb-title').textContent = `Leaderboard · ${d.date}`;
   announce(
     d.ranked && d.rank ? `Daily: ranked ${F.ordinal(d.rank)} of ${d.entrants}. Streak ${d.streak}.` : `Daily result saved. Streak ${d.streak}.`,
   );
 }
 $('copy-share').addEventListener('click', () => copy($('share').textContent, 'Share text copied.'));
+$('watch-mine').addEventListener('click', () => {
+  const d = S.daily;
+  if (d) watchRun(d.run_id, { ...d, name: S.helloName, state: d.finished ? 'finished' : 'not_finished' });
+});
 
 function renderBoardTable(tbody, m) {
   const row = (e, me) =>
@@ -988,12 +1008,25 @@ function renderBoardTable(tbody, m) {
       el('td', { text: e.name, title: e.name }),
       el('td', { text: String(e.steps) }),
       el('td', { text: F.clock(e.time_ms) }),
+      el(
+        'td',
+        {},
+        Number.isInteger(e.run_id)
+          ? el('button', {
+              type: 'button',
+              class: 'watch',
+              text: 'Watch',
+              'aria-label': `Watch ${e.name}'s run`,
+              onclick: () => watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }),
+            })
+          : null,
+      ),
     );
   const entries = Array.isArray(m.entries) ? m.entries : [];
   const you = m.you;
   const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
-  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '4', class: 'muted', text: 'No finishes yet today. Be the first!' })));
+  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: 'No finishes yet today. Be the first!' })));
   tbody.replaceChildren(...rows);
   // The steps column says what the game counts.
   tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
@@ -1258,6 +1291,10 @@ globalThis.__mazerace = {
   },
   get room() {
     return S.room;
+  },
+  /** The replay screen: {i, last, playing, speed, frame, steps, state, refused} or {error}. */
+  get replay() {
+    return replayState();
   },
   /** Other racers' markers as last drawn: [{pos, colour, name}]. */
   get markers() {

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, openPage, screenshot, play, LAPTOP, PHONE, SHOTS } from './harness.mjs';
+import { clock } from '../../public/js/format.js';
 import { route } from '../route.mjs';
 
 let srv, browser;
@@ -17,10 +18,10 @@ after(async () => {
   console.log(`screenshots: ${SHOTS}`);
 });
 
-/** Plays today's maze easy board from the daily panel; returns the daily_result. */
-async function playDaily(p) {
+/** Plays one of today's boards (maze easy unless told) from the daily panel; returns race_start and daily_result. */
+async function playDaily(p, board = 'Maze Escape · Easy 11×11') {
   const from = p.frames.length;
-  await p.page.click('button[aria-label="Play today\'s Maze Escape · Easy 11×11"]');
+  await p.page.click(`button[aria-label="Play today's ${board}"]`);
   const rs = await p.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
   await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
   await play(p, route(rs.board));
@@ -84,4 +85,116 @@ test('daily panel, a ranked run, a practice run, the leaderboard', async () => {
   await screenshot(daisy.page, 'laptop-13-leaderboard');
   assert.deepEqual(daisy.problems, []);
   assert.deepEqual(pat.problems, []);
+});
+
+test('replay: watch my own run to the end; another player\'s run today is hidden until tomorrow', async () => {
+  const rita = await openPage(browser, LAPTOP, srv.url);
+  await rita.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await rita.page.fill('#name', 'Rita');
+  const { rs, dr } = await playDaily(rita);
+  assert.equal(dr.ranked, true);
+  assert.ok(Number.isInteger(dr.run_id), 'daily_result names the stored run');
+
+  // Watch my run: it plays by itself (no reduced motion here); 4x to keep the test short.
+  await rita.page.click('#watch-mine');
+  await rita.page.waitForSelector('body[data-view="replay"]');
+  await rita.page.waitForFunction(() => window.__mazerace.replay && window.__mazerace.replay.last > 0);
+  assert.equal(await rita.page.textContent('#rp-who'), 'Rita');
+  assert.equal(await rita.page.textContent('#rp-h'), 'Maze Escape Easy 11×11');
+  assert.match(await rita.page.textContent('#rp-chips'), new RegExp(`Ranked.*${dr.steps} moves.*${clock(dr.time_ms).replace('.', '\\.')}`));
+  const early = await rita.page.evaluate(() => window.__mazerace.replay);
+  assert.equal(early.playing, true, 'the replay starts playing');
+  assert.ok(early.i < early.last);
+  await rita.page.selectOption('#rp-speed', '4');
+  await rita.page.waitForFunction(() => {
+    const r = window.__mazerace.replay;
+    return r.i === r.last && !r.playing;
+  }, null, { timeout: 30000 });
+  const end = await rita.page.evaluate(() => window.__mazerace.replay);
+  assert.equal(end.last, dr.steps, 'one frame per stored move');
+  assert.equal(end.frame.steps, dr.steps, 'the replay ends on the steps the server counted');
+  assert.equal(end.frame.status, 'won');
+  assert.deepEqual(end.frame.pos, rs.board.exit);
+  assert.equal(await rita.page.textContent('#rp-move'), `Move ${dr.steps} of ${dr.steps}`);
+  assert.match(await rita.page.textContent('#rp-note'), new RegExp(`reaches the exit in ${dr.steps} moves, as recorded`));
+  assert.equal(await rita.page.textContent('#rp-toggle'), 'Play again');
+  await screenshot(rita.page, 'laptop-14-replay-end');
+  // Step with the buttons and the keyboard.
+  await rita.page.click('#rp-first');
+  await rita.page.waitForFunction(() => window.__mazerace.replay.i === 0);
+  assert.equal(await rita.page.textContent('#rp-move'), `Move 0 of ${dr.steps}`);
+  assert.equal(await rita.page.isDisabled('#rp-prev'), true);
+  await rita.page.focus('#rp-h');
+  await rita.page.keyboard.press('ArrowRight');
+  await rita.page.keyboard.press('ArrowRight');
+  await rita.page.click('#rp-prev');
+  await rita.page.waitForFunction(() => window.__mazerace.replay.i === 1 && window.__mazerace.replay.frame.steps === 1);
+  await rita.page.fill('#rp-seek', String(Math.floor(dr.steps / 2)));
+  await rita.page.waitForFunction((k) => window.__mazerace.replay.i === k, Math.floor(dr.steps / 2));
+  assert.equal(await rita.page.evaluate(() => window.__mazerace.replay.playing), false, 'seeking pauses');
+  await screenshot(rita.page, 'laptop-15-replay-mid');
+
+  // Back to the results; another player's run on today's board is not shown before tomorrow.
+  await rita.page.click('#rp-back');
+  await rita.page.waitForSelector('body[data-view="play"] #results:not([hidden])');
+  await rita.page.waitForSelector('#lb tr:not(.me) button.watch');
+  const other = await rita.page.$eval('#lb tr:not(.me) td:nth-child(2)', (td) => td.textContent);
+  assert.ok(['Daisy', 'Pat'].includes(other), other);
+  const lb = await rita.frame((m) => m.type === 'leaderboard' && m.entries.length >= 3, { what: 'leaderboard with three' });
+  const theirs = lb.entries.find((e) => e.name === other);
+  const res = await fetch(`${srv.url}/api/daily/runs/${theirs.run_id}`);
+  assert.equal(res.status, 403);
+  const { error } = await res.json();
+  assert.match(error, /shown from tomorrow/);
+  await rita.page.click(`#lb tr:not(.me) button[aria-label="Watch ${other}'s run"]`);
+  await rita.page.waitForSelector('#rp-msg:not([hidden])');
+  assert.equal(await rita.page.textContent('#rp-err'), error, "the server's words, as text");
+  assert.equal(await rita.page.isVisible('#rp-board'), false, 'no board for a hidden run');
+  assert.equal(await rita.page.textContent('#rp-who'), other, 'whose run it is, from the leaderboard row');
+  await screenshot(rita.page, 'laptop-16-replay-hidden');
+  await rita.page.click('#rp-back');
+  await rita.page.waitForSelector('body[data-view="play"]');
+  // The browser logs the refused fetch; that 403 is the one expected, nothing else may appear.
+  const expected = (x) => /status of 403 \(Forbidden\)/.test(x);
+  assert.equal(rita.problems.filter(expected).length, 1);
+  assert.deepEqual(rita.problems.filter((x) => !expected(x)), []);
+  await rita.context.close();
+});
+
+test('replay on a phone with reduced motion: a vault run with its rewind, opened at the end', async () => {
+  const gus = await openPage(browser, PHONE, srv.url);
+  await gus.page.emulateMedia({ reducedMotion: 'reduce' });
+  await gus.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await gus.page.fill('#name', 'Gus');
+  const { rs, dr } = await playDaily(gus, 'Ghost · Small 6×6');
+  assert.equal(dr.finished, true);
+  await gus.page.click('#watch-mine');
+  await gus.page.waitForFunction(() => window.__mazerace.replay && window.__mazerace.replay.last > 0);
+  // Reduced motion: no animation, the whole run at once.
+  const r = await gus.page.evaluate(() => window.__mazerace.replay);
+  assert.equal(r.playing, false);
+  assert.equal(r.i, r.last);
+  assert.equal(r.last, dr.steps + 1, 'every step and the rewind');
+  assert.deepEqual([r.frame.steps, r.frame.status, r.frame.run], [dr.steps, 'won', 2]);
+  assert.deepEqual(r.frame.pos, rs.board.flag);
+  assert.equal(await gus.page.textContent('#rp-move'), `Step ${dr.steps} of ${dr.steps}`);
+  assert.equal(await gus.page.textContent('#rp-run'), 'Run 2 of 2');
+  await screenshot(gus.page, 'phone-14-replay-ghost');
+  // Back to the start of run one with the seek bar (a phone has no start and end buttons), then
+  // played (a person asked for it) at 4x to the flag again.
+  assert.equal(await gus.page.isVisible('#rp-first'), false);
+  await gus.page.fill('#rp-seek', '0');
+  await gus.page.waitForFunction(() => window.__mazerace.replay.i === 0);
+  assert.equal(await gus.page.textContent('#rp-run'), 'Run 1 of 2');
+  await gus.page.selectOption('#rp-speed', '4');
+  await gus.page.click('#rp-toggle');
+  await gus.page.waitForFunction(() => window.__mazerace.replay.frame.run === 2);
+  await screenshot(gus.page, 'phone-15-replay-ghost-run-two');
+  await gus.page.waitForFunction(() => {
+    const x = window.__mazerace.replay;
+    return x.i === x.last && !x.playing;
+  }, null, { timeout: 30000 });
+  assert.equal(await gus.page.evaluate(() => window.__mazerace.replay.frame.steps), dr.steps);
+  assert.deepEqual(gus.problems, []);
+  await gus.context.close();
 });

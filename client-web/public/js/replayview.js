@@ -1,0 +1,252 @@
+// The replay screen: one stored daily run (GET /api/daily/runs/{id}), drawn
+// by render.js and stepped through the rules by replay.js, with play/pause,
+// step, seek and speed. Runs on today's boards belong to their player until
+// tomorrow: the server's refusal is shown as text. Moves glide between cells
+// unless the player prefers reduced motion; then it opens on the whole run.
+
+import { $, el, announce } from './dom.js';
+import { parseBoard } from './rules.js';
+import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
+import { fit, draw } from './render.js';
+import * as F from './format.js';
+
+const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
+let host = null; // {show(view), back(), token()} from app.js
+let R = null; // the run on screen: {run, board, frames, refused, pb, timer, glide}
+let opened = 0; // the latest openReplay call: an older fetch answering late is ignored
+
+export function initReplay(h) {
+  host = h;
+}
+
+/**
+ * Fetches run `id` and shows it, or the reason it cannot be shown. `known`
+ * ({name, steps, time_ms, game, size} from a leaderboard row) heads the
+ * screen while it loads, and stays when the run is hidden.
+ */
+export async function openReplay(id, known = null) {
+  closeReplay();
+  const mine = ++opened;
+  host.show('replay');
+  $('replay').classList.remove('blocked');
+  $('rp-play').hidden = true;
+  $('rp-msg').hidden = true;
+  head(known || {});
+  $('rp-note').textContent = 'Loading the run…';
+  $('rp-note').className = 'small muted';
+  let res = null;
+  let body = null;
+  try {
+    const token = host.token();
+    res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    body = await res.json().catch(() => null);
+  } catch {
+    res = null;
+  }
+  if (mine !== opened) return;
+  let board = null;
+  try {
+    board = res && res.ok && body ? parseBoard(body.board) : null;
+  } catch {
+    board = null;
+  }
+  if (!board) return refused(res, body);
+  const { frames, refused: bad } = replayFrames(board, body.actions);
+  const still = reducedMotion.matches;
+  R = { run: body, board, frames, refused: bad, pb: new Playback(frames.length, { at: still ? frames.length : 0 }), timer: 0, glide: null };
+  R.pb.setSpeed(Number($('rp-speed').value));
+  $('rp-play').hidden = false;
+  describe();
+  $('rp-h').focus({ preventScroll: true });
+  if (!still) R.pb.play();
+  render();
+  schedule();
+}
+
+/** Stops the timer (leaving the view, or another run opening). */
+export function closeReplay() {
+  if (R) clearTimeout(R.timer);
+  R = null;
+  opened++;
+}
+
+/** What the tests (and a curious developer) can read: the position and the frame shown. */
+export function replayState() {
+  if (!R) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
+  const { pb, frames, run } = R;
+  return { i: pb.i, last: pb.last, playing: pb.playing, speed: pb.speed, frame: structuredClone(frames[pb.i]), steps: run.steps, state: run.state, refused: R.refused };
+}
+
+const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
+
+/** The head: which board and day, whose run, its result (as far as it is known). */
+function head(run) {
+  const u = unit(run.game);
+  $('rp-kind').textContent = run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay';
+  $('rp-h').textContent = run.game ? `${F.gameLabel(run.game)} ${F.sizeLabel(run.game, run.size)}` : 'Replay';
+  $('rp-who').textContent = run.name || '';
+  $('rp-who').title = run.name || '';
+  const chips = [];
+  if (run.ranked != null) chips.push([run.ranked ? 'Ranked' : 'Practice', run.ranked ? 'open' : 'low']);
+  if (run.state === 'playing') chips.push(['Still playing']);
+  else if (run.state && run.state !== 'finished') chips.push(['Not finished'], [`${run.steps} ${u}`]);
+  else if (Number.isFinite(run.steps)) chips.push([`${run.steps} ${u}`], [F.clock(run.time_ms)]);
+  $('rp-chips').replaceChildren(...chips.map(([text, cls = '']) => el('span', { class: `pill ${cls}`, text })));
+}
+
+/** The head and the notes: whether the replay agrees with the stored result, and the legend. */
+function describe() {
+  const { run, board, frames, refused: bad } = R;
+  const u = unit(board.game);
+  const end = frames[frames.length - 1];
+  head({ ...run, game: board.game, size: board.size });
+  for (const li of $('rp-legend').querySelectorAll('[data-game]')) li.hidden = li.dataset.game !== board.game;
+  const goal = board.game === 'ghost' ? 'the flag' : 'the exit';
+  let note;
+  if (run.state === 'playing') note = 'This run is still being played: its moves are kept when it ends.';
+  else if (agrees(frames, bad, run)) {
+    note =
+      run.state === 'finished'
+        ? `Replayed with the game's rules: it reaches ${goal} in ${end.steps} ${u}, as recorded.`
+        : `Replayed with the game's rules: ${end.steps} ${u}, as recorded, without reaching ${goal}.`;
+  } else if (bad) note = `Move ${bad.index + 1} (${bad.action}) is not allowed by the rules here: the replay stops before it.`;
+  else note = `This replay ends after ${end.steps} ${u}, but the run was recorded with ${run.steps}.`;
+  $('rp-note').textContent = note;
+  $('rp-note').className = `small ${run.state === 'playing' || agrees(frames, bad, run) ? 'muted' : 'warn'}`;
+  $('rp-seek').max = String(R.pb.last);
+}
+
+/** A 403 (today's board, not yours), a 404, or a failure: the server's words as text. */
+function refused(res, body) {
+  const status = res ? res.status : 0;
+  const msg = body && typeof body.error === 'string' ? body.error : 'The run could not be loaded. Check the connection and try again.';
+  $('replay').classList.add('blocked');
+  $('rp-note').textContent = '';
+  $('rp-err-h').textContent = status === 403 ? 'Come back tomorrow' : status === 404 ? 'No such run' : 'The run could not be loaded';
+  $('rp-err').textContent = msg;
+  $('rp-msg').hidden = false;
+  announce(msg);
+}
+
+function schedule() {
+  clearTimeout(R.timer);
+  if (!R.pb.playing) return;
+  R.timer = setTimeout(() => {
+    if (!R) return;
+    const from = R.frames[R.pb.i].pos;
+    R.pb.tick();
+    glide(from);
+    render();
+    if (R.pb.atEnd && !R.pb.playing) announce(`End of the run: ${R.frames[R.pb.i].steps} ${unit(R.board.game)}.`);
+    schedule();
+  }, R.pb.interval);
+}
+
+/** Glides the marker from `from` to the current cell (not under reduced motion, not across a rewind). */
+function glide(from) {
+  const f = R.frames[R.pb.i];
+  const near = Math.abs(from[0] - f.pos[0]) + Math.abs(from[1] - f.pos[1]) === 1;
+  R.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
+}
+
+/** The position and the controls now, the board on the next animation frame. */
+function render() {
+  if (!R) return;
+  const { board, frames, pb } = R;
+  const f = frames[pb.i];
+  const last = frames[frames.length - 1];
+  const u = unit(board.game);
+  const set = (id, text, cls = '') => {
+    $(id).textContent = text;
+    $(id).className = `pill ${cls}`;
+  };
+  set('rp-move', `${board.game === 'ghost' ? 'Step' : 'Move'} ${f.steps} of ${last.steps}`);
+  set('rp-run', board.game === 'ghost' ? `Run ${f.run} of 2` : '');
+  set('rp-gate', board.game === 'ghost' ? (f.gateOpen ? 'Gate open' : 'Gate shut') : '', f.gateOpen ? 'open' : 'shut');
+  const seek = $('rp-seek');
+  seek.value = String(pb.i);
+  seek.setAttribute('aria-valuetext', `${f.steps} of ${last.steps} ${u}${board.game === 'ghost' ? `, run ${f.run}` : ''}`);
+  $('rp-toggle').textContent = pb.playing ? 'Pause' : pb.atEnd && pb.last ? 'Play again' : 'Play';
+  $('rp-first').disabled = $('rp-prev').disabled = pb.i === 0;
+  $('rp-next').disabled = $('rp-last').disabled = pb.atEnd;
+  $('rp-toggle').disabled = !pb.last;
+  const where = `row ${f.pos[0] + 1}, column ${f.pos[1] + 1}`;
+  const state = f.status === 'won' ? `, on ${board.game === 'ghost' ? 'the flag' : 'the exit'}` : f.status === 'out_of_steps' ? ', out of steps' : '';
+  $('rp-board').setAttribute('aria-label', `Replay board, ${board.n} by ${board.n}, after ${f.steps} ${u}: at ${where}${state}.`);
+  queuePaint();
+}
+
+let paintQueued = false;
+function queuePaint() {
+  if (paintQueued) return;
+  paintQueued = true;
+  requestAnimationFrame(paint);
+}
+
+function paint() {
+  paintQueued = false;
+  if (!R || $('replay').hidden) return;
+  const { board, frames, pb } = R;
+  const f = frames[pb.i];
+  let pos = f.pos;
+  if (R.glide) {
+    const k = (performance.now() - R.glide.t) / R.glide.ms;
+    if (k < 1) {
+      pos = [R.glide.from[0] + (f.pos[0] - R.glide.from[0]) * k, R.glide.from[1] + (f.pos[1] - R.glide.from[1]) * k];
+      queuePaint();
+    } else R.glide = null;
+  }
+  const canvas = $('rp-board');
+  const col = $('rp-play');
+  const maxH = Math.max(220, innerHeight - 250);
+  const layout = fit(canvas, board.n, col.clientWidth, maxH);
+  col.style.setProperty('--bw', `${layout.css}px`); // the seek bar as wide as the board
+  draw(canvas, layout, {
+    board,
+    me: { pos, ghost: f.ghost, gateOpen: f.gateOpen },
+    visited: board.game === 'maze' ? visitedAt(frames, pb.i) : null,
+    trail: trailAt(frames, pb.i),
+  });
+}
+
+function control(fn) {
+  if (!R) return;
+  const from = R.frames[R.pb.i].pos;
+  fn(R.pb);
+  glide(from);
+  render();
+  schedule();
+}
+
+$('rp-toggle').addEventListener('click', () => control((pb) => pb.toggle()));
+$('rp-prev').addEventListener('click', () => control((pb) => pb.step(-1)));
+$('rp-next').addEventListener('click', () => control((pb) => pb.step(1)));
+$('rp-first').addEventListener('click', () => control((pb) => pb.step(-pb.last)));
+$('rp-last').addEventListener('click', () => control((pb) => pb.step(pb.last)));
+$('rp-seek').addEventListener('input', (e) => control((pb) => (pb.pause(), pb.seek(e.target.value))));
+$('rp-speed').addEventListener('change', (e) => control((pb) => pb.setSpeed(Number(e.target.value))));
+$('rp-back').addEventListener('click', () => {
+  closeReplay();
+  host.back();
+});
+addEventListener('resize', () => R && queuePaint());
+
+// Keys on the replay screen: arrows step, Home and End jump, space plays or pauses.
+// A focused control keeps its own keys (the seek bar's arrows, a button's space).
+document.addEventListener('keydown', (e) => {
+  if (!R || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
+  const t = e.target;
+  if (t && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName) && !(t.tagName === 'BUTTON' && e.key.startsWith('Arrow'))) return;
+  const act = {
+    ArrowLeft: (pb) => pb.step(-1),
+    ArrowRight: (pb) => pb.step(1),
+    Home: (pb) => pb.step(-pb.last),
+    End: (pb) => pb.step(pb.last),
+    ' ': (pb) => pb.toggle(),
+  }[e.key];
+  if (!act) return;
+  e.preventDefault();
+  control(act);
+});

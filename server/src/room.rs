@@ -529,7 +529,14 @@ impl Room {
     fn act(&mut self, id: PlayerId, seq: u32, action: Action) {
         let now = Instant::now();
         let (racing, started) = (self.phase == Phase::Racing, self.started);
-        let idx = self.racers.iter().position(|r| r.id == id && r.status != RacerStatus::Left);
+        // A racer who left and came back as a spectator keeps their line in
+        // the results but is a watcher now, like every spectator.
+        let watching = self.members.iter().any(|m| m.id == id && m.spectate);
+        let idx = self
+            .racers
+            .iter()
+            .position(|r| r.id == id && r.status != RacerStatus::Left)
+            .filter(|_| !watching);
         let (Some(idx), true, Some(started)) = (idx, racing, started) else {
             let why = if racing { "you are not racing in this race" } else { "no race is on" };
             self.send_to(id, &error(ErrorCode::NotRacing, why));

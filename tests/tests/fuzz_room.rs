@@ -33,7 +33,9 @@
 //! before it acts. Countdown timers are the only clock-driven part.
 //!
 //! Budget: 64 cases by default (a few seconds); more with
-//! `PROPTEST_CASES=3000 cargo test --release -p mazerace-tests --test fuzz_room`.
+//! `PROPTEST_CASES=3000 cargo test --release -p mazerace-tests --test fuzz_room`
+//! (`MAZERACE_FUZZ_STATS=1` prints running totals of cases, steps and
+//! messages to stderr; add `-- --nocapture` to see them).
 //! Failing cases are kept in `tests/proptest-regressions/fuzz_room.txt`
 //! and replayed first on every run.
 
@@ -580,6 +582,7 @@ enum Incoming {
 }
 
 async fn next_incoming(ws: &mut Ws) -> R<Incoming> {
+    RECEIVED.fetch_add(1, Ordering::Relaxed);
     loop {
         let next = tokio::time::timeout(RECV_TIMEOUT, ws.next())
             .await
@@ -649,6 +652,7 @@ impl Fuzz {
 
     async fn send(&mut self, who: usize, m: Message) -> R<()> {
         let ws = self.players[who].ws.as_mut().ok_or("not connected")?;
+        SENT.fetch_add(1, Ordering::Relaxed);
         ws.send(m).await.map_err(|e| format!("player {who}: send failed: {e}"))
     }
 
@@ -1557,6 +1561,12 @@ impl Fuzz {
 // ---------------------------------------------------------------- a case
 
 static PANICS: AtomicUsize = AtomicUsize::new(0);
+/// Figures for a long run (printed with `MAZERACE_FUZZ_STATS=1`): frames
+/// the players sent through the step driver and messages they read.
+static CASES: AtomicUsize = AtomicUsize::new(0);
+static STEPS: AtomicUsize = AtomicUsize::new(0);
+static SENT: AtomicUsize = AtomicUsize::new(0);
+static RECEIVED: AtomicUsize = AtomicUsize::new(0);
 static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
 
 /// Counts every panic in the process (server tasks included: a panicking
@@ -1742,6 +1752,12 @@ fn run(case: &Case) -> R<()> {
     let result = rt.block_on(async { tokio::time::timeout(Duration::from_secs(120), run_case(case)).await });
     drop(rt);
     let panics = PANICS.load(Ordering::SeqCst) - before;
+    let cases = CASES.fetch_add(1, Ordering::Relaxed) + 1;
+    let steps = STEPS.fetch_add(case.steps.len(), Ordering::Relaxed) + case.steps.len();
+    if std::env::var_os("MAZERACE_FUZZ_STATS").is_some() {
+        let (sent, got) = (SENT.load(Ordering::Relaxed), RECEIVED.load(Ordering::Relaxed));
+        eprintln!("fuzz_room: {cases} cases, {steps} steps, {sent} frames sent, {got} messages read");
+    }
     ensure!(
         panics == 0,
         "{panics} panic(s), the last: {}",
@@ -1787,5 +1803,37 @@ async fn a_close_from_the_client_is_answered_with_its_echo() {
             other => panic!("close {code:?} answered with {other:?}, not a close frame"),
         }
     }
+    srv.stop().await;
+}
+
+/// Finding 3: a racer who finished, left and came back as a spectator was
+/// still answered as a racer (`move_result` with `game_over`); spectators
+/// get `not_racing`, as for everyone watching.
+#[tokio::test]
+async fn a_finisher_back_as_a_spectator_is_not_racing() {
+    use mazerace_tests::{solution, start_race};
+    let srv = TestServer::start().await;
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let (_, line) = solution(Size::Easy, 5);
+    let spec = mazerace_tests::serde_json::json!({"game": "maze", "size": "easy", "seed": "5"});
+    let (code, _) = start_race(&mut ann, &mut [&mut bob], spec).await;
+    bob.play(&line, 1).await;
+    bob.recv_type("finished").await;
+    bob.send_text(r#"{"type":"leave_room"}"#).await;
+    bob.send_text(&format!(r#"{{"type":"join_room","code":"{code}","spectate":true}}"#)).await;
+    let room = bob.recv_room_with(bob.id).await;
+    let me = room["players"].as_array().unwrap().iter().find(|p| p["id"] == bob.id).unwrap().clone();
+    assert_eq!(me["spectator"], true, "{room}");
+    bob.recv_type("snapshot").await;
+    bob.send_text(r#"{"type":"move","dir":"up","seq":99}"#).await;
+    let answer = bob.recv_direct().await;
+    assert_eq!(answer["type"], "error", "a spectator's move: {answer}");
+    assert_eq!(answer["code"], "not_racing");
+    // The finish still stands in the results.
+    ann.send_text(r#"{"type":"leave_room"}"#).await;
+    let results = bob.recv_type("results").await;
+    assert_eq!(results["rankings"][0]["player_id"], bob.id);
+    assert_eq!(results["rankings"][0]["status"], "finished");
     srv.stop().await;
 }

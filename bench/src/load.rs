@@ -234,3 +234,15 @@ impl Racer {
         self
     }
 }
+
+impl Racer {
+    /// Run several phases in turn (each phase's `linger` should be the next
+    /// one's `start`): between its own phases a player keeps reading, so it
+    /// answers pings and stays connected while others are measured.
+    pub async fn drive_phases(mut self, pace: Pace, phases: Vec<(Schedule, Rc<Shared>)>) -> Racer {
+        for (sched, sh) in phases {
+            self = self.drive(pace, sched, sh).await;
+        }
+        self
+    }
+}

@@ -233,12 +233,13 @@ const HANDLERS = {
     } catch {
       board = null;
     }
-    S.progress.clear();
-    for (const p of snap.players || []) S.progress.set(p.id, p);
     if (board) {
       // Joined (or came back) after the start without a game of our own: watch.
       startRace(board, snap.elapsed_ms || 0, snap.you || null, snap.recording || [], !snap.you);
     }
+    // After startRace, which forgets the progress of an earlier board.
+    S.progress.clear();
+    for (const p of snap.players || []) S.progress.set(p.id, p);
     if (snap.room.phase === 'lobby') {
       clearRace();
       showRoom('lobby');
@@ -680,6 +681,10 @@ function renderHud() {
     else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
     else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
     else h = gateOpenNow() ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
+  } else if (!g && !S.results) {
+    // The server seats a player who joins mid-race as a spectator until the next race.
+    const asked = S.lastIntent && S.lastIntent.type === 'join_room' && !S.lastIntent.spectate;
+    h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
   }
   hint(h, false);
 }
@@ -907,7 +912,9 @@ function renderResults() {
 function renderResultsButtons() {
   if (!S.room) return;
   const host = S.room.host === S.me;
-  const alone = solo();
+  // Play again (straight into the next race) only with nobody else here: a watcher,
+  // or someone who joined mid-race, goes back to the lobby with everyone.
+  const alone = S.room.daily || S.room.players.length === 1;
   $('rematch').hidden = !S.results || !host || alone;
   $('again').hidden = !S.results || !alone;
   $('again').textContent = S.room.daily ? 'Play again (practice)' : 'Play again';

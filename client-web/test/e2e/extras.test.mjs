@@ -235,3 +235,121 @@ test('a page opened on localhost shares the LAN address from /api/urls', async (
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });
+
+test('the same player opened in another browser (4003): this one stops, says so, and takes it back on a click', async () => {
+  const one = await openPage(browser, LAPTOP);
+  // Every close code this page's sockets see.
+  await one.context.addInitScript(() => {
+    window.__closes = [];
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(...a) {
+        super(...a);
+        this.addEventListener('close', (e) => window.__closes.push(e.code));
+      }
+    };
+  });
+  await one.page.goto(srv.url);
+  await one.page.fill('#name', 'Twice');
+  await one.page.check('input[name=game][value=maze]');
+  await one.page.click('#practice');
+  const rs = await one.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  await one.page.waitForFunction(() => window.__mazerace.game);
+  const line = route(rs.board);
+  await play(one, line, { until: 2 });
+  const token = await one.page.evaluate(() => JSON.parse(localStorage.getItem('mazerace.token')));
+  assert.equal(typeof token, 'string');
+
+  // A second browser (its own storage) with the same reconnect token resumes the same player.
+  const two = await openPage(browser, PHONE);
+  await two.context.addInitScript((t) => {
+    try {
+      localStorage.setItem('mazerace.token', JSON.stringify(t));
+      localStorage.setItem('mazerace.name', JSON.stringify('Twice'));
+    } catch {
+      /* about:blank has no storage */
+    }
+  }, token);
+  await two.page.goto(srv.url);
+  const welcome = await two.frame((m) => m.type === 'welcome', { what: 'welcome in the second browser' });
+  assert.equal(welcome.resumed, true);
+  await two.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 2);
+
+  // The first one was closed with 4003, says where the game went, and does not fight for it.
+  await one.page.waitForFunction(() => window.__closes.includes(4003));
+  await one.page.waitForFunction(() => document.querySelector('#conn').textContent === 'Playing in another tab');
+  await one.page.waitForSelector('#overlay:not([hidden])');
+  assert.match(await one.page.textContent('#overlay'), /continued in another tab\. Click here to play in this one/);
+  await screenshot(one.page, 'laptop-17-taken-over');
+  await play(two, line.slice(2)); // a round trip per move: ample time for a reconnect that must not come
+  await two.page.waitForSelector('#results', { state: 'visible' });
+  assert.equal(await one.page.evaluate(() => window.__sockets.length), 1, 'no reconnect after 4003');
+  assert.equal(await two.page.evaluate(() => window.__sockets.filter((s) => s.readyState !== WebSocket.OPEN).length), 0);
+
+  // A click on the board takes the game back here; now the other one is told.
+  const from = one.frames.length;
+  await one.page.click('#overlay');
+  const back = await one.frame((m) => m.type === 'welcome', { from, what: 'welcome on taking it back' });
+  assert.equal(back.resumed, true);
+  await one.page.waitForFunction(() => document.querySelector('#conn').textContent === 'Online');
+  await two.page.waitForFunction(() => document.querySelector('#conn').textContent === 'Playing in another tab');
+  assert.deepEqual(one.problems, []);
+  assert.deepEqual(two.problems, []);
+  await one.context.close();
+  await two.context.close();
+});
+
+test('a player joining mid-race watches until the next race, then races', async () => {
+  const early = await openPage(browser, LAPTOP, srv.url);
+  await early.page.fill('#name', 'Early');
+  await early.page.check('input[name=game][value=maze]');
+  await early.page.click('#make button[type=submit]');
+  await early.page.waitForSelector('body[data-view="lobby"]');
+  const link = await early.page.inputValue('#link');
+  await early.page.click('#start');
+  const rs = await early.frame((m) => m.type === 'race_start', { what: 'race_start' });
+  await early.page.waitForFunction(() => window.__mazerace.game);
+  const line = route(rs.board);
+  await play(early, line, { until: 3 });
+
+  // Late asks to race (not to watch), by the link, after the start.
+  const late = await openPage(browser, PHONE, link);
+  await late.page.fill('#name', 'Late');
+  await late.page.click('#join button[type=submit]');
+  const snap = await late.frame((m) => m.type === 'snapshot', { what: 'snapshot on joining mid-race' });
+  assert.equal(snap.you ?? null, null, 'no game of its own in this race');
+  await late.page.waitForFunction(() => window.__mazerace.view === 'play' && window.__mazerace.board);
+  const me = await late.page.evaluate(() => window.__mazerace.room.players.find((p) => p.name === 'Late'));
+  assert.equal(me.spectator, true, 'the server seats Late as a spectator for now');
+  assert.equal(await late.page.evaluate(() => window.__mazerace.game), null);
+  assert.equal(await late.page.textContent('#hud-run'), 'Watching');
+  assert.equal(await late.page.textContent('#hint'), 'The race had already started: you are watching, and you race in the next one.');
+  assert.equal(await late.page.isVisible('#pad'), false);
+  const pos = await early.page.evaluate(() => window.__mazerace.game.pos);
+  await late.page.waitForFunction(
+    ([r, c]) => window.__mazerace.markers.some((m) => m.name === 'Early' && m.pos[0] === r && m.pos[1] === c),
+    pos,
+  );
+  await early.page.waitForFunction(() => /1 watching/.test(document.querySelector('#racers').textContent));
+  await screenshot(late.page, 'phone-16-joined-mid-race', { racing: true });
+
+  await play(early, line.slice(3));
+  await late.page.waitForSelector('#results', { state: 'visible' });
+  const res = await late.frame((m) => m.type === 'results', { what: 'results' });
+  assert.deepEqual(res.rankings.map((r) => r.name), ['Early'], 'Late was not in this race');
+
+  // The next race has Late in it.
+  await early.page.click('#rematch');
+  await late.page.waitForSelector('body[data-view="lobby"]');
+  await late.page.waitForSelector('#ready', { state: 'visible' });
+  await early.page.waitForFunction(() => document.querySelector('#count').textContent === '2 / 16');
+  const from = late.frames.length;
+  await early.page.click('#start');
+  await late.frame((m) => m.type === 'race_start', { from, what: 'the next race_start' });
+  await late.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
+  assert.equal(await late.page.textContent('#hud-run'), 'Easy 11×11');
+  assert.deepEqual(early.problems, []);
+  assert.deepEqual(late.problems, []);
+  await early.context.close();
+  await late.context.close();
+});

@@ -72,6 +72,8 @@ test('daily panel, a ranked run, a practice run, the leaderboard', async () => {
   assert.ok([1, 2].includes(other.dr.rank));
   await pat.page.waitForFunction(() => document.querySelectorAll('#lb tr').length === 2);
   await screenshot(pat.page, 'phone-13-daily-result');
+  await pat.page.locator('#lb-wrap').scrollIntoViewIfNeeded();
+  await screenshot(pat.page, 'phone-13b-daily-leaderboard');
 
   // The table from the home page.
   await daisy.page.click('#leave2');

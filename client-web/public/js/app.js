@@ -13,7 +13,7 @@ import { replayFrames, trailAt } from './replay.js';
 import { initReplay, openReplay, closeReplay, replayState } from './replayview.js';
 import { buzz } from './audio.js';
 import * as F from './format.js';
-import { $, el, announce } from './dom.js';
+import { $, el, announce, pill } from './dom.js';
 
 const storageOr = (get) => {
   try {
@@ -34,7 +34,6 @@ const S = {
   intent: null, // a message to send once welcomed
   lastIntent: null,
   soloNext: false, // a room of one: start as soon as its lobby appears
-  dailyRoom: null, // {game, size} when the current room is a daily one
   room: null,
   board: null,
   pred: null,
@@ -314,7 +313,6 @@ function enteredRoom(info) {
   const path = `/r/${info.code}`;
   if (location.pathname !== path) history.pushState(null, '', path);
   S.colours.clear();
-  if (!info.daily) S.dailyRoom = null;
   document.title = `Room ${info.code} · mazerace`;
 }
 
@@ -330,7 +328,6 @@ function leftRoom() {
   S.room = null;
   clearRace();
   S.daily = null;
-  S.dailyRoom = null;
   if (location.pathname !== '/') history.pushState(null, '', '/');
   document.title = 'mazerace';
 }
@@ -639,33 +636,29 @@ function renderMini() {
 function renderHud() {
   const b = S.board;
   const g = S.pred && S.pred.game;
-  const set = (id, text, cls = '') => {
-    $(id).textContent = text;
-    $(id).className = 'pill ' + cls;
-  };
   if (!b) {
-    for (const id of ['hud-run', 'hud-gate', 'hud-steps']) set(id, '');
-    set('hud-time', S.countdown ? 'Get ready' : '');
+    for (const id of ['hud-run', 'hud-gate', 'hud-steps']) pill(id, '');
+    pill('hud-time', S.countdown ? 'Get ready' : '');
     $('rewind').hidden = true;
     hint(S.room ? `${F.gameLabel(S.room.game)} · ${F.sizeLabel(S.room.game, S.room.size)}` : '', false);
     return;
   }
   if (!g) {
-    set('hud-run', 'Watching');
-    set('hud-gate', '');
-    set('hud-steps', '');
+    pill('hud-run', 'Watching');
+    pill('hud-gate', '');
+    pill('hud-steps', '');
   } else if (b.game === 'ghost') {
     const open = gateOpenNow();
     const left = Math.max(0, b.allowance - g.steps);
-    set('hud-run', `Run ${g.run} of 2`);
-    set('hud-gate', open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut');
-    set('hud-steps', `Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '');
+    pill('hud-run', `Run ${g.run} of 2`);
+    pill('hud-gate', open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut');
+    pill('hud-steps', `Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '');
   } else {
-    set('hud-run', F.sizeLabel('maze', b.size));
-    set('hud-gate', '');
-    set('hud-steps', `Moves ${g.steps}`);
+    pill('hud-run', F.sizeLabel('maze', b.size));
+    pill('hud-gate', '');
+    pill('hud-steps', `Moves ${g.steps}`);
   }
-  set('hud-time', F.clock(elapsed()), 'time');
+  pill('hud-time', F.clock(elapsed()), 'time');
   $('stage').setAttribute(
     'aria-label',
     `Board, ${b.n} by ${b.n}.` +
@@ -928,7 +921,6 @@ $('again').addEventListener('click', () => {
     conn.send({ type: 'leave_room' });
     leftRoom();
     S.soloNext = true;
-    S.dailyRoom = { game, size };
     request({ type: 'create_room', game, size, daily: true });
   } else {
     S.soloNext = true;
@@ -1082,7 +1074,6 @@ async function loadDaily() {
           'aria-label': `Play today's ${label}`,
           onclick: () => {
             S.soloNext = true;
-            S.dailyRoom = b;
             request({ type: 'create_room', game: b.game, size: b.size, daily: true });
           },
         }),

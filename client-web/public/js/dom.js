@@ -24,3 +24,10 @@ export function announce(text) {
   // The same words twice in a row must still be read out.
   a.textContent = a.textContent === text ? text + '\u00a0' : text;
 }
+
+/** Sets a heads-up pill's text and state class (an empty pill is hidden by CSS). */
+export function pill(id, text, cls = '') {
+  const e = $(id);
+  e.textContent = text;
+  e.className = `pill ${cls}`;
+}

@@ -4,7 +4,7 @@
 // tomorrow: the server's refusal is shown as text. Moves glide between cells
 // unless the player prefers reduced motion; then it opens on the whole run.
 
-import { $, el, announce } from './dom.js';
+import { $, el, announce, pill } from './dom.js';
 import { parseBoard } from './rules.js';
 import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
 import { fit, draw } from './render.js';
@@ -158,13 +158,9 @@ function render() {
   const f = frames[pb.i];
   const last = frames[frames.length - 1];
   const u = unit(board.game);
-  const set = (id, text, cls = '') => {
-    $(id).textContent = text;
-    $(id).className = `pill ${cls}`;
-  };
-  set('rp-move', `${board.game === 'ghost' ? 'Step' : 'Move'} ${f.steps} of ${last.steps}`);
-  set('rp-run', board.game === 'ghost' ? `Run ${f.run} of 2` : '');
-  set('rp-gate', board.game === 'ghost' ? (f.gateOpen ? 'Gate open' : 'Gate shut') : '', f.gateOpen ? 'open' : 'shut');
+  pill('rp-move', `${board.game === 'ghost' ? 'Step' : 'Move'} ${f.steps} of ${last.steps}`);
+  pill('rp-run', board.game === 'ghost' ? `Run ${f.run} of 2` : '');
+  pill('rp-gate', board.game === 'ghost' ? (f.gateOpen ? 'Gate open' : 'Gate shut') : '', f.gateOpen ? 'open' : 'shut');
   const seek = $('rp-seek');
   seek.value = String(pb.i);
   seek.setAttribute('aria-valuetext', `${f.steps} of ${last.steps} ${u}${board.game === 'ghost' ? `, run ${f.run}` : ''}`);

@@ -6,6 +6,7 @@
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -89,6 +90,16 @@ impl Server {
 
     fn spawn(mut cmd: Command, scratch: PathBuf, label: &'static str) -> Result<Server> {
         let log = std::fs::File::create(scratch.join("stderr.log"))?;
+        // If the benchmark dies (killed, panics past Drop), its servers go with it.
+        // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::from(log));
         let mut child = cmd.spawn().with_context(|| format!("starting the {label}: {cmd:?}"))?;
         let pid = child.id();

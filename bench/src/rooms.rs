@@ -46,7 +46,7 @@ pub async fn hello(t: Target, index: usize, name: String, token: Option<String>)
     let mut conn = Conn::connect(t.addr, source_for(index, t.per_source), "/ws").await?;
     conn.send_msg(&ClientMsg::Hello { name: name.clone(), token }).await?;
     let (id, token, resumed) = conn
-        .expect(REPLY_TIMEOUT, |m| match m {
+        .wait_for(REPLY_TIMEOUT, |m| match m {
             ServerMsg::Welcome { player_id, token, resumed } => Some((*player_id, token.clone(), *resumed)),
             _ => None,
         })
@@ -67,7 +67,7 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
         })
         .await?;
     p.conn
-        .expect(REPLY_TIMEOUT, |m| match m {
+        .wait_for(REPLY_TIMEOUT, |m| match m {
             ServerMsg::Room(r) => Some(r.code.clone()),
             _ => None,
         })
@@ -78,7 +78,7 @@ pub async fn join_room(p: &mut Player, code: &str) -> Result<RoomInfo> {
     p.conn.send_msg(&ClientMsg::JoinRoom { code: code.to_string(), spectate: false }).await?;
     let me = p.id;
     p.conn
-        .expect(REPLY_TIMEOUT, |m| match m {
+        .wait_for(REPLY_TIMEOUT, |m| match m {
             ServerMsg::Room(r) if r.players.iter().any(|x| x.id == me) => Some(r.clone()),
             _ => None,
         })
@@ -190,7 +190,7 @@ pub async fn send_start(host: &mut Player) -> Result<()> {
 pub async fn await_race_start(p: &mut Player, boards: &Boards, limit: Duration) -> Result<Board> {
     let public = p
         .conn
-        .expect(limit, |m| match m {
+        .wait_for(limit, |m| match m {
             ServerMsg::RaceStart { board, .. } => Some(board.clone()),
             _ => None,
         })
@@ -202,7 +202,7 @@ pub async fn await_race_start(p: &mut Player, boards: &Boards, limit: Duration) 
 pub async fn rematch(host: &mut Player, limit: Duration) -> Result<()> {
     host.conn.send_msg(&ClientMsg::Rematch).await?;
     host.conn
-        .expect(limit, |m| match m {
+        .wait_for(limit, |m| match m {
             ServerMsg::Room(r) if r.phase == Phase::Lobby => Some(()),
             _ => None,
         })

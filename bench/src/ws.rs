@@ -22,6 +22,9 @@ use tokio_tungstenite::WebSocketStream;
 
 pub type Ws = WebSocketStream<TcpStream>;
 
+/// TCP connect plus WebSocket handshake, at most.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The socket settings both sides of the benchmark use: 4 KiB read buffer
 /// (tungstenite's 128 KiB default would dominate memory at 20,000
 /// connections). Incoming messages may be larger than 4 KiB on the client
@@ -121,6 +124,15 @@ pub struct Conn {
 impl Conn {
     /// TCP connect (from `source` when given), TCP_NODELAY, WebSocket handshake on `path`.
     pub async fn connect(addr: SocketAddr, source: Option<Ipv4Addr>, path: &str) -> Result<Conn> {
+        // A full accept backlog makes a loopback connect retry its SYN for
+        // minutes: bound it.
+        match tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(addr, source, path)).await {
+            Ok(r) => r,
+            Err(_) => bail!("connecting to {addr} took over {CONNECT_TIMEOUT:?}"),
+        }
+    }
+
+    async fn connect_inner(addr: SocketAddr, source: Option<Ipv4Addr>, path: &str) -> Result<Conn> {
         let sock = TcpSocket::new_v4()?;
         if let Some(ip) = source {
             sock.bind(SocketAddr::new(ip.into(), 0)).with_context(|| format!("binding source {ip}"))?;
@@ -168,7 +180,7 @@ impl Conn {
 
     /// Wait (at most `limit`) for the first message `want` accepts, skipping others.
     /// A server `error` fails the wait unless `want` takes it.
-    pub async fn expect<T>(
+    pub async fn wait_for<T>(
         &mut self,
         limit: Duration,
         mut want: impl FnMut(&ServerMsg) -> Option<T>,

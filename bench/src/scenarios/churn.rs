@@ -466,7 +466,7 @@ async fn race_inner(
     let me = p.id;
     let line = p
         .conn
-        .expect(Duration::from_secs(45), |m| match m {
+        .wait_for(Duration::from_secs(45), |m| match m {
             ServerMsg::Results { rankings, .. } => Some(rankings.iter().find(|r| r.player_id == me).cloned()),
             _ => None,
         })
@@ -510,7 +510,7 @@ async fn resume(
     }
     let snap: Box<Snapshot> = np
         .conn
-        .expect(Duration::from_secs(20), |m| match m {
+        .wait_for(Duration::from_secs(20), |m| match m {
             ServerMsg::Snapshot(s) => Some(s.clone()),
             _ => None,
         })

@@ -276,7 +276,7 @@ async fn race_one(
     let me = p.id;
     let line = p
         .conn
-        .expect(Duration::from_secs(30), |m| match m {
+        .wait_for(Duration::from_secs(30), |m| match m {
             ServerMsg::Results { rankings, .. } => Some(rankings.iter().find(|r| r.player_id == me).cloned()),
             _ => None,
         })

@@ -136,6 +136,8 @@ impl PlayerGame {
             (PlayerGame::Ghost(g), Action::Move(d)) => g.step(d),
             (PlayerGame::Ghost(g), Action::Rewind) => g.rewind(),
             (PlayerGame::Maze(m), Action::Move(d)) => m.step(d),
+            // A finished game refuses everything the same way.
+            (PlayerGame::Maze(m), Action::Rewind) if m.status() != Status::Playing => Err(Reject::GameOver),
             (PlayerGame::Maze(_), Action::Rewind) => Err(Reject::NoRewind),
         }
     }

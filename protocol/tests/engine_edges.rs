@@ -62,8 +62,14 @@ fn maze_walls_cost_nothing_and_the_exit_finishes() {
     assert_eq!(g.moves(), m.shortest);
     assert_eq!(g.step(U), Err(Reject::GameOver));
     assert_eq!(g.moves(), m.shortest);
-    let mut p = mazerace_protocol::PlayerGame::new(&mazerace_protocol::Board::Maze(m));
+    let mut p = mazerace_protocol::PlayerGame::new(&mazerace_protocol::Board::Maze(Arc::clone(&m)));
     assert_eq!(p.apply(mazerace_protocol::Action::Rewind), Err(Reject::NoRewind));
+    for &d in &m.solution {
+        p.apply(mazerace_protocol::Action::Move(d)).unwrap();
+    }
+    // Found by the long fuzz run: after the end, a rewind is refused like
+    // any other action (game over), not as "no rewind in this game".
+    assert_eq!(p.apply(mazerace_protocol::Action::Rewind), Err(Reject::GameOver));
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Board generation and the true-par search, per size:
-//! `cargo bench -p mazerace-protocol --bench boards`.
+//! Board generation and the true-par search, per size, and decoding the
+//! hottest frame (`move`): `cargo bench -p mazerace-protocol --bench boards`.
 
 use divan::{black_box, Bencher};
 use mazerace_protocol::{ghost, maze, Size};
@@ -36,4 +36,18 @@ fn true_par(bencher: Bencher, size: Size) {
         i = (i + 1) % vaults.len();
         black_box(ghost::solve::solve_vault(&vaults[i]))
     });
+}
+
+const MOVE: &str = r#"{"type":"move","dir":"left","seq":1234}"#;
+
+/// A `move` frame through the plain serde decoder for the tagged enum.
+#[divan::bench]
+fn decode_move_serde() -> mazerace_protocol::messages::ClientMsg {
+    serde_json::from_str(black_box(MOVE)).unwrap()
+}
+
+/// The same frame through `ClientMsg::decode`, as the server reads it.
+#[divan::bench]
+fn decode_move_fast() -> mazerace_protocol::messages::ClientMsg {
+    mazerace_protocol::messages::ClientMsg::decode(black_box(MOVE)).unwrap()
 }

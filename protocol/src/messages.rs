@@ -90,6 +90,30 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+impl ClientMsg {
+    /// Decode one text frame; the same answer as `serde_json::from_str`, faster
+    /// for `move`. Moves are nearly every frame in a race, and serde decodes an
+    /// internally tagged enum by first buffering the whole object into a
+    /// generic tree, then matching the tag: about a fifth of the server's work
+    /// per move. A plain struct of exactly `move`'s fields skips that; any
+    /// other frame (or a move with an escape, a duplicate or an extra field)
+    /// falls through to the full decoder, which gives the precise error.
+    pub fn decode(text: &str) -> Result<ClientMsg, serde_json::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct MoveFrame<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: &'a str,
+            dir: Dir,
+            seq: u32,
+        }
+        match serde_json::from_str::<MoveFrame<'_>>(text) {
+            Ok(MoveFrame { kind: "move", dir, seq }) => Ok(ClientMsg::Move { dir, seq }),
+            _ => serde_json::from_str(text),
+        }
+    }
+}
+
 /// Where a room is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

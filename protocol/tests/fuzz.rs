@@ -25,6 +25,9 @@ fn action() -> impl Strategy<Value = Action> {
 /// Frames that look like ours, half-broken, plus raw noise.
 fn frame() -> impl Strategy<Value = String> {
     let types = prop::sample::select(vec![
+        "move",
+        "move",
+        "mo\\u0076e",
         "hello",
         "create_room",
         "join_room",
@@ -78,6 +81,13 @@ fn frame() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #[test]
+    fn the_fast_decoder_agrees_with_serde(text in frame()) {
+        let fast = ClientMsg::decode(&text).map_err(|e| e.to_string());
+        let slow = serde_json::from_str::<ClientMsg>(&text).map_err(|e| e.to_string());
+        prop_assert_eq!(fast, slow);
+    }
+
     #[test]
     fn any_frame_decodes_or_errors_and_round_trips(text in frame()) {
         if let Ok(msg) = serde_json::from_str::<ClientMsg>(&text) {

@@ -258,7 +258,7 @@ impl Conn {
             Gate::Refuse => return Flow::Go,
             Gate::Stop => return Flow::Stop,
         }
-        match serde_json::from_str::<ClientMsg>(text) {
+        match ClientMsg::decode(text) {
             Ok(msg) => self.dispatch(msg).await,
             Err(e) => {
                 self.error(decode_error(&e), clip(e.to_string(), 200));

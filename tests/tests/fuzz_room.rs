@@ -30,7 +30,10 @@
 //! runtime, so a room handles a command to completion before any client
 //! reads its answer, and each step waits for its answers (bounded, on real
 //! messages) before the next; a ping round trip drains a player's stream
-//! before it acts. Countdown timers are the only clock-driven part.
+//! before it acts. What the clock drives (coalesced `progress`, and in one
+//! case in five a race time limit of under 300 ms) can arrive at any point;
+//! the model accepts it wherever the protocol allows it, and never takes it
+//! for an answer. Countdowns never end within a case (their step is an hour).
 //!
 //! Budget: 64 cases by default (a few seconds); more with
 //! `PROPTEST_CASES=3000 cargo test --release -p mazerace-tests --test fuzz_room`
@@ -619,9 +622,22 @@ struct Fuzz {
     shutting_down: bool,
 }
 
-fn fuzz_config(countdown: u32) -> Config {
+/// The race time limit: one case in five has a short one, so that races also
+/// end on the clock in the middle of a case (`timed_out`, `results` nobody's
+/// step caused). It is drawn from the seed, not a strategy of its own, so
+/// the cases kept in the regressions file replay unchanged.
+fn time_limit(seed: u64) -> Duration {
+    if seed % 5 == 4 {
+        Duration::from_millis(20 + seed % 280)
+    } else {
+        Duration::from_secs(600)
+    }
+}
+
+fn fuzz_config(countdown: u32, seed: u64) -> Config {
     Config {
         countdown_secs: countdown,
+        race_time_limit: time_limit(seed),
         // A countdown that never ends within a case: a timer that fired
         // between steps would put messages in flight that no step caused.
         countdown_step: Duration::from_secs(3600),
@@ -1432,6 +1448,10 @@ impl Fuzz {
                 let p = &mut self.players[who];
                 let id = p.id;
                 let race = p.race().ok_or("results before race_start")?;
+                RESULTS.fetch_add(1, Ordering::Relaxed);
+                if rankings.iter().any(|r| r.status == RacerStatus::TimedOut) {
+                    TIMED_OUT.fetch_add(1, Ordering::Relaxed);
+                }
                 let mut last_rank = 0;
                 for (i, r) in rankings.iter().enumerate() {
                     let fin = r.status == RacerStatus::Finished;
@@ -1567,6 +1587,9 @@ static CASES: AtomicUsize = AtomicUsize::new(0);
 static STEPS: AtomicUsize = AtomicUsize::new(0);
 static SENT: AtomicUsize = AtomicUsize::new(0);
 static RECEIVED: AtomicUsize = AtomicUsize::new(0);
+/// `results` messages read, and those where the clock ended the race.
+static RESULTS: AtomicUsize = AtomicUsize::new(0);
+static TIMED_OUT: AtomicUsize = AtomicUsize::new(0);
 static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
 
 /// Counts every panic in the process (server tasks included: a panicking
@@ -1586,7 +1609,7 @@ fn count_panics() {
 }
 
 async fn run_case(case: &Case) -> R<()> {
-    let cfg = fuzz_config(case.countdown);
+    let cfg = fuzz_config(case.countdown, case.seed);
     let srv = TestServer::with_config(cfg.clone()).await;
     let mut f = Fuzz {
         srv,
@@ -1756,7 +1779,11 @@ fn run(case: &Case) -> R<()> {
     let steps = STEPS.fetch_add(case.steps.len(), Ordering::Relaxed) + case.steps.len();
     if std::env::var_os("MAZERACE_FUZZ_STATS").is_some() {
         let (sent, got) = (SENT.load(Ordering::Relaxed), RECEIVED.load(Ordering::Relaxed));
-        eprintln!("fuzz_room: {cases} cases, {steps} steps, {sent} frames sent, {got} messages read");
+        let (results, timed_out) = (RESULTS.load(Ordering::Relaxed), TIMED_OUT.load(Ordering::Relaxed));
+        eprintln!(
+            "fuzz_room: {cases} cases, {steps} steps, {sent} frames sent, {got} messages read, \
+             {results} results ({timed_out} on the clock)"
+        );
     }
     ensure!(
         panics == 0,

@@ -327,7 +327,7 @@ impl Conn {
             Err(why) => return self.error(ErrorCode::BadName, why),
         };
         let shared = Arc::clone(&self.shared);
-        let resumed = token.and_then(|t| shared.sessions.resume(&t, self.outbox.clone()));
+        let resumed = token.as_deref().and_then(|t| shared.sessions.resume(t, self.outbox.clone()));
         let session = match resumed {
             Some(r) => {
                 if let Some(prev) = r.previous {
@@ -350,7 +350,7 @@ impl Conn {
                 r.session
             }
             None => {
-                let s = shared.sessions.create(&shared.ids, name, self.outbox.clone());
+                let s = shared.sessions.create(&shared.ids, name, self.outbox.clone(), token.as_deref());
                 tracing::Span::current().record("player", s.id);
                 tracing::info!(name = %s.name, "hello");
                 self.send(&ServerMsg::Welcome {

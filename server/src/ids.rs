@@ -65,6 +65,11 @@ impl Ids {
     }
 }
 
+/// Whether `token` has the shape [`Ids::token`] makes: 32 lowercase hex digits.
+pub fn is_token_shaped(token: &str) -> bool {
+    token.len() == 32 && token.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// Whether `code` could be a room code (cheap check before any lookup).
 pub fn is_code_shaped(code: &str) -> bool {
     code.len() == CODE_LEN && code.bytes().all(|b| CODE_ALPHABET.contains(&b))
@@ -73,6 +78,15 @@ pub fn is_code_shaped(code: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_have_one_shape() {
+        let ids = Ids::from_os().unwrap();
+        assert!(is_token_shaped(&ids.token()));
+        assert!(!is_token_shaped("0123456789ABCDEF0123456789abcdef"));
+        assert!(!is_token_shaped("0123456789abcdef"));
+        assert!(!is_token_shaped("<script>alert(1)</script>0123456"));
+    }
 
     #[test]
     fn codes_use_the_alphabet_and_differ() {

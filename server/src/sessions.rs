@@ -76,16 +76,24 @@ impl Sessions {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A new player carried by `outbox`.
-    pub fn create(&self, ids: &Ids, name: String, outbox: Outbox) -> Arc<Session> {
+    /// A new player carried by `outbox`. `keep` is the token the client
+    /// offered that no live session holds (its session expired, or the
+    /// server restarted): a well-formed one is kept, because the token is the
+    /// player's daily identity (one ranked attempt a day, streaks), which must
+    /// outlive the resume window. Anything else gets a fresh random token.
+    pub fn create(&self, ids: &Ids, name: String, outbox: Outbox, keep: Option<&str>) -> Arc<Session> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
+        let kept = keep.filter(|t| crate::ids::is_token_shaped(t) && !map.contains_key(*t));
         // 128 random bits do not collide in practice; the loop makes sure.
-        let token: Arc<str> = loop {
-            let t: Arc<str> = ids.token().into();
-            if !map.contains_key(&t) {
-                break t;
-            }
+        let token: Arc<str> = match kept {
+            Some(t) => t.into(),
+            None => loop {
+                let t: Arc<str> = ids.token().into();
+                if !map.contains_key(&t) {
+                    break t;
+                }
+            },
         };
         let session = Arc::new(Session {
             id,

@@ -238,3 +238,36 @@ async fn acknowledged_results_survive_a_restart_and_verify() {
     assert_eq!(report.checked, 2);
     let _ = clock.now();
 }
+
+/// The token is the daily identity: after a restart (every session gone) a
+/// player who says hello with their old token is still the same daily
+/// player, so their one ranked attempt stays used and their streak goes on.
+#[tokio::test]
+async fn the_daily_identity_outlives_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let (_, line) = solution(Size::Easy, seed_of("2026-12-01", Game::Maze, Size::Easy));
+    let token = {
+        let srv = daily_server(dir.path(), clock.clone()).await;
+        let mut ann = srv.player("Ann").await;
+        let (_, r) = attempt(&mut ann, "maze", "easy", &line).await;
+        assert_eq!(r["ranked"], true);
+        let token = ann.token.clone();
+        srv.stop().await;
+        token
+    };
+    let srv = daily_server(dir.path(), clock.clone()).await;
+    let mut ann = srv.connect().await;
+    ann.send(json!({"type": "hello", "name": "Ann", "token": token})).await;
+    let w = ann.recv_type("welcome").await;
+    assert_eq!(w["token"], token.as_str(), "the token is kept");
+    let (_, again) = attempt(&mut ann, "maze", "easy", &line).await;
+    assert_eq!(again["ranked"], false, "still the same player: this attempt is practice");
+
+    clock.advance(Duration::from_millis(DAY_MS));
+    let (_, line2) = solution(Size::Easy, seed_of("2026-12-02", Game::Maze, Size::Easy));
+    let (_, next_day) = attempt(&mut ann, "maze", "easy", &line2).await;
+    assert_eq!(next_day["ranked"], true);
+    assert_eq!(next_day["streak"], 2, "the streak survives the restart");
+    srv.stop().await;
+}

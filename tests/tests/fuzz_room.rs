@@ -717,7 +717,9 @@ impl Fuzz {
             name = bad;
         }
         loop {
-            let m = ClientMsg::Hello { name: name.clone(), token: Some("0".repeat(32)) };
+            // An unknown token of the wrong shape: never resumed, never kept
+            // (a well-formed one would be kept as this player's identity).
+            let m = ClientMsg::Hello { name: name.clone(), token: Some("z".repeat(32)) };
             ws.send(Message::text(serde_json::to_string(&m).map_err(|e| e.to_string())?))
                 .await
                 .map_err(|e| e.to_string())?;

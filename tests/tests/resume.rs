@@ -88,13 +88,20 @@ async fn gone_past_the_window_means_left() {
     assert_eq!(ranks[1]["status"], "left");
     assert!(ranks[1].get("rank").is_none());
 
-    // Her token is gone: hello makes a new player.
+    // Her session is gone: hello makes a new player, who keeps the token
+    // (her daily identity), and is in no room.
     let mut again = srv.connect().await;
     again.send(json!({"type": "hello", "name": "Ann", "token": token})).await;
     let w = again.recv().await;
     assert_eq!(w["resumed"], false);
     assert_ne!(w["player_id"], ann_id);
-    assert_ne!(w["token"], token.as_str());
+    assert_eq!(w["token"], token.as_str());
+    // A token of the wrong shape is never kept.
+    let mut odd = srv.connect().await;
+    odd.send(json!({"type": "hello", "name": "Eve", "token": "<b>not-a-token</b>"})).await;
+    let w = odd.recv().await;
+    assert_eq!(w["resumed"], false);
+    assert_ne!(w["token"], "<b>not-a-token</b>");
     srv.stop().await;
 }
 

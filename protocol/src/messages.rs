@@ -289,7 +289,6 @@ pub enum ErrorCode {
     BadSize,
     BadSeed,
     BadDate,
-    UnknownToken,
     NotInRoom,
     AlreadyInRoom,
     RoomNotFound,

@@ -264,11 +264,6 @@ const HANDLERS = {
 
   error(m) {
     const code = m.code;
-    if (code === 'unknown_token') {
-      store.setToken(null);
-      conn.restart();
-      return;
-    }
     if (code === 'already_in_room' && S.lastIntent && S.lastIntent.type !== 'join_room') {
       conn.send({ type: 'leave_room' });
       conn.send(S.lastIntent);

@@ -74,7 +74,11 @@ fn init_logs(format: LogFormat) {
 /// `mazerace serve`: bind, print the URLs, serve until SIGINT/SIGTERM.
 pub fn serve(config: Config) -> anyhow::Result<()> {
     init_logs(config.log_format);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = match config.worker_threads {
+        Some(0) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,
+        Some(n) => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build()?,
+        None => tokio::runtime::Builder::new_multi_thread().enable_all().build()?,
+    };
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await

@@ -74,6 +74,10 @@ pub struct Config {
     /// How long a closing connection waits for the client's close frame.
     pub close_linger: Duration,
     pub log_format: LogFormat,
+    /// Runtime worker threads: `None` for one per core, `Some(0)` for a
+    /// single-threaded (current-thread) runtime. Only `mazerace serve` reads
+    /// it; tests run the server on their own runtime.
+    pub worker_threads: Option<usize>,
 }
 
 impl Default for Config {
@@ -105,6 +109,7 @@ impl Default for Config {
             join_refill: Duration::from_secs(6),
             close_linger: Duration::from_secs(2),
             log_format: LogFormat::Text,
+            worker_threads: None,
         }
     }
 }
@@ -169,6 +174,9 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Runtime worker threads (default: one per core; 0: a single-threaded runtime).
+    #[arg(long, env = "MAZERACE_WORKER_THREADS")]
+    pub worker_threads: Option<usize>,
 }
 
 impl ServeArgs {
@@ -194,6 +202,7 @@ impl ServeArgs {
             rooms_per_conn: self.rooms_per_conn,
             join_attempts: self.join_attempts,
             log_format: self.log_format,
+            worker_threads: self.worker_threads,
             ..base
         }
     }

@@ -8,10 +8,21 @@ use std::time::Duration;
 
 #[test]
 fn serve_prints_its_address_answers_and_stops_on_sigterm() {
+    serve_and_stop(&[]);
+}
+
+/// The same on a single-threaded runtime (`--worker-threads 0`).
+#[test]
+fn serves_on_a_current_thread_runtime_too() {
+    serve_and_stop(&["--worker-threads", "0"]);
+}
+
+fn serve_and_stop(extra: &[&str]) {
     let data = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_mazerace"))
         .args(["--bind", "127.0.0.1:0", "--data-dir"])
         .arg(data.path())
+        .args(extra)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -1,22 +1,14 @@
 // The daily challenge from the page: the panel with its UTC countdown, a
 // ranked run with rank, streak and share text, a practice run clearly marked,
 // and the leaderboard, for two players.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, screenshot, play, LAPTOP, PHONE, SHOTS } from './harness.mjs';
+import { serverAndBrowser, openPage, screenshot, play, LAPTOP, PHONE } from './harness.mjs';
 import { clock } from '../../public/js/format.js';
 import { route } from '../route.mjs';
 
 let srv, browser;
-before(async () => {
-  srv = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await srv?.stop();
-  console.log(`screenshots: ${SHOTS}`);
-});
+serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
 /** Plays one of today's boards (maze easy unless told) from the daily panel; returns race_start and daily_result. */
 async function playDaily(p, board = 'Maze Escape · Easy 11×11') {

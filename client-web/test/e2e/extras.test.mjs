@@ -1,20 +1,12 @@
 // Practice alone, a spectator, a dropped connection that comes back on its
 // own (backoff) and resumes, the mute switch, and a keyboard-only path.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, screenshot, play, LAPTOP, PHONE, SHOTS } from './harness.mjs';
+import { serverAndBrowser, openPage, screenshot, play, LAPTOP, PHONE } from './harness.mjs';
 import { route } from '../route.mjs';
 
 let srv, browser;
-before(async () => {
-  srv = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await srv?.stop();
-  console.log(`screenshots: ${SHOTS}`);
-});
+serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
 test('practice alone: no lobby, timer from the first move, play again (reduced motion)', async () => {
   const p = await openPage(browser, LAPTOP, srv.url);

@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const HERE = new URL('.', import.meta.url).pathname;
@@ -177,4 +178,22 @@ export async function play(p, actions, { until = actions.length, from } = {}) {
     if (!r.ok) throw new Error(`the server refused action ${i} (${a}): ${JSON.stringify(r)}`);
   }
   return from;
+}
+
+/**
+ * One real server and one browser for a whole test file: registers the
+ * file's `before`/`after` hooks and hands both to `use` once they are up.
+ */
+export function serverAndBrowser(use) {
+  let srv, browser;
+  before(async () => {
+    srv = await startServer();
+    browser = await launch();
+    use(srv, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.stop();
+    console.log(`screenshots: ${SHOTS}`);
+  });
 }

@@ -174,6 +174,9 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Milliseconds between two `progress` messages to a room (coalescing window).
+    #[arg(long, env = "MAZERACE_PROGRESS_MS", default_value_t = 50)]
+    pub progress_ms: u64,
     /// Runtime worker threads (default: one per core; 0: a single-threaded runtime).
     #[arg(long, env = "MAZERACE_WORKER_THREADS")]
     pub worker_threads: Option<usize>,
@@ -203,7 +206,40 @@ impl ServeArgs {
             join_attempts: self.join_attempts,
             log_format: self.log_format,
             worker_threads: self.worker_threads,
+            progress_interval: Duration::from_millis(self.progress_ms.max(1)),
             ..base
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn flags_reach_the_config() {
+        let cli = Cli::parse_from([
+            "mazerace",
+            "--progress-ms",
+            "200",
+            "--worker-threads",
+            "0",
+            "--max-players",
+            "99",
+        ]);
+        let c = cli.serve.into_config();
+        assert_eq!(c.progress_interval, Duration::from_millis(200));
+        assert_eq!(c.worker_threads, Some(0));
+        assert_eq!(c.max_players, MAX_PLAYERS_CAP, "capped");
+        let defaults = Cli::parse_from(["mazerace"]).serve.into_config();
+        assert_eq!(defaults.progress_interval, Duration::from_millis(50), "issue 3: at most one per 50 ms");
+        assert_eq!(defaults.worker_threads, None);
     }
 }

@@ -305,6 +305,20 @@ pub enum ErrorCode {
     Internal,
 }
 
+impl ErrorCode {
+    /// The code for a frame [`ClientMsg::decode`] refused: a seed that is not
+    /// a `u64` in decimal is `bad_seed` (its message comes from
+    /// [`Seed`]'s parser in this crate), anything else `bad_message`.
+    pub fn for_decode_error(e: &serde_json::Error) -> ErrorCode {
+        let text = e.to_string();
+        if text.contains("a seed is") || text.contains("larger than 2^64") {
+            ErrorCode::BadSeed
+        } else {
+            ErrorCode::BadMessage
+        }
+    }
+}
+
 /// Server to client.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

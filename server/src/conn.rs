@@ -218,16 +218,6 @@ fn clip(mut s: String, max: usize) -> String {
     s
 }
 
-/// Sorts a decoding error into the code a client can act on.
-fn decode_error(e: &serde_json::Error) -> ErrorCode {
-    let text = e.to_string();
-    if text.contains("a seed is") || text.contains("larger than 2^64") {
-        ErrorCode::BadSeed
-    } else {
-        ErrorCode::BadMessage
-    }
-}
-
 impl Conn {
     fn send(&self, msg: &ServerMsg) {
         self.outbox.send_msg(msg);
@@ -261,7 +251,7 @@ impl Conn {
         match ClientMsg::decode(text) {
             Ok(msg) => self.dispatch(msg).await,
             Err(e) => {
-                self.error(decode_error(&e), clip(e.to_string(), 200));
+                self.error(ErrorCode::for_decode_error(&e), clip(e.to_string(), 200));
             }
         }
         Flow::Go

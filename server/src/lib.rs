@@ -39,6 +39,7 @@ mod sessions;
 pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
 pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
 pub use daily_store::StoreHook;
+pub use ids::is_code_shaped;
 pub use names::MAX_NAME_CHARS;
 pub use outbox::close as close_codes;
 pub use server::Server;

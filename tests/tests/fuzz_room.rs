@@ -564,20 +564,6 @@ impl Expect {
     }
 }
 
-/// The server's own sorting of decoding errors (conn.rs).
-fn decode_error(e: &serde_json::Error) -> ErrorCode {
-    let text = e.to_string();
-    if text.contains("a seed is") || text.contains("larger than 2^64") {
-        ErrorCode::BadSeed
-    } else {
-        ErrorCode::BadMessage
-    }
-}
-
-fn is_code_shaped(code: &str) -> bool {
-    code.len() == 5 && code.bytes().all(|b| b"ABCDEFGHJKMNPQRSTUVWXYZ23456789".contains(&b))
-}
-
 enum Incoming {
     Msg(ServerMsg),
     Closed(u16, String),
@@ -693,7 +679,7 @@ impl Fuzz {
                 Ok(ClientMsg::Ping) => None,
                 Ok(ClientMsg::Hello { .. }) => Some(vec![ErrorCode::BadName, ErrorCode::HelloFirst]),
                 Ok(_) => Some(vec![ErrorCode::HelloFirst]),
-                Err(e) => Some(vec![decode_error(&e)]),
+                Err(e) => Some(vec![ErrorCode::for_decode_error(&e)]),
             };
             let is_hello = matches!(serde_json::from_str::<ClientMsg>(&j), Ok(ClientMsg::Hello { .. }));
             ws.send(Message::text(j.clone())).await.map_err(|e| e.to_string())?;
@@ -895,7 +881,9 @@ impl Fuzz {
         if self.players[who].room.is_some() {
             return Err(ErrorCode::AlreadyInRoom);
         }
-        let Some(r) = self.rooms.get(code).filter(|r| is_code_shaped(code) && !r.members.is_empty()) else {
+        let Some(r) =
+            self.rooms.get(code).filter(|r| mazerace_server::is_code_shaped(code) && !r.members.is_empty())
+        else {
             return Err(ErrorCode::RoomNotFound);
         };
         let players = r.members.iter().filter(|(_, s)| !s).count() as u32;
@@ -920,7 +908,7 @@ impl Fuzz {
             Op::Text(t) => {
                 let e = match serde_json::from_str::<ClientMsg>(t) {
                     Ok(m) => self.expect(who, &m),
-                    Err(err) => Expect::Error(vec![decode_error(&err)]),
+                    Err(err) => Expect::Error(vec![ErrorCode::for_decode_error(&err)]),
                 };
                 self.send(who, Message::text(t.clone())).await?;
                 self.sent(who, &e).await?;

@@ -8,20 +8,22 @@
 //! and a reason (PROTOCOL.md, "Close codes"). Nothing a client sends can
 //! make this task panic or disturb another connection.
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::StreamExt;
 use mazerace_protocol::daily::is_valid_date;
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, RankBy, ServerMsg};
 use mazerace_protocol::{Action, Board, Game, Seed, Size};
-use tokio::time::{interval_at, sleep, sleep_until, timeout, Instant, MissedTickBehavior};
+use tokio::time::{sleep, sleep_until, timeout, Instant};
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tracing::Instrument;
 
-use crate::config::MAX_PLAYERS_CAP;
+use crate::config::{Config, MAX_PLAYERS_CAP};
 use crate::daily::NOT_CONFIGURED;
 use crate::ids::is_code_shaped;
 use crate::limits::TokenBucket;
@@ -30,8 +32,18 @@ use crate::room::{JoinError, NewMember, RoomCmd, RoomSettings};
 use crate::server::Shared;
 use crate::sessions::Session;
 
-/// Runs one upgraded socket to its end.
-pub async fn run(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, _alive: TaskTrackerToken) {
+/// Runs one upgraded socket to its end. Every byte of the returned future
+/// is paid per connected player, hence two choices: the socket comes already
+/// split, and this is a plain fn rather than an `async fn` wrapping
+/// `run_inner`. An async fn keeps its arguments for its whole life, so
+/// either way the future would carry a dead copy of the socket or of its
+/// halves.
+pub fn run(
+    shared: Arc<Shared>,
+    (sink, stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
+    peer: SocketAddr,
+    alive: TaskTrackerToken,
+) -> impl Future<Output = ()> {
     let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let span = tracing::info_span!(
         "conn",
@@ -40,7 +52,7 @@ pub async fn run(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, _aliv
         player = tracing::field::Empty,
         room = tracing::field::Empty
     );
-    run_inner(shared, socket, peer, id).instrument(span).await;
+    run_inner(shared, sink, stream, peer, id, alive).instrument(span)
 }
 
 #[derive(PartialEq, Eq)]
@@ -71,9 +83,64 @@ struct Conn {
     rooms: TokenBucket,
 }
 
-async fn run_inner(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, id: u64) {
-    let cfg = shared.config.clone();
-    let (sink, mut stream) = socket.split();
+/// The connection's three deadlines (no `hello` yet, silence, next ping),
+/// kept by one timer. A frame only records when it came: the timer is
+/// re-armed when it fires, not on every message, so a move costs no timer
+/// work, and one timer instead of three is less memory per player.
+struct Deadlines {
+    hello_by: Instant,
+    last_frame: Instant,
+    next_ping: Instant,
+}
+
+/// What a fired timer means.
+enum Due {
+    Hello,
+    Idle,
+    Ping,
+    Nothing,
+}
+
+impl Deadlines {
+    fn new(now: Instant, cfg: &Config) -> Self {
+        Deadlines { hello_by: now + cfg.hello_timeout, last_frame: now, next_ping: now + cfg.ping_interval }
+    }
+
+    /// The first deadline still ahead (`hello_by` counts only before `hello`).
+    fn next(&self, cfg: &Config, said_hello: bool) -> Instant {
+        let mut at = (self.last_frame + cfg.idle_timeout).min(self.next_ping);
+        if !said_hello {
+            at = at.min(self.hello_by);
+        }
+        at
+    }
+
+    /// What is due at `now`, in the order they are checked.
+    fn due(&mut self, now: Instant, cfg: &Config, said_hello: bool) -> Due {
+        if !said_hello && now >= self.hello_by {
+            Due::Hello
+        } else if now >= self.last_frame + cfg.idle_timeout {
+            Due::Idle
+        } else if now >= self.next_ping {
+            self.next_ping = now + cfg.ping_interval;
+            Due::Ping
+        } else {
+            Due::Nothing
+        }
+    }
+}
+
+async fn run_inner(
+    shared: Arc<Shared>,
+    sink: SplitSink<WebSocket, Message>,
+    mut stream: SplitStream<WebSocket>,
+    peer: SocketAddr,
+    id: u64,
+    // Held to the end: shutdown waits for every connection's task.
+    _alive: TaskTrackerToken,
+) {
+    // A reference, not a copy: the config would cost every connection its size.
+    let cfg = &shared.config;
     let outbox = Outbox::new(cfg.outbox_capacity, id);
     let mut writer = tokio::spawn(run_writer(outbox.clone(), sink, cfg.close_linger).in_current_span());
     let mut writer_done = false;
@@ -101,17 +168,19 @@ async fn run_inner(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, id:
         strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
         rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
     };
-    let hello_by = Instant::now() + cfg.hello_timeout;
-    let idle = sleep(cfg.idle_timeout);
-    tokio::pin!(idle);
-    let mut ping = interval_at(Instant::now() + cfg.ping_interval, cfg.ping_interval);
-    ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut deadlines = Deadlines::new(Instant::now(), cfg);
+    let timer = sleep_until(deadlines.next(cfg, false));
+    tokio::pin!(timer);
+    // Made once: a fresh `cancelled()` per message would register with (and
+    // leave) the server-wide token's waiter list, under its lock, every time.
+    let shutdown = shared.shutdown.cancelled();
+    tokio::pin!(shutdown);
     let mut peer_closed = false;
 
     loop {
         tokio::select! {
             biased;
-            () = shared.shutdown.cancelled() => {
+            () = &mut shutdown => {
                 outbox.send_msg(&ServerMsg::ServerShutdown);
                 outbox.close(close::GOING_AWAY, "server shutting down");
                 break;
@@ -125,7 +194,7 @@ async fn run_inner(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, id:
                 break;
             }
             frame = stream.next() => {
-                idle.as_mut().reset(Instant::now() + cfg.idle_timeout);
+                deadlines.last_frame = Instant::now();
                 match frame {
                     None => { peer_closed = true; break; }
                     Some(Err(e)) => {
@@ -156,17 +225,24 @@ async fn run_inner(shared: Arc<Shared>, socket: WebSocket, peer: SocketAddr, id:
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
                 }
             }
-            () = sleep_until(hello_by), if conn.session.is_none() => {
-                tracing::info!("no hello in time: closing with 4000");
-                outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
-                break;
+            () = &mut timer => {
+                let said_hello = conn.session.is_some();
+                match deadlines.due(Instant::now(), cfg, said_hello) {
+                    Due::Hello => {
+                        tracing::info!("no hello in time: closing with 4000");
+                        outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
+                        break;
+                    }
+                    Due::Idle => {
+                        tracing::info!("silent peer: closing with 4001");
+                        outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
+                        break;
+                    }
+                    Due::Ping => outbox.ping(),
+                    Due::Nothing => {}
+                }
+                timer.as_mut().reset(deadlines.next(cfg, said_hello));
             }
-            () = &mut idle => {
-                tracing::info!("silent peer: closing with 4001");
-                outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
-                break;
-            }
-            _ = ping.tick() => outbox.ping(),
         }
     }
 
@@ -268,16 +344,18 @@ impl Conn {
             }
         };
         match msg {
-            ClientMsg::Hello { name, token } => self.hello(name, token).await,
+            // The rare requests run boxed: inline, their futures would make
+            // every connection's task as large as the largest of them.
+            ClientMsg::Hello { name, token } => Box::pin(self.hello(name, token)).await,
             ClientMsg::Ping => self.send(&ServerMsg::Pong),
             ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => {
                 if let Some(s) = session {
-                    self.create_room(&s, game, size, seed, rank_by, max_players, daily).await;
+                    Box::pin(self.create_room(&s, game, size, seed, rank_by, max_players, daily)).await;
                 }
             }
             ClientMsg::JoinRoom { code, spectate } => {
                 if let Some(s) = session {
-                    self.join_room(&s, &code, spectate).await;
+                    Box::pin(self.join_room(&s, &code, spectate)).await;
                 }
             }
             ClientMsg::LeaveRoom => {
@@ -301,7 +379,7 @@ impl Conn {
             ClientMsg::Rematch => self.forward(session, |id| RoomCmd::Rematch { id }).await,
             ClientMsg::Leaderboard { game, size, date } => {
                 if let Some(s) = session {
-                    self.leaderboard(&s, game, size, date).await;
+                    Box::pin(self.leaderboard(&s, game, size, date)).await;
                 }
             }
         }
@@ -524,5 +602,50 @@ impl Conn {
             }
             .in_current_span(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn cfg() -> Config {
+        Config {
+            hello_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(10),
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn the_timer_aims_at_the_first_deadline_still_ahead() {
+        let (c, t0) = (cfg(), Instant::now());
+        let mut d = Deadlines::new(t0, &c);
+        assert_eq!(d.next(&c, false), t0 + c.hello_timeout.min(c.ping_interval));
+        // A frame late in the idle window moves the silence deadline, and
+        // only the timer's next arming sees it.
+        d.last_frame = t0 + Duration::from_secs(25);
+        d.next_ping = t0 + Duration::from_secs(100);
+        assert_eq!(d.next(&c, true), t0 + Duration::from_secs(55));
+        assert_eq!(d.next(&c, false), t0 + c.hello_timeout, "hello counts only before hello");
+    }
+
+    #[test]
+    fn what_is_due_comes_in_order_hello_idle_ping() {
+        let (c, t0) = (cfg(), Instant::now());
+        let mut d = Deadlines::new(t0, &c);
+        assert!(matches!(d.due(t0 + Duration::from_secs(5), &c, false), Due::Nothing));
+        assert!(matches!(d.due(t0 + Duration::from_secs(10), &c, false), Due::Hello));
+        assert!(matches!(d.due(t0 + Duration::from_secs(10), &c, true), Due::Ping));
+        assert_eq!(d.next_ping, t0 + Duration::from_secs(20), "the next ping is one interval on");
+        assert!(matches!(d.due(t0 + Duration::from_secs(15), &c, true), Due::Nothing));
+        // A timer armed for the old silence deadline finds a later frame.
+        d.last_frame = t0 + Duration::from_secs(20);
+        d.next_ping = t0 + Duration::from_secs(100);
+        assert!(matches!(d.due(t0 + Duration::from_secs(30), &c, true), Due::Nothing));
+        assert!(matches!(d.due(t0 + Duration::from_secs(50), &c, true), Due::Idle));
     }
 }

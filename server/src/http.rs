@@ -14,6 +14,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use futures_util::StreamExt;
 use serde::Deserialize;
 
 use mazerace_protocol::daily::is_valid_date;
@@ -175,16 +176,19 @@ async fn ws(
     let alive = shared.tracker.token();
     let shared2 = Arc::clone(&shared);
     upgrade
-        // 4 KiB read buffer: tungstenite's 128 KiB default costs ~130 KiB of
-        // memory per idle connection.
-        .read_buffer_size(4096)
-        // Frames are gathered up to this size before a write, then flushed
-        // once per batch by the writer task ...
-        .write_buffer_size(4096)
+        // Small: it is paid per connected player (see the config field).
+        .read_buffer_size(cfg.read_buffer_bytes)
+        // Frames gathered before a write. The writer task flushes once per
+        // batch, so a batch's small frames (a move's answer, a `progress`)
+        // usually leave in one write. Kept small because tungstenite's out buffer keeps the
+        // largest size it ever reached, per player (4096 measured 2.2 KiB
+        // more per idle player than 512, from the burst of `room` messages
+        // while a room fills).
+        .write_buffer_size(512)
         // ... and a client that stops reading cannot grow it past this.
         .max_write_buffer_size(cfg.write_buffer_max)
         .max_message_size(cfg.max_message_bytes)
         .max_frame_size(cfg.max_message_bytes)
         .on_failed_upgrade(|e| tracing::debug!(error = %e, "websocket upgrade failed"))
-        .on_upgrade(move |socket| crate::conn::run(shared2, socket, peer, alive))
+        .on_upgrade(move |socket| crate::conn::run(shared2, socket.split(), peer, alive))
 }

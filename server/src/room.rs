@@ -20,6 +20,7 @@ use mazerace_protocol::messages::{
     Snapshot,
 };
 use mazerace_protocol::{Action, Game, PlayerGame, Size, Status};
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -51,8 +52,15 @@ pub enum JoinError {
 
 impl RoomHandle {
     /// Sends a command; false if the room has ended.
+    /// Sends `cmd`; `false` if the room has closed. Waits only while the
+    /// inbox is full. That wait is boxed because it is rare, and an inline
+    /// one would add its size to every connection's future.
     pub async fn send(&self, cmd: RoomCmd) -> bool {
-        self.tx.send(cmd).await.is_ok()
+        match self.tx.try_send(cmd) {
+            Ok(()) => true,
+            Err(TrySendError::Full(cmd)) => Box::pin(self.tx.send(cmd)).await.is_ok(),
+            Err(TrySendError::Closed(_)) => false,
+        }
     }
 
     pub async fn join(&self, member: NewMember, spectate: bool) -> Result<(), JoinError> {
@@ -147,12 +155,23 @@ struct Racer {
     first_move: Option<Instant>,
     /// Accepted actions, in order (the daily replay).
     actions: Vec<Action>,
-    /// Changed since the last `progress`.
-    dirty: bool,
+    /// What changed since the last `progress`.
+    change: Change,
     /// A daily attempt's end was reported to the hook.
     reported: bool,
     /// This attempt's id for the daily hook.
     attempt: u64,
+}
+
+/// What the next `progress` has to say about a racer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    None,
+    /// Only this racer's own accepted moves or rewinds, each already told
+    /// to them in its `move_result` / `rewind_result`.
+    OwnActions,
+    /// Something the racer may not know yet (they left, the time ran out).
+    Other,
 }
 
 impl Racer {
@@ -438,7 +457,7 @@ impl Room {
         if matches!(self.phase, Phase::Countdown | Phase::Racing) {
             if let Some(r) = self.racers.iter_mut().find(|r| r.id == id && r.status == RacerStatus::Racing) {
                 r.status = RacerStatus::Left;
-                r.dirty = true;
+                r.change = Change::Other;
                 self.daily_ended(id);
                 self.schedule_progress(Instant::now());
             }
@@ -484,7 +503,7 @@ impl Room {
                 time_ms: None,
                 first_move: None,
                 actions: Vec::new(),
-                dirty: false,
+                change: Change::None,
                 reported: false,
                 attempt: crate::daily::next_attempt(),
             })
@@ -554,7 +573,9 @@ impl Room {
         if result.is_ok() {
             r.actions.push(action);
             r.first_move.get_or_insert(now);
-            r.dirty = true;
+            if r.change == Change::None {
+                r.change = Change::OwnActions;
+            }
         }
         let (ok, reason, view) = (result.is_ok(), result.err(), r.game.view());
         let reply = match action {
@@ -653,7 +674,7 @@ impl Room {
             let mut timed_out = Vec::new();
             for r in self.racers.iter_mut().filter(|r| r.status == RacerStatus::Racing) {
                 r.status = RacerStatus::TimedOut;
-                r.dirty = true;
+                r.change = Change::Other;
                 timed_out.push(r.id);
             }
             tracing::info!(timed_out = timed_out.len(), "time limit reached");
@@ -673,14 +694,24 @@ impl Room {
 
     /// One `progress` with the racers that changed, to everyone; a member
     /// whose previous one is still unsent gets the full list instead.
+    /// When the only change is one racer's own moves, that racer is skipped:
+    /// their `move_result`s said it all already. This matters for the
+    /// common case of moves spread out in time: in a room of two, it is a
+    /// third of all frames sent.
     fn flush_progress(&mut self, now: Instant) {
         self.progress_at = None;
-        let changed: Vec<Progress> = self.racers.iter().filter(|r| r.dirty).map(Racer::progress).collect();
+        let changed: Vec<Progress> =
+            self.racers.iter().filter(|r| r.change != Change::None).map(Racer::progress).collect();
         if changed.is_empty() {
             return;
         }
+        let mut changers = self.racers.iter().filter(|r| r.change != Change::None);
+        let only_own_moves_of = match (changers.next(), changers.next()) {
+            (Some(r), None) if r.change == Change::OwnActions => Some(r.id),
+            _ => None,
+        };
         for r in &mut self.racers {
-            r.dirty = false;
+            r.change = Change::None;
         }
         self.last_progress = Some(now);
         let delta = frame(&ServerMsg::Progress { players: changed });
@@ -692,8 +723,10 @@ impl Room {
             })
             .clone()
         };
-        for o in self.members.iter().filter_map(|m| m.outbox.as_ref()) {
-            o.progress(&delta, &mut make_full);
+        for m in self.members.iter().filter(|m| Some(m.id) != only_own_moves_of) {
+            if let Some(o) = &m.outbox {
+                o.progress(&delta, &mut make_full);
+            }
         }
     }
 

@@ -91,7 +91,7 @@ async fn ghost_race_solver_line_wins_and_wanderer_runs_out() {
 }
 
 #[tokio::test]
-async fn progress_is_coalesced_and_carries_only_movers() {
+async fn progress_is_coalesced_carries_only_movers_and_skips_the_mover() {
     let srv = TestServer::start().await;
     let mut ann = srv.player("Ann").await;
     let mut bob = srv.player("Bob").await;
@@ -122,5 +122,16 @@ async fn progress_is_coalesced_and_carries_only_movers() {
         }
     }
     assert!(count <= 4, "ten quick moves came as {count} progress messages");
+    // Ann is not sent her own moves back: her move_results said it all.
+    // Every progress Bob has seen was queued to Ann too before Bob got it,
+    // so it would arrive ahead of the pong to a ping sent now.
+    ann.send(json!({"type": "ping"})).await;
+    loop {
+        let v = ann.recv().await;
+        assert_ne!(v["type"], "progress", "Ann's own moves came back to her: {v}");
+        if v["type"] == "pong" {
+            break;
+        }
+    }
     srv.stop().await;
 }

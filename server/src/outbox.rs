@@ -188,22 +188,24 @@ impl Outbox {
     }
 }
 
+/// What one batch holds besides its frames.
 struct Batch {
-    frames: Vec<Frame>,
     ping: bool,
     close: Option<CloseReq>,
 }
 
 impl Outbox {
-    fn take_batch(&self) -> Batch {
+    /// Moves everything waiting into `frames` (emptied first, its capacity
+    /// reused: the writer keeps one such Vec, so a batch allocates nothing).
+    fn take_batch(&self, frames: &mut Vec<Frame>) -> Batch {
+        frames.clear();
         let mut st = self.lock();
-        let mut frames = Vec::with_capacity(st.queue.len() + 1);
         let before = st.progress_at.min(st.queue.len());
         st.progress_at = 0;
         frames.extend(st.queue.drain(..before));
         frames.extend(st.progress.take());
         frames.extend(st.queue.drain(..));
-        Batch { frames, ping: std::mem::take(&mut st.ping), close: st.close.clone() }
+        Batch { ping: std::mem::take(&mut st.ping), close: st.close.clone() }
     }
 }
 
@@ -214,13 +216,14 @@ impl Outbox {
 pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>, grace: Duration) {
     let kill = outbox.inner.kill.clone();
     let written = async {
+        let mut frames = Vec::new();
         loop {
-            let batch = outbox.take_batch();
-            if batch.frames.is_empty() && !batch.ping && batch.close.is_none() {
+            let batch = outbox.take_batch(&mut frames);
+            if frames.is_empty() && !batch.ping && batch.close.is_none() {
                 outbox.inner.wake.notified().await;
                 continue;
             }
-            for f in batch.frames {
+            for f in frames.drain(..) {
                 sink.feed(Message::Text(f)).await?;
             }
             if batch.ping {
@@ -260,7 +263,9 @@ mod tests {
     use super::*;
 
     fn texts(o: &Outbox) -> Vec<String> {
-        o.take_batch().frames.iter().map(|f| f.as_str().to_owned()).collect()
+        let mut frames = Vec::new();
+        o.take_batch(&mut frames);
+        frames.iter().map(|f| f.as_str().to_owned()).collect()
     }
 
     #[test]
@@ -307,9 +312,8 @@ mod tests {
         assert!(!o.is_closing());
         o.send(Utf8Bytes::from_static("one too many"));
         assert_eq!(o.close_code(), Some(close::TOO_SLOW));
-        let b = o.take_batch();
-        assert!(b.frames.is_empty(), "the backlog is dropped, not sent");
+        assert!(texts(&o).is_empty(), "the backlog is dropped, not sent");
         o.send(Utf8Bytes::from_static("later"));
-        assert!(o.take_batch().frames.is_empty(), "nothing after the close");
+        assert!(texts(&o).is_empty(), "nothing after the close");
     }
 }

@@ -247,13 +247,6 @@ pub fn spawn(
     RoomHandle { code, id, tx }
 }
 
-async fn sleep_until_opt(t: Option<Instant>) {
-    match t {
-        Some(t) => tokio::time::sleep_until(t).await,
-        None => std::future::pending().await,
-    }
-}
-
 fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     ServerMsg::Error { code, message: message.into() }
 }
@@ -262,16 +255,39 @@ impl Room {
     async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
         tracing::info!(game = %self.settings.game, size = %self.settings.size, "room created");
         self.broadcast_room();
+        // Made once, like the timer: a fresh `cancelled()` or `sleep_until`
+        // per command would register with and leave the shared token's waiter
+        // list, and the timer wheel, under their locks, on every move.
         let shutdown = self.shared.shutdown.clone();
+        let cancelled = shutdown.cancelled();
+        tokio::pin!(cancelled);
+        let timer = tokio::time::sleep_until(Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<Instant> = None;
         loop {
             let wake = [self.countdown_at, self.progress_at, self.deadline].into_iter().flatten().min();
+            // What is already due runs now, without a trip through the timer:
+            // the usual case for `progress` when moves are spread out.
+            if wake.is_some_and(|t| t <= Instant::now()) {
+                self.on_timer();
+                continue;
+            }
+            if wake != armed {
+                if let Some(t) = wake {
+                    timer.as_mut().reset(t);
+                }
+                armed = wake;
+            }
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd),
                     None => break,
                 },
-                () = sleep_until_opt(wake) => self.on_timer(),
-                () = shutdown.cancelled() => break,
+                () = &mut timer, if armed.is_some() => {
+                    armed = None;
+                    self.on_timer();
+                }
+                () = &mut cancelled => break,
             }
             if self.members.is_empty() {
                 break;

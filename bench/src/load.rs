@@ -183,6 +183,7 @@ impl Racer {
         };
         let sleep = tokio::time::sleep_until(sched.start.into());
         tokio::pin!(sleep);
+        let mut armed = None;
         while self.alive {
             let now = Instant::now();
             if now >= sched.linger {
@@ -200,7 +201,12 @@ impl Racer {
                 _ if now < sched.start => sched.start,
                 _ => sched.linger,
             };
-            sleep.as_mut().reset(wake.into());
+            // Re-armed only when the deadline moves: a reset per received
+            // frame would be timer-wheel work on this shared machine's cores.
+            if armed != Some(wake) || sleep.is_elapsed() {
+                sleep.as_mut().reset(wake.into());
+                armed = Some(wake);
+            }
             tokio::select! {
                 biased;
                 frame = self.p.conn.recv_text() => match frame {

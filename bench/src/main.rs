@@ -68,9 +68,9 @@ struct Cli {
     /// Share of deliberately invalid moves.
     #[arg(long, default_value_t = 0.1)]
     invalid_share: f64,
-    /// Capacity: players per room.
-    #[arg(long, default_value_t = 8)]
-    room_size: usize,
+    /// Capacity: players per room (comma-separated: one sweep per size).
+    #[arg(long = "room-sizes", alias = "room-size", value_delimiter = ',', default_values_t = [2usize, 8])]
+    room_sizes: Vec<usize>,
     /// Capacity: moves per second per player.
     #[arg(long, default_value_t = 1.0)]
     rate: f64,
@@ -213,7 +213,7 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         per_source: cli.per_source.unwrap_or(if q { 100 } else { 25_000 }),
         files,
         invalid_share: cli.invalid_share,
-        room_size: cli.room_size.max(1),
+        room_sizes: cli.room_sizes.iter().map(|&s| s.max(1)).collect(),
         rate: cli.rate,
         sweep,
         warmup: Duration::from_secs_f64(pick(0.2, 3.0, cli.warmup_secs)),

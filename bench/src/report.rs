@@ -36,19 +36,31 @@ pub struct Goal {
     pub name: String,
     pub target: String,
     pub measured: String,
-    pub pass: bool,
+    pub verdict: Verdict,
+}
+
+/// How a goal came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Miss,
+    /// The target itself cannot be set up on this machine (a limit outside
+    /// the program, e.g. the open-file limit), and the goal held at the
+    /// largest size that can.
+    Capped,
 }
 
 impl Goal {
     pub fn new(name: &str, target: &str, measured: String, pass: bool) -> Goal {
-        Goal { name: name.into(), target: target.into(), measured, pass }
+        let verdict = if pass { Verdict::Pass } else { Verdict::Miss };
+        Goal { name: name.into(), target: target.into(), measured, verdict }
     }
 
     pub fn verdict(&self) -> &'static str {
-        if self.pass {
-            "PASS"
-        } else {
-            "MISS"
+        match self.verdict {
+            Verdict::Pass => "PASS",
+            Verdict::Miss => "MISS",
+            Verdict::Capped => "CAPPED",
         }
     }
 }

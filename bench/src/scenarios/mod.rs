@@ -30,7 +30,8 @@ pub struct Ctx {
     pub files: FileLimit,
     /// Share of deliberately invalid moves.
     pub invalid_share: f64,
-    pub room_size: usize,
+    /// Capacity: one sweep per room size.
+    pub room_sizes: Vec<usize>,
     pub rate: f64,
     pub sweep: Vec<usize>,
     pub warmup: Duration,

@@ -1,6 +1,7 @@
 //! The limit: a bare tokio-tungstenite echo server with the race server's
-//! socket settings (4 KiB read and write buffers, 4 KiB max message, 64 KiB
-//! write buffer cap, TCP_NODELAY) on the same kind of runtime. It answers every
+//! socket settings (read buffer, write gathering, max message, write buffer
+//! cap, all taken from the server crate; TCP_NODELAY) on the same kind of
+//! runtime. It answers every
 //! text frame with itself, writing each batch of ready answers with one
 //! flush, which is the best any server on this stack can do per message.
 //! Runs as `mazerace-bench echo-server` in its own process so its CPU time
@@ -14,14 +15,15 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
-/// The race server's per-socket settings (server/src/http.rs, config.rs defaults).
+/// The race server's per-socket settings, from its own defaults.
 pub fn server_config() -> WebSocketConfig {
+    let race = mazerace_server::config::Config::default();
     WebSocketConfig::default()
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(4 * 1024)
-        .max_message_size(Some(4096))
-        .max_frame_size(Some(4096))
-        .max_write_buffer_size(64 * 1024)
+        .read_buffer_size(race.read_buffer_bytes)
+        .write_buffer_size(mazerace_server::config::WRITE_BUFFER_BYTES)
+        .max_message_size(Some(race.max_message_bytes))
+        .max_frame_size(Some(race.max_message_bytes))
+        .max_write_buffer_size(race.write_buffer_max)
 }
 
 /// `runtime`: `current` (one thread) or `multi` (tokio's multi-thread

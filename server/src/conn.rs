@@ -171,9 +171,13 @@ async fn run_inner(
     let mut deadlines = Deadlines::new(Instant::now(), cfg);
     let timer = sleep_until(deadlines.next(cfg, false));
     tokio::pin!(timer);
-    // Made once: a fresh `cancelled()` per message would register with (and
-    // leave) the server-wide token's waiter list, under its lock, every time.
-    let shutdown = shared.shutdown.cancelled();
+    // A child of the server-wide token, waited on by one future made once:
+    // polling `cancelled()` takes the token's lock, and a child's lock is
+    // this connection's alone (the server-wide one would be taken by every
+    // connection on every message). A fresh future per message would also
+    // join and leave the waiter list each time.
+    let shutdown_token = shared.shutdown.child_token();
+    let shutdown = shutdown_token.cancelled();
     tokio::pin!(shutdown);
     let mut peer_closed = false;
 

@@ -21,6 +21,7 @@ use mazerace_protocol::daily::is_valid_date;
 use mazerace_protocol::{Game, Size};
 
 use crate::assets;
+use crate::config::WRITE_BUFFER_BYTES;
 use crate::daily::Replay;
 use crate::net::Urls;
 use crate::server::Shared;
@@ -178,13 +179,8 @@ async fn ws(
     upgrade
         // Small: it is paid per connected player (see the config field).
         .read_buffer_size(cfg.read_buffer_bytes)
-        // Frames gathered before a write. The writer task flushes once per
-        // batch, so a batch's small frames (a move's answer, a `progress`)
-        // usually leave in one write. Kept small because tungstenite's out buffer keeps the
-        // largest size it ever reached, per player (4096 measured 2.2 KiB
-        // more per idle player than 512, from the burst of `room` messages
-        // while a room fills).
-        .write_buffer_size(512)
+        // Frames gathered before a write (see the constant) ...
+        .write_buffer_size(WRITE_BUFFER_BYTES)
         // ... and a client that stops reading cannot grow it past this.
         .max_write_buffer_size(cfg.write_buffer_max)
         .max_message_size(cfg.max_message_bytes)

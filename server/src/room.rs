@@ -256,9 +256,10 @@ impl Room {
         tracing::info!(game = %self.settings.game, size = %self.settings.size, "room created");
         self.broadcast_room();
         // Made once, like the timer: a fresh `cancelled()` or `sleep_until`
-        // per command would register with and leave the shared token's waiter
-        // list, and the timer wheel, under their locks, on every move.
-        let shutdown = self.shared.shutdown.clone();
+        // per command would join and leave the token's waiter list, and the
+        // timer wheel, under their locks, on every move. A child token, so
+        // that polling it takes this room's lock, not the server-wide one.
+        let shutdown = self.shared.shutdown.child_token();
         let cancelled = shutdown.cancelled();
         tokio::pin!(cancelled);
         let timer = tokio::time::sleep_until(Instant::now());

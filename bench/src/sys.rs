@@ -1,9 +1,12 @@
 //! What the benchmark reads from and asks of the operating system: a
 //! process's CPU time and resident memory from `/proc`, and the open-file
-//! limit. Linux only, like the figures it feeds.
+//! limit (raised with the server crate's own call). Linux only, like the
+//! figures it feeds.
 
 use std::fs;
 use std::time::Duration;
+
+pub use mazerace_server::fdlimit::{raise_file_limit, FileLimit};
 
 /// CPU time (user + system) a process has used so far, all threads together.
 pub fn cpu_time(pid: u32) -> Option<Duration> {
@@ -57,37 +60,6 @@ fn clock_ticks_per_second() -> u64 {
     } else {
         100
     }
-}
-
-/// The open-file limit after raising the soft limit to the hard one.
-#[derive(Clone, Copy, Debug)]
-pub struct FileLimit {
-    pub soft: u64,
-    pub hard: u64,
-}
-
-/// Raise `RLIMIT_NOFILE`'s soft limit as far as the hard limit allows (and
-/// try the hard limit up to `want`, which only works with CAP_SYS_RESOURCE).
-/// Child processes (the server) inherit the result.
-pub fn raise_file_limit(want: u64) -> FileLimit {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit writes into the struct we own.
-    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
-    if lim.rlim_max < want {
-        let bigger = libc::rlimit { rlim_cur: want, rlim_max: want };
-        // SAFETY: setrlimit only reads the struct. Fails without privilege; that is fine.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &bigger) } == 0 {
-            lim = bigger;
-        }
-    }
-    if lim.rlim_cur < lim.rlim_max {
-        let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
-        // SAFETY: as above.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            lim = raised;
-        }
-    }
-    FileLimit { soft: lim.rlim_cur, hard: lim.rlim_max }
 }
 
 /// One line about the machine, for the report.

@@ -74,6 +74,7 @@ fn init_logs(format: LogFormat) {
 /// `mazerace serve`: bind, print the URLs, serve until SIGINT/SIGTERM.
 pub fn serve(config: Config) -> anyhow::Result<()> {
     init_logs(config.log_format);
+    crate::fdlimit::prepare(config.max_connections);
     let rt = match config.worker_threads {
         Some(0) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,
         Some(n) => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build()?,

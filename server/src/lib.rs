@@ -23,6 +23,7 @@ pub mod config;
 mod conn;
 pub mod daily;
 pub mod daily_store;
+pub mod fdlimit;
 pub mod gen;
 mod http;
 mod ids;

@@ -53,7 +53,7 @@ impl Ctx {
     /// The most connections one process may hold here, with room for the
     /// listener, the database and stdio.
     pub fn connection_cap(&self) -> usize {
-        (self.files.soft.saturating_sub(64)) as usize
+        self.files.soft.saturating_sub(mazerace_server::fdlimit::RESERVED_FILES) as usize
     }
 
     /// The race server spec with extra flags for one scenario.

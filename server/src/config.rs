@@ -41,7 +41,8 @@ pub struct Config {
     pub hello_timeout: Duration,
     /// A connection silent for this long (no frame, not even a pong) is closed (4001).
     pub idle_timeout: Duration,
-    /// How often the server pings each connection.
+    /// A connection silent this long (no frame from it, no ping from us) is
+    /// pinged; one that keeps sending is never pinged.
     pub ping_interval: Duration,
     /// Racers per room unless `create_room` asks for fewer (at most [`MAX_PLAYERS_CAP`]).
     pub max_players: u32,
@@ -149,7 +150,7 @@ pub struct ServeArgs {
     /// Seconds of silence after which a connection is closed.
     #[arg(long, env = "MAZERACE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
     pub idle_timeout_secs: u64,
-    /// Seconds between pings to each connection.
+    /// Seconds of silence after which a connection is pinged.
     #[arg(long, env = "MAZERACE_PING_SECS", default_value_t = 10)]
     pub ping_secs: u64,
     /// Racers per room (capped at 64).

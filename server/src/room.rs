@@ -51,7 +51,6 @@ pub enum JoinError {
 }
 
 impl RoomHandle {
-    /// Sends a command; false if the room has ended.
     /// Sends `cmd`; `false` if the room has closed. Waits only while the
     /// inbox is full. That wait is boxed because it is rare, and an inline
     /// one would add its size to every connection's future.

@@ -52,7 +52,10 @@ pub enum Verdict {
 
 impl Goal {
     pub fn new(name: &str, target: &str, measured: String, pass: bool) -> Goal {
-        let verdict = if pass { Verdict::Pass } else { Verdict::Miss };
+        Goal::judged(name, target, measured, if pass { Verdict::Pass } else { Verdict::Miss })
+    }
+
+    pub fn judged(name: &str, target: &str, measured: String, verdict: Verdict) -> Goal {
         Goal { name: name.into(), target: target.into(), measured, verdict }
     }
 

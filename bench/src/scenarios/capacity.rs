@@ -150,14 +150,12 @@ async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) {
             verdict = Verdict::Capped;
         }
     }
-    let mut goal = Goal::new(
+    sec.goals.push(Goal::judged(
         &format!("20,000 players at 1 move/s with p99 ack < 5 ms, rooms of {s}"),
         "N >= 20,000",
         measured,
-        false,
-    );
-    goal.verdict = verdict;
-    sec.goals.push(goal);
+        verdict,
+    ));
 }
 
 /// Run one N on a fresh server.

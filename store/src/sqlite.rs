@@ -316,16 +316,7 @@ impl Backend for SqliteBackend {
             .query_row(
                 "SELECT player, date, game, size, ranked, state FROM runs WHERE id = ?1",
                 [run_id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, bool>(4)?,
-                        r.get::<_, String>(5)?,
-                    ))
-                },
+                |r| <(String, String, String, String, bool, String)>::try_from(r),
             )
             .optional()?;
         let (player, date, game, size, ranked, old_state) = found.ok_or(StoreError::UnknownRun(run_id))?;
@@ -390,7 +381,7 @@ impl Backend for SqliteBackend {
                  ORDER BY steps, time_ms, id LIMIT ?4",
             )?;
             let rows = stmt.query_map(params![date, game.as_str(), size.as_str(), limit], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?, r.get(4)?))
+                <(i64, String, i64, i64, i64)>::try_from(r)
             })?;
             let mut entries = Vec::new();
             for row in rows {
@@ -414,7 +405,7 @@ impl Backend for SqliteBackend {
                          WHERE player = ?1 AND date = ?2 AND game = ?3 AND size = ?4
                            AND ranked = 1 AND state = 'finished'",
                         params![player.as_str(), date, game.as_str(), size.as_str()],
-                        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get(3)?)),
+                        |r| <(String, i64, i64, i64)>::try_from(r),
                     )
                     .optional()?;
                 match mine {
@@ -440,15 +431,7 @@ impl Backend for SqliteBackend {
                 "SELECT date, game, size, steps, time_ms FROM runs
                  WHERE id = ?1 AND ranked = 1 AND state = 'finished'",
                 [run_id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
-                    ))
-                },
+                |r| <(String, String, String, i64, i64)>::try_from(r),
             )
             .optional()?;
         let Some((date, game, size, steps, time_ms)) = found else { return Ok(None) };

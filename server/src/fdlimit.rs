@@ -15,9 +15,10 @@ pub struct FileLimit {
 /// database, standard streams), with room to spare.
 pub const RESERVED_FILES: u64 = 64;
 
-/// Raise `RLIMIT_NOFILE`'s soft limit as far as the hard limit allows, first
-/// trying to lift the hard limit to `want` (which only works with
-/// CAP_SYS_RESOURCE). Child processes inherit the result.
+/// Raise `RLIMIT_NOFILE`'s soft limit as far as the hard limit allows (at
+/// least to `want` where the hard limit permits), first trying to lift the
+/// hard limit to `want` (which only works with CAP_SYS_RESOURCE). Child
+/// processes inherit the result.
 #[cfg(unix)]
 pub fn raise_file_limit(want: u64) -> FileLimit {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
@@ -32,11 +33,17 @@ pub fn raise_file_limit(want: u64) -> FileLimit {
             lim = bigger;
         }
     }
-    if lim.rlim_cur < lim.rlim_max {
-        let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+    // The hard limit itself first; where that is refused (an unlimited hard
+    // limit above the kernel's own cap, as on macOS), `want` if it is lower.
+    for soft in [lim.rlim_max, want.min(lim.rlim_max)] {
+        if soft <= lim.rlim_cur {
+            continue;
+        }
+        let raised = libc::rlimit { rlim_cur: soft, rlim_max: lim.rlim_max };
         // SAFETY: as above.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
             lim = raised;
+            break;
         }
     }
     FileLimit { soft: lim.rlim_cur, hard: lim.rlim_max }
@@ -73,9 +80,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_soft_limit_ends_at_the_hard_one() {
-        let lim = raise_file_limit(0);
-        assert!(lim.soft > 0);
-        assert_eq!(lim.soft, lim.hard, "nothing stops an unprivileged raise up to the hard limit");
+    fn the_soft_limit_reaches_what_is_wanted_within_the_hard_one() {
+        let want = 4096;
+        let lim = raise_file_limit(want);
+        assert!(lim.soft >= want.min(lim.hard), "{lim:?}");
+        assert!(lim.soft <= lim.hard, "{lim:?}");
     }
 }

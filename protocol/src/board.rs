@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::ghost::{self, Vault, VaultError};
-use crate::grid::{Game, Pos, Size};
+use crate::grid::{Dir, Game, Pos, Size};
 use crate::maze::{self, Maze, MazeError};
 use crate::play::Action;
 
@@ -137,9 +137,58 @@ impl Board {
         }
     }
 
+    /// Steps from every cell to the goal (the flag, the exit) by the
+    /// shortest way, for progress bars. For Ghost the gate counts as open,
+    /// so it is a lower bound there: the exact remaining count depends on
+    /// the ghost and would need the solver per move.
+    pub fn goal_distances(&self) -> GoalDistances {
+        let (n, goal) = match self {
+            Board::Ghost(v) => (v.cells.n, v.flag),
+            Board::Maze(m) => (m.n, m.exit),
+        };
+        let step = |p: Pos, d: Dir| match self {
+            Board::Ghost(v) => v.cells.neighbour(p, d),
+            Board::Maze(m) => m.through(p, d),
+        };
+        let mut dist = vec![u32::MAX; n as usize * n as usize];
+        let mut queue = std::collections::VecDeque::from([goal]);
+        dist[goal.index(n)] = 0;
+        while let Some(p) = queue.pop_front() {
+            let d = dist[p.index(n)] + 1;
+            for q in Dir::ALL.into_iter().filter_map(|dir| step(p, dir)) {
+                if dist[q.index(n)] == u32::MAX {
+                    dist[q.index(n)] = d;
+                    queue.push_back(q);
+                }
+            }
+        }
+        GoalDistances { n, dist }
+    }
+
     /// One line of `mazerace gen`: the public board and its answer together.
     pub fn gen_line(&self) -> GenLine {
         GenLine { board: self.public(), answer: self.answer() }
+    }
+}
+
+/// Each cell's distance to the goal ([`Board::goal_distances`]).
+#[derive(Clone, Debug)]
+pub struct GoalDistances {
+    n: u8,
+    dist: Vec<u32>,
+}
+
+impl GoalDistances {
+    /// Steps from `p` to the goal; 0 off the board or where the goal
+    /// cannot be reached from (a wall: no racer ever stands there).
+    pub fn at(&self, p: Pos) -> u32 {
+        if p.row >= self.n || p.col >= self.n {
+            return 0;
+        }
+        match self.dist[p.index(self.n)] {
+            u32::MAX => 0,
+            d => d,
+        }
     }
 }
 

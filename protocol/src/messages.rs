@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::{PublicBoard, Seed};
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::play::{Action, GameView, Reject};
+use crate::race::Clock;
 
 /// A player's id, stable for the life of the server process.
 pub type PlayerId = u32;
@@ -72,8 +73,20 @@ pub enum ClientMsg {
     Move { dir: Dir, seq: u32 },
     /// Ghost only: end run one and start run two.
     Rewind { seq: u32 },
-    /// Host only, after results: a new board for the same room, back to the lobby.
-    Rematch,
+    /// Host only, after results: back to the lobby for another race, on a
+    /// new board, or on the same one with `same_board` ("try this board
+    /// again"; the only rematch a daily room has, and never ranked).
+    /// `{"type":"rematch","same_board":true}`
+    Rematch {
+        #[serde(default, skip_serializing_if = "is_false")]
+        same_board: bool,
+    },
+    /// Change your name (validated like `hello`'s); not while racing.
+    /// `{"type":"rename","name":"Bo"}`
+    Rename { name: String },
+    /// End your own run now, not finished (instead of walking out the
+    /// step budget). `{"type":"give_up"}`
+    GiveUp,
     /// Liveness check; answered with `pong`.
     Ping,
     /// Ask for a daily board's table (today when `date` is absent).
@@ -135,6 +148,8 @@ pub enum RacerStatus {
     Left,
     /// Still going when the race's time limit ran out.
     TimedOut,
+    /// Ended their own run with `give_up`.
+    GaveUp,
 }
 
 /// One member of a room, as listed in `room`.
@@ -159,6 +174,13 @@ pub struct RoomInfo {
     pub max_players: u32,
     #[serde(default, skip_serializing_if = "is_false")]
     pub daily: bool,
+    /// Daily rooms only: whether this attempt is the player's ranked one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranked: Option<bool>,
+    /// Daily practice only: when the player's ranked try on this board
+    /// started (RFC 3339, UTC), to say why this one is practice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranked_at: Option<String>,
     pub players: Vec<PlayerInfo>,
 }
 
@@ -172,6 +194,9 @@ pub struct Progress {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<u8>,
     pub status: RacerStatus,
+    /// Steps still between the racer and the goal by the shortest way
+    /// ([`crate::Board::left_from`]), for progress bars.
+    pub left: u32,
 }
 
 /// One line of the results table.
@@ -269,9 +294,27 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recording: Vec<Dir>,
     pub players: Vec<Progress>,
-    /// Milliseconds since the race's start signal, when racing.
+    /// Milliseconds on your race clock, when racing: since the start signal,
+    /// or (`clock: first_move`) since your first accepted move, absent
+    /// before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<u64>,
+    /// The race's clock rule, once the race has started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+}
+
+/// The limits a client should respect, announced in `welcome`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Messages a second, sustained.
+    pub msgs_per_sec: u32,
+    /// Messages allowed at once above the sustained rate.
+    pub msgs_burst: u32,
+    /// A name's longest length, in Unicode scalar values after trimming.
+    pub max_name_chars: u32,
+    /// How long a dropped session waits for a resume.
+    pub resume_window_ms: u64,
 }
 
 /// Why the server refused a message. Each comes with a human `message`.
@@ -324,21 +367,33 @@ impl ErrorCode {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// Answer to `hello`. Keep `token` to resume after a dropped connection.
+    /// `name` is the name the server knows you by; `limits` are the ones a
+    /// client should pace and validate with.
     Welcome {
         player_id: PlayerId,
         token: String,
         resumed: bool,
+        name: String,
+        limits: Limits,
+    },
+    /// Answer to `rename`: the name you now have.
+    Renamed {
+        name: String,
     },
     /// The room changed (members, ready flags, phase, host).
     Room(RoomInfo),
-    /// Seconds left before the race starts: 3, 2, 1.
+    /// Seconds left before the race starts: 3, 2, 1, each with the board,
+    /// so that every racer studies it for the same time.
     Countdown {
         seconds: u32,
+        board: PublicBoard,
     },
-    /// The race begins now; the board has no answers in it.
+    /// The race begins now; the board has no answers in it. `clock` says
+    /// where each racer's time starts (fixed for the whole race).
     RaceStart {
         board: PublicBoard,
         time_limit_ms: u64,
+        clock: Clock,
     },
     /// The answer to one `move`: `ok`, the reason if not, and your state after it.
     MoveResult {

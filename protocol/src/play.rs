@@ -107,12 +107,19 @@ pub struct GhostView {
 }
 
 /// RULES.md: `best / steps * 100`, shown rounded (`shortest` for the maze,
-/// `true_par` for Ghost).
+/// `true_par` for Ghost), with two guards so the figure never lies: it is
+/// at most 100, and only a run of exactly `best` steps shows 100 (rounding
+/// alone would show 100 for 199 steps against a best of 198).
 pub fn efficiency(best: u32, steps: u32) -> u32 {
     if steps == 0 {
         return 0;
     }
-    (f64::from(best) * 100.0 / f64::from(steps)).round() as u32
+    let rounded = (f64::from(best) * 100.0 / f64::from(steps)).round() as u32;
+    if steps > best {
+        rounded.min(99)
+    } else {
+        rounded.min(100)
+    }
 }
 
 /// One racer's game on one board.
@@ -208,6 +215,12 @@ mod tests {
         assert_eq!(efficiency(32, 46), 70);
         assert_eq!(efficiency(16, 16), 100);
         assert_eq!(efficiency(5, 0), 0);
+    }
+
+    #[test]
+    fn efficiency_is_100_only_for_a_best_run() {
+        assert_eq!(efficiency(198, 199), 99, "99.5% is not a perfect run");
+        assert_eq!(efficiency(16, 15), 100, "never above 100");
     }
 
     #[test]

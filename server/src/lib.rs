@@ -11,7 +11,6 @@
 //!   (the slow-client policy lives there).
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
-//! - `results`: ranking and the reveal, as pure functions.
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
@@ -32,7 +31,6 @@ mod names;
 pub mod net;
 mod outbox;
 mod registry;
-mod results;
 mod room;
 pub mod server;
 mod sessions;

@@ -211,7 +211,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
         2 => any::<u32>().prop_map(|seq| ClientMsg::Rewind { seq }),
         3 => any::<bool>().prop_map(|ready| ClientMsg::Ready { ready }),
         4 => Just(ClientMsg::Start),
-        3 => Just(ClientMsg::Rematch),
+        3 => Just(ClientMsg::Rematch { same_board: false }),
         3 => Just(ClientMsg::LeaveRoom),
         1 => Just(ClientMsg::Ping),
         1 => (name(), prop::option::of("[0-9a-f]{32}"))
@@ -687,7 +687,7 @@ impl Fuzz {
                 (Incoming::Msg(ServerMsg::Pong), None) => {}
                 (Incoming::Msg(ServerMsg::Error { code, .. }), Some(codes)) if codes.contains(&code) => {}
                 // A hello that happened to be valid: this is the identity now.
-                (Incoming::Msg(ServerMsg::Welcome { player_id, token, resumed }), _) if is_hello => {
+                (Incoming::Msg(ServerMsg::Welcome { player_id, token, resumed, .. }), _) if is_hello => {
                     ensure!(!resumed, "junk hello {j:?} resumed a session");
                     return self.adopt(who, ws, player_id, token, "junk".into());
                 }
@@ -710,7 +710,7 @@ impl Fuzz {
                 .await
                 .map_err(|e| e.to_string())?;
             match next_incoming(&mut ws).await? {
-                Incoming::Msg(ServerMsg::Welcome { player_id, token, resumed }) => {
+                Incoming::Msg(ServerMsg::Welcome { player_id, token, resumed, .. }) => {
                     ensure!(!resumed, "an unknown token resumed a session");
                     return self.adopt(who, ws, player_id, token, name);
                 }
@@ -766,7 +766,8 @@ impl Fuzz {
             Incoming::Eof => return Err("resume answered by the end of the stream".into()),
         };
         ensure!(
-            welcome == ServerMsg::Welcome { player_id: id, token, resumed: true },
+            matches!(&welcome, ServerMsg::Welcome { player_id, token: t, resumed: true, .. }
+                if *player_id == id && *t == token),
             "resume of player {id} got {welcome:?}"
         );
         self.players[who].ws = Some(ws);
@@ -850,8 +851,9 @@ impl Fuzz {
             ClientMsg::Start => Expect::Start,
             ClientMsg::Move { dir, seq } => Expect::Act { action: Action::Move(*dir), seq: *seq },
             ClientMsg::Rewind { seq } => Expect::Act { action: Action::Rewind, seq: *seq },
-            ClientMsg::Rematch => Expect::Rematch,
+            ClientMsg::Rematch { .. } => Expect::Rematch,
             ClientMsg::Leaderboard { .. } => Expect::Error(vec![ErrorCode::Internal]),
+            ClientMsg::Rename { .. } | ClientMsg::GiveUp => unreachable!("the strategies never send {m:?}"),
         }
     }
 
@@ -1359,13 +1361,13 @@ impl Fuzz {
         let limit = self.cfg.race_time_limit.as_millis() as u64;
         match m {
             ServerMsg::Room(info) => self.on_room(who, info),
-            ServerMsg::Countdown { seconds } => {
+            ServerMsg::Countdown { seconds, .. } => {
                 let phase = self.players[who].view.as_ref().map(|v| v.phase);
                 ensure!(*seconds >= 1 && *seconds <= countdown, "countdown {seconds} of {countdown}");
                 ensure!(phase == Some(Phase::Countdown), "countdown in {phase:?}");
                 Ok(())
             }
-            ServerMsg::RaceStart { board, time_limit_ms } => {
+            ServerMsg::RaceStart { board, time_limit_ms, .. } => {
                 ensure!(*time_limit_ms == limit, "time limit {time_limit_ms}");
                 let (size, seed) = match board {
                     PublicBoard::Ghost(v) => (v.size, v.seed.0),
@@ -1522,9 +1524,16 @@ impl Fuzz {
     fn on_snapshot(&mut self, who: usize, s: &Snapshot) -> R<()> {
         self.on_room(who, &s.room)?;
         let raced = matches!(s.room.phase, Phase::Racing | Phase::Results);
-        ensure!(s.board.is_some() == raced, "snapshot board in {:?}", s.room.phase);
-        ensure!(s.elapsed_ms.is_some() == (s.room.phase == Phase::Racing), "elapsed in {:?}", s.room.phase);
-        let Some(board) = &s.board else {
+        // The board is shown from the countdown on, so all study it as long.
+        let shown = raced || s.room.phase == Phase::Countdown;
+        ensure!(s.board.is_some() == shown, "snapshot board in {:?}", s.room.phase);
+        let racing = s.room.phase == Phase::Racing;
+        ensure!(s.elapsed_ms.is_none() || racing, "elapsed in {:?}", s.room.phase);
+        ensure!(
+            s.elapsed_ms.is_some() || !racing || s.clock == Some(mazerace_protocol::race::Clock::FirstMove),
+            "no elapsed while racing on the start signal's clock"
+        );
+        let Some(board) = s.board.as_ref().filter(|_| raced) else {
             ensure!(s.you.is_none() && s.players.is_empty() && s.recording.is_empty(), "snapshot {s:?}");
             return Ok(());
         };

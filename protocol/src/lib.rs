@@ -11,6 +11,8 @@
 //! - [`daily`]: the daily seed derivation.
 //! - [`messages`]: every WebSocket message, client to server and back.
 
+#![forbid(unsafe_code)]
+
 pub mod board;
 pub mod daily;
 pub mod ghost;

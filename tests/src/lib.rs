@@ -3,6 +3,8 @@
 //! WebSocket client with JSON send/receive helpers, each with a timeout so a
 //! missing message fails the test instead of hanging it.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

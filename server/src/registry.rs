@@ -51,8 +51,4 @@ impl Registry {
     pub fn len(&self) -> usize {
         self.map().len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }

@@ -143,8 +143,4 @@ impl Sessions {
     pub fn len(&self) -> usize {
         self.map().len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }

@@ -12,6 +12,7 @@
 //! - [`messages`]: every WebSocket message, client to server and back.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod board;
 pub mod daily;

@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub use mazerace_protocol::{Action, Board, Dir, Game, Pos, Size};
+pub use mazerace_protocol::{Action, Board, Dir, Game, Size};
 pub use serde_json;
 
 /// How long any single expected message may take.

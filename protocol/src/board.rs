@@ -45,10 +45,13 @@ impl<'de> Deserialize<'de> for Seed {
     }
 }
 
+/// Why a board could not be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
+    /// The vault builder failed.
     #[error(transparent)]
     Vault(#[from] VaultError),
+    /// The maze builder failed.
     #[error(transparent)]
     Maze(#[from] MazeError),
 }
@@ -56,7 +59,9 @@ pub enum BoardError {
 /// A built board, cheap to clone and share between a room's racers.
 #[derive(Clone, Debug)]
 pub enum Board {
+    /// A Ghost vault.
     Ghost(Arc<Vault>),
+    /// A Maze Escape maze.
     Maze(Arc<Maze>),
 }
 
@@ -69,6 +74,7 @@ impl Board {
         })
     }
 
+    /// Which game the board is for.
     pub fn game(&self) -> Game {
         match self {
             Board::Ghost(_) => Game::Ghost,
@@ -76,6 +82,7 @@ impl Board {
         }
     }
 
+    /// The board's size.
     pub fn size(&self) -> Size {
         match self {
             Board::Ghost(v) => v.size,
@@ -83,6 +90,7 @@ impl Board {
         }
     }
 
+    /// The seed it was built from.
     pub fn seed(&self) -> u64 {
         match self {
             Board::Ghost(v) => v.seed,
@@ -196,35 +204,56 @@ impl GoalDistances {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "game", rename_all = "lowercase")]
 pub enum PublicBoard {
+    /// A vault as racers see it.
     Ghost(PublicVault),
+    /// A maze as racers see it.
     Maze(PublicMaze),
 }
 
+/// A vault without its answer: what racers see before and during the race.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PublicVault {
+    /// The vault's size.
     pub size: Size,
+    /// The seed it was built from.
     pub seed: Seed,
+    /// Cells per side.
     pub n: u8,
     /// `n` rows of `#` (wall) and `.` (open).
     pub cells: Vec<String>,
+    /// Where the player starts (and the ghost in run two).
     pub start: Pos,
+    /// The goal.
     pub flag: Pos,
+    /// The plate: standing on it opens the gate.
     pub plate: Pos,
+    /// The gate, shut unless someone stands on the plate.
     pub gate: Pos,
+    /// The builder's par, which set the allowance.
     pub par: u32,
+    /// Steps a player may use, both runs together.
     pub allowance: u32,
+    /// Whether every attempt was dropped and this is the fallback vault (which
+    /// may be unsolvable).
     pub fallback: bool,
+    /// Which attempt produced the vault (1-based; the limit for a fallback).
     pub attempts: u32,
 }
 
+/// A maze without its answer: what racers see before and during the race.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PublicMaze {
+    /// The maze's size.
     pub size: Size,
+    /// The seed it was built from.
     pub seed: Seed,
+    /// Cells per side.
     pub n: u8,
     /// `n` rows of one hex digit per cell: bit 1 up, 2 right, 4 down, 8 left.
     pub passages: Vec<String>,
+    /// Where the player starts, `[0, 0]`.
     pub start: Pos,
+    /// The exit, `[n - 1, n - 1]`.
     pub exit: Pos,
 }
 
@@ -232,15 +261,31 @@ pub struct PublicMaze {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Answer {
-    Ghost { l: Option<u32>, true_par: Option<u32>, solution: Vec<Action> },
-    Maze { shortest: u32, solution: Vec<Action> },
+    /// A vault's answer.
+    Ghost {
+        /// Start to plate with the gate shut; absent on a fallback without a path.
+        l: Option<u32>,
+        /// The fewest steps that win; `null` when nothing wins.
+        true_par: Option<u32>,
+        /// One line that wins in `true_par` steps (empty when none does).
+        solution: Vec<Action>,
+    },
+    /// A maze's answer.
+    Maze {
+        /// The length of the shortest route.
+        shortest: u32,
+        /// One shortest route.
+        solution: Vec<Action>,
+    },
 }
 
 /// What `mazerace gen` prints per board.
 #[derive(Clone, Debug, Serialize)]
 pub struct GenLine {
+    /// The board as racers see it.
     #[serde(flatten)]
     pub board: PublicBoard,
+    /// Its answer.
     #[serde(flatten)]
     pub answer: Answer,
 }

@@ -1,7 +1,7 @@
 //! The mazerace protocol crate: everything the server, the tests and any Rust
 //! client must agree on, with no I/O in it.
 //!
-//! Read it top-down next to `shared/RULES.md`:
+//! Read it top-down next to the repository's `RULES.md` (the rules, exactly):
 //! - [`rng`]: our own frozen sampling on top of ChaCha8 (the only randomness).
 //! - [`grid`]: positions, directions, game and size names.
 //! - [`ghost`]: the vault builder, the play engine and the exact `true_par` search.
@@ -11,6 +11,9 @@
 //! - [`board`]: the board's wire shape (what `mazerace gen` prints).
 //! - [`daily`]: the daily seed derivation.
 //! - [`messages`]: every WebSocket message, client to server and back.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod board;
 pub mod daily;

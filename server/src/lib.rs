@@ -16,6 +16,8 @@
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
+#![forbid(unsafe_code)]
+
 mod assets;
 pub mod cli;
 pub mod config;
@@ -35,10 +37,8 @@ mod room;
 pub mod server;
 mod sessions;
 
-pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
+pub use config::{Config, MAX_PLAYERS_CAP};
 pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
 pub use daily_store::StoreHook;
 pub use ids::is_code_shaped;
-pub use names::MAX_NAME_CHARS;
-pub use outbox::close as close_codes;
 pub use server::Server;

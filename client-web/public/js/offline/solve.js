@@ -45,17 +45,29 @@ function winInRunOne(layout) {
   return null;
 }
 
+// Scratch space for the run-two search, reused by every solve (a vault is
+// at most 8 by 8: 64 * 64 * 2 states). Reuse keeps the garbage collector,
+// and its pauses, out of a build.
+const STATES = 64 * 64 * 2;
+const DIST = new Uint32Array(STATES);
+const PREV = new Int32Array(STATES);
+const EDGE_PLAYER = new Int8Array(STATES);
+const EDGE_GHOST = new Int8Array(STATES);
+const BUCKETS = [];
+
 /** The cheapest win with a rewind within `allowance`: {line, cost} or null. */
 function winInRunTwo(layout, allowance) {
   const cells = layout.cells;
   const len = cells.n * cells.n;
   const total = len * len * 2;
   const id = (ghost, player, ended) => (ghost * len + player) * 2 + ended;
-  const dist = new Uint32Array(total).fill(0xffffffff);
-  const prev = new Int32Array(total).fill(-1);
-  const edgePlayer = new Int8Array(total); // -1: the recording ended here
-  const edgeGhost = new Int8Array(total); // -1: the ghost did not step
-  const buckets = Array.from({ length: allowance + 1 }, () => []);
+  const dist = DIST.fill(0xffffffff, 0, total);
+  const prev = PREV.fill(-1, 0, total);
+  const edgePlayer = EDGE_PLAYER; // -1: the recording ended here
+  const edgeGhost = EDGE_GHOST; // -1: the ghost did not step
+  while (BUCKETS.length <= allowance) BUCKETS.push([]);
+  const buckets = BUCKETS;
+  for (let c = 0; c <= allowance; c++) buckets[c].length = 0;
   const origin = id(layout.start, layout.start, 0);
   dist[origin] = 0;
   buckets[0].push(origin);

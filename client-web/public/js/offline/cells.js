@@ -21,10 +21,15 @@ const bitLo = (i) => (i >= 0 && i < 32 ? 1 << i : 0);
 const bitHi = (i) => (i >= 32 ? 1 << (i - 32) : 0);
 
 export class Cells {
-  /** `walls`: a Uint8Array of n*n, 1 for a wall, row-major. */
+  /** `walls`: a Uint8Array of n*n, 1 for a wall, row-major (kept, not copied). */
   constructor(n, walls) {
+    this.load(n, walls);
+  }
+
+  /** Re-point this grid at `walls` (the builder reuses one grid for every attempt). */
+  load(n, walls) {
     if (n > 8) throw new Error('a vault is at most 8 by 8');
-    if (walls.length !== n * n) throw new Error('wall grid must be n*n');
+    if (walls.length < n * n) throw new Error('wall grid must be n*n');
     this.n = n;
     this.walls = walls;
     let openLo = 0, openHi = 0, nfLo = 0, nfHi = 0, nlLo = 0, nlHi = 0, boardLo = 0, boardHi = 0;
@@ -35,7 +40,9 @@ export class Cells {
       if (i % n !== 0) { nfLo |= lo; nfHi |= hi; }
       if (i % n !== n - 1) { nlLo |= lo; nlHi |= hi; }
     }
-    Object.assign(this, { openLo, openHi, nfLo, nfHi, nlLo, nlHi, boardLo, boardHi });
+    this.openLo = openLo; this.openHi = openHi; this.nfLo = nfLo; this.nfHi = nfHi;
+    this.nlLo = nlLo; this.nlHi = nlHi; this.boardLo = boardLo; this.boardHi = boardHi;
+    return this;
   }
 
   isWall(p) {
@@ -48,11 +55,17 @@ export class Cells {
     return q >= 0 && !this.walls[q] ? q : -1;
   }
 
-  /** Open cells in row-major order. */
-  openCells() {
-    const out = [];
-    for (let i = 0; i < this.walls.length; i++) if (!this.walls[i]) out.push(i);
-    return out;
+  /** Open cells in row-major order (into `out`, if given; returns how many when it is). */
+  openCells(out) {
+    const cells = this.n * this.n;
+    if (!out) {
+      const list = [];
+      for (let i = 0; i < cells; i++) if (!this.walls[i]) list.push(i);
+      return list;
+    }
+    let k = 0;
+    for (let i = 0; i < cells; i++) if (!this.walls[i]) out[k++] = i;
+    return k;
   }
 
   /** Rows of '#' (wall) and '.' (open), the wire's `cells`. */

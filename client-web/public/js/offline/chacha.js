@@ -85,20 +85,21 @@ export class ChaCha8 {
   /** `seed`: a BigInt, or a decimal string, in 0..2^64. */
   constructor(seed) {
     this.key = keyFromU64(typeof seed === 'bigint' ? seed : BigInt(seed));
-    this.ctrLo = 0;
-    this.ctrHi = 0;
+    this.ctr = new Uint32Array(2); // the block counter, low word first
     this.buf = new Uint32Array(BUF_WORDS);
     this.index = BUF_WORDS; // empty: the first read refills
-    // nextPair() leaves its result here (no allocation per draw).
-    this.hi = 0;
-    this.lo = 0;
+    // nextPair() leaves its result here: pair[0] the low word, pair[1] the
+    // high. A typed array, not two fields: words above 2^30 would be boxed
+    // numbers in fields, garbage on every draw.
+    this.pair = new Uint32Array(2);
   }
 
   refill() {
+    const ctr = this.ctr;
     for (let b = 0; b < BUF_WORDS; b += 16) {
-      block(this.key, this.ctrLo, this.ctrHi, this.buf, b);
-      this.ctrLo = (this.ctrLo + 1) >>> 0;
-      if (this.ctrLo === 0) this.ctrHi = (this.ctrHi + 1) >>> 0;
+      block(this.key, ctr[0], ctr[1], this.buf, b);
+      ctr[0] += 1; // wraps in the typed array
+      if (ctr[0] === 0) ctr[1] += 1;
     }
   }
 
@@ -110,22 +111,22 @@ export class ChaCha8 {
     return this.buf[this.index++];
   }
 
-  /** The next u64 into this.hi / this.lo (BlockRng::next_u64, straddle included). */
+  /** The next u64 into this.pair (BlockRng::next_u64, straddle included). */
   nextPair() {
-    const i = this.index;
+    const i = this.index, pair = this.pair, buf = this.buf;
     if (i < BUF_WORDS - 1) {
-      this.lo = this.buf[i];
-      this.hi = this.buf[i + 1];
+      pair[0] = buf[i];
+      pair[1] = buf[i + 1];
       this.index = i + 2;
     } else if (i >= BUF_WORDS) {
       this.refill();
-      this.lo = this.buf[0];
-      this.hi = this.buf[1];
+      pair[0] = buf[0];
+      pair[1] = buf[1];
       this.index = 2;
     } else {
-      this.lo = this.buf[BUF_WORDS - 1];
+      pair[0] = buf[BUF_WORDS - 1];
       this.refill();
-      this.hi = this.buf[0];
+      pair[1] = buf[0];
       this.index = 1;
     }
   }
@@ -133,6 +134,6 @@ export class ChaCha8 {
   /** The next u64 as a BigInt (tests; the builders use nextPair). */
   nextU64() {
     this.nextPair();
-    return (BigInt(this.hi) << 32n) | BigInt(this.lo);
+    return (BigInt(this.pair[1]) << 32n) | BigInt(this.pair[0]);
   }
 }

@@ -41,14 +41,14 @@ export class BoardRng {
   belowSmall(n) {
     const r32 = TWO32 % n;
     const threshold = (r32 * r32) % n; // 2^64 mod n, exact: r32 < 2^21
-    const c = this.c;
+    const c = this.c, pair = c.pair;
     for (;;) {
       c.nextPair();
       // x * n = hi*n*2^32 + lo*n, each part exact in a double.
-      const a = c.lo * n;
+      const a = pair[0] * n;
       const aHi = Math.floor(a / TWO32);
       const aLo = a - aHi * TWO32;
-      const b = c.hi * n + aHi;
+      const b = pair[1] * n + aHi;
       const bHi = Math.floor(b / TWO32);
       const bLo = b - bHi * TWO32; // the low 64 bits are bLo*2^32 + aLo
       if (bLo > 0 || aLo >= threshold) return bHi;
@@ -59,12 +59,12 @@ export class BoardRng {
   unit() {
     const c = this.c;
     c.nextPair();
-    return (c.hi * 2097152 + (c.lo >>> 11)) * TWO53_INV;
+    return (c.pair[1] * 2097152 + (c.pair[0] >>> 11)) * TWO53_INV;
   }
 
-  /** Fisher-Yates in place, walking from the last element down. */
-  shuffle(items) {
-    for (let i = items.length - 1; i >= 1; i--) {
+  /** Fisher-Yates in place, walking from the last element down (of the first `len` items). */
+  shuffle(items, len = items.length) {
+    for (let i = len - 1; i >= 1; i--) {
       const j = this.belowSmall(i + 1);
       const t = items[i];
       items[i] = items[j];

@@ -53,7 +53,19 @@ const DIST = new Uint32Array(STATES);
 const PREV = new Int32Array(STATES);
 const EDGE_PLAYER = new Int8Array(STATES);
 const EDGE_GHOST = new Int8Array(STATES);
-const BUCKETS = [];
+// The buckets: one LIFO stack per cost, as linked lists in a node pool (a
+// Vec per cost in Rust; pushes and pops in the same order, no garbage).
+let HEAD = new Int32Array(64);
+let NODE_STATE = new Int32Array(1 << 15);
+let NODE_NEXT = new Int32Array(1 << 15);
+
+function growPool() {
+  const state = new Int32Array(NODE_STATE.length * 2), next = new Int32Array(NODE_NEXT.length * 2);
+  state.set(NODE_STATE);
+  next.set(NODE_NEXT);
+  NODE_STATE = state;
+  NODE_NEXT = next;
+}
 
 /** The cheapest win with a rewind within `allowance`: {line, cost} or null. */
 function winInRunTwo(layout, allowance) {
@@ -65,12 +77,18 @@ function winInRunTwo(layout, allowance) {
   const prev = PREV.fill(-1, 0, total);
   const edgePlayer = EDGE_PLAYER; // -1: the recording ended here
   const edgeGhost = EDGE_GHOST; // -1: the ghost did not step
-  while (BUCKETS.length <= allowance) BUCKETS.push([]);
-  const buckets = BUCKETS;
-  for (let c = 0; c <= allowance; c++) buckets[c].length = 0;
+  if (HEAD.length <= allowance) HEAD = new Int32Array(allowance + 1);
+  HEAD.fill(-1, 0, allowance + 1);
+  let nodes = 0;
+  const push = (c, state) => {
+    if (nodes === NODE_STATE.length) growPool();
+    NODE_STATE[nodes] = state;
+    NODE_NEXT[nodes] = HEAD[c];
+    HEAD[c] = nodes++;
+  };
   const origin = id(layout.start, layout.start, 0);
   dist[origin] = 0;
-  buckets[0].push(origin);
+  push(0, origin);
   let s = 0;
   const relax = (next, c, pd, gd) => {
     if (c <= allowance && c < dist[next]) {
@@ -78,18 +96,19 @@ function winInRunTwo(layout, allowance) {
       prev[next] = s;
       edgePlayer[next] = pd;
       edgeGhost[next] = gd;
-      buckets[c].push(next);
+      push(c, next);
     }
   };
   let cost = 0;
   for (;;) {
     if (cost > allowance) return null;
-    const bucket = buckets[cost];
-    if (bucket.length === 0) {
+    const top = HEAD[cost];
+    if (top < 0) {
       cost++;
       continue;
     }
-    s = bucket.pop();
+    HEAD[cost] = NODE_NEXT[top];
+    s = NODE_STATE[top];
     if (cost > dist[s]) continue;
     const ended = s & 1;
     const rest = s >> 1;

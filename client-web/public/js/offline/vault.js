@@ -70,33 +70,52 @@ export function builderPar(layout) {
   return r < 0 ? null : { l, par: l + r };
 }
 
-/** One attempt: {kind: 'dropped'} | {kind: 'gated', layout} | {kind: 'kept', layout, l, par}. */
+// Scratch for the attempts: one grid, its open list and the gate candidates,
+// reused, so an attempt allocates nothing unless it gets as far as a gate
+// (garbage collection pauses were the slowest builds).
+const WALLS = new Uint8Array(64);
+const OPEN = new Int32Array(64);
+const CANDIDATES = new Int32Array(4);
+const GRID = new Cells(1, WALLS);
+const SCRATCH = { cells: GRID, start: 0, flag: 0, plate: 0, gate: 0 };
+const DROPPED = 0, GATED = 1, KEPT = 2;
+let keptL = 0, keptPar = 0; // the numbers of the last KEPT attempt
+
+/** A layout of its own, out of the scratch one. */
+const own = (n) => ({ ...SCRATCH, cells: new Cells(n, WALLS.slice(0, n * n)) });
+
+/** One attempt on SCRATCH: DROPPED, GATED (scratch holds a gated layout) or KEPT (and keptL, keptPar). */
 function attemptOnce(rng, n, wallChance) {
   // 1. One uniform draw per cell, row-major.
-  const walls = new Uint8Array(n * n);
-  for (let i = 0; i < walls.length; i++) walls[i] = rng.unit() < wallChance ? 1 : 0;
-  const cells = new Cells(n, walls);
+  for (let i = 0; i < n * n; i++) WALLS[i] = rng.unit() < wallChance ? 1 : 0;
+  const cells = GRID.load(n, WALLS);
   // 2. Shuffle the open cells; the first three are start, flag, plate.
-  const open = rng.shuffle(cells.openCells());
+  const count = cells.openCells(OPEN);
+  rng.shuffle(OPEN, count);
   // 3. Too few open cells.
-  if (open.length < 6) return DROPPED;
-  const start = open[0], flag = open[1], plate = open[2];
+  if (count < 6) return DROPPED;
+  const start = OPEN[0], flag = OPEN[1];
   // 4. The flag must be at least 3 steps away.
   if (cells.distance(start, flag, -1) < 3) return DROPPED;
   // 5. Gate candidates: the first four cells (after the three) that cut the flag off.
-  const candidates = [];
-  for (let k = 3; k < open.length && candidates.length < 4; k++) {
-    if (cells.distance(start, flag, open[k]) < 0) candidates.push(open[k]);
+  let found = 0;
+  for (let k = 3; k < count && found < 4; k++) {
+    if (cells.distance(start, flag, OPEN[k]) < 0) CANDIDATES[found++] = OPEN[k];
   }
-  if (candidates.length === 0) return DROPPED;
-  const gate = candidates[rng.belowSmall(candidates.length)];
-  const layout = { cells, start, flag, plate, gate };
+  if (found === 0) return DROPPED;
+  SCRATCH.start = start;
+  SCRATCH.flag = flag;
+  SCRATCH.plate = OPEN[2];
+  SCRATCH.gate = CANDIDATES[rng.belowSmall(found)];
   // 6.-8. L, the run-two search, and the par window.
-  const bp = builderPar(layout);
-  if (bp && bp.par >= 6 && bp.par <= 50) return { kind: 'kept', layout, l: bp.l, par: bp.par };
-  return { kind: 'gated', layout };
+  const bp = builderPar(SCRATCH);
+  if (bp && bp.par >= 6 && bp.par <= 50) {
+    keptL = bp.l;
+    keptPar = bp.par;
+    return KEPT;
+  }
+  return GATED;
 }
-const DROPPED = { kind: 'dropped' };
 
 const pos = (i, n) => [Math.floor(i / n), i % n];
 
@@ -114,8 +133,8 @@ export function buildVault(size, seed, maxAttempts = MAX_ATTEMPTS) {
   let lastGated = null;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const a = attemptOnce(rng, n, wallChance);
-    if (a.kind === 'kept') return finish(size, seed, a.layout, a.l, a.par, a.par + slack, false, attempt);
-    if (a.kind === 'gated') lastGated = a.layout;
+    if (a === KEPT) return finish(size, seed, own(n), keptL, keptPar, keptPar + slack, false, attempt);
+    if (a === GATED) lastGated = own(n);
   }
   if (!lastGated) throw new NoGateError(maxAttempts);
   const l = lastGated.cells.distance(lastGated.start, lastGated.plate, lastGated.gate);

@@ -102,10 +102,14 @@ mod tests {
     fn reads_own_process() {
         let pid = std::process::id();
         assert!(rss_bytes(pid).unwrap() > 0);
+        // Spin until the kernel has counted a tick of CPU for us: a fixed
+        // wall-clock spin can get no CPU at all on a loaded machine.
         let spin = std::time::Instant::now();
         let mut x = 0u64;
-        while spin.elapsed() < Duration::from_millis(30) {
-            x = x.wrapping_add(std::hint::black_box(1));
+        while cpu_time(pid).unwrap() == Duration::ZERO && spin.elapsed() < Duration::from_secs(20) {
+            for _ in 0..100_000 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
         }
         assert!(x > 0);
         assert!(cpu_time(pid).unwrap() > Duration::ZERO);

@@ -70,18 +70,22 @@ function harness({ seeds = ['1'] } = {}) {
 function startRace(h, create) {
   h.srv.connect();
   assert.deepEqual(h.states, ['connecting', 'open']);
-  assert.deepEqual(h.take(), ['{"type":"welcome","player_id":1,"resumed":false,"offline":true}']);
+  assert.deepEqual(h.take(), ['{"type":"welcome","player_id":1,"resumed":false,"name":"Ann","limits":{"msgs_per_sec":40,"msgs_burst":80,"max_name_chars":24,"resume_window_ms":60000},"offline":true}']);
   h.send(create);
   const room = (phase) => `{"type":"room","code":"LOCAL","host":1,"game":"${create.game}","size":"${create.size}","phase":"${phase}","rank_by":"${create.rank_by || 'time'}","max_players":16,"players":[{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true}]}`;
   assert.deepEqual(h.take(), [room('lobby')]);
   h.send({ type: 'start' });
-  assert.deepEqual(h.take(), [room('countdown'), '{"type":"countdown","seconds":3}']);
+  const [cr, c3] = h.take();
+  assert.equal(cr, room('countdown'));
+  const board = JSON.parse(c3).board;
+  const countdown = (n) => JSON.stringify({ type: 'countdown', seconds: n, board });
+  assert.equal(c3, countdown(3), 'the board comes with the countdown');
   h.advance(999);
   assert.deepEqual(h.take(), []);
   h.advance(1);
-  assert.deepEqual(h.take(), ['{"type":"countdown","seconds":2}']);
+  assert.deepEqual(h.take(), [countdown(2)]);
   h.advance(1000);
-  assert.deepEqual(h.take(), ['{"type":"countdown","seconds":1}']);
+  assert.deepEqual(h.take(), [countdown(1)]);
   h.advance(1000);
   const [r, start] = h.take();
   assert.equal(r, room('racing'));
@@ -93,7 +97,9 @@ test('a solo Ghost race to the flag, message for message', () => {
   const { start, room } = startRace(h, { type: 'create_room', game: 'ghost', size: 'small', seed: '1' });
   // PROTOCOL.md's race_start example is this very board.
   const doc = PROTOCOL.match(/```json\n(\{"type":"race_start","board":\{"game":"ghost".*?)\n```/s)[1];
-  assert.equal(JSON.stringify(start), doc);
+  // A lone racer's clock starts at the first move, whatever the doc's example races.
+  assert.equal(start.clock, 'first_move');
+  assert.equal(JSON.stringify({ ...start, clock: JSON.parse(doc).clock }), doc);
   // A refused move costs nothing and does not start the clock.
   h.advance(5000);
   h.send({ type: 'move', dir: 'up', seq: 1 });
@@ -138,7 +144,9 @@ test('a solo maze race, ranked by steps, with a refused rewind', () => {
   const h = harness();
   const { start, room } = startRace(h, { type: 'create_room', game: 'maze', size: 'easy', seed: '42', rank_by: 'steps' });
   const doc = PROTOCOL.match(/```json\n(\{"type":"race_start","board":\{"game":"maze".*?)\n```/s)[1];
-  assert.equal(JSON.stringify(start), doc);
+  // A lone racer's clock starts at the first move, whatever the doc's example races.
+  assert.equal(start.clock, 'first_move');
+  assert.equal(JSON.stringify({ ...start, clock: JSON.parse(doc).clock }), doc);
   h.send({ type: 'rewind', seq: 1 });
   assert.deepEqual(h.take(), ['{"type":"rewind_result","seq":1,"ok":false,"reason":"no_rewind","pos":[0,0],"steps":0,"status":"playing"}']);
   const fx = fixture('easy', '42');
@@ -255,4 +263,28 @@ test('with the real timers and microtasks: a countdown then race_start', async (
   assert.deepEqual(got, ['welcome', 'room', 'room', 'countdown', 'countdown', 'countdown', 'room', 'race_start']);
   srv.close();
   assert.equal(srv.open, false);
+});
+
+test('give up ends the run at once, then the same board again, and renaming', () => {
+  const h = harness({ seeds: ['77'] });
+  const { room } = startRace(h, { type: 'create_room', game: 'maze', size: 'easy', seed: '42' });
+  h.send({ type: 'rename', name: 'Bo' });
+  assert.deepEqual(h.take(), ['{"type":"error","code":"wrong_phase","message":"you can change your name after the race"}']);
+  h.send({ type: 'move', dir: 'right', seq: 1 });
+  h.take();
+  h.send({ type: 'give_up' });
+  const got = h.take().map((m) => JSON.parse(m));
+  assert.deepEqual(got[0], { type: 'progress', players: [{ id: 1, pos: [0, 1], steps: 1, status: 'gave_up', left: 35 }] });
+  assert.equal(JSON.stringify(got[1]), room('results'));
+  assert.deepEqual(got[2].rankings, [{ player_id: 1, name: 'Ann', status: 'gave_up', steps: 1 }]);
+  h.send({ type: 'give_up' });
+  assert.deepEqual(h.take(), ['{"type":"error","code":"not_racing","message":"no race is on"}']);
+  h.send({ type: 'rematch', same_board: true });
+  h.take();
+  h.send({ type: 'start' });
+  const [, c3] = h.take();
+  assert.equal(JSON.parse(c3).board.seed, '42', 'the same board, not seed 77');
+  h.send({ type: 'leave_room' });
+  h.send({ type: 'rename', name: 'Bo' });
+  assert.deepEqual(h.take(), ['{"type":"renamed","name":"Bo"}']);
 });

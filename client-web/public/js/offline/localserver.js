@@ -2,16 +2,21 @@
 // interface of net.js's Connection and speaks the server's messages
 // (PROTOCOL.md, same fields in the same order), so the client's handlers need
 // no special case: hello -> welcome (with "offline": true and no token),
-// create_room -> room "LOCAL", start -> countdown 3, 2, 1 then race_start,
-// move/rewind judged by rules.js, finished and results ranked as
-// server/src/results.rs does, rematch, leave_room, ping -> pong. The board is
+// create_room -> room "LOCAL", start -> countdown 3, 2, 1 (with the board)
+// then race_start (clock "first_move", as for any lone racer), move/rewind
+// judged by rules.js, give_up, finished and results ranked by racerules.js
+// (the server's race rules, held to its fixtures), rematch (same_board too),
+// rename, leave_room, ping -> pong. The board is
 // built in the browser (board.js), equal to the server's for the same seed.
 // Anything that needs other people or the store (daily, joining a room, the
 // leaderboard) answers an `error` whose message starts with "offline:".
 // Messages go out asynchronously (like frames off a socket), as JSON copies.
 
 import { buildBoard, gameOf, parseSeed, randomSeed, reveal } from './board.js';
-import { parseBoard, newGame, apply, view, DIRS } from '../rules.js';
+import { parseBoard, newGame, apply, view, neighbour, DIRS } from '../rules.js';
+import { clockFor, rank } from '../racerules.js';
+
+export { efficiency, rank } from '../racerules.js';
 
 export const LOCAL_CODE = 'LOCAL';
 export const PLAYER_ID = 1;
@@ -19,6 +24,8 @@ const MAX_PLAYERS = 16; // the server's default; capped as it caps
 const MAX_PLAYERS_CAP = 64;
 const COUNTDOWN_SECS = 3;
 const RACE_TIME_LIMIT_MS = 600000;
+/** The server's default limits (PROTOCOL.md): what the client paces with. */
+const LIMITS = { msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 };
 
 /** server/src/names.rs validate(): the trimmed name, or {error}. */
 export function validateName(raw) {
@@ -32,40 +39,27 @@ export function validateName(raw) {
   return { name };
 }
 
-/** play.rs efficiency(): round(best / steps * 100), 0 for no steps. */
-export const efficiency = (best, steps) => (steps === 0 ? 0 : Math.round((best * 100) / steps));
-
-const STATUS_ORDER = { finished: 0, racing: 1, timed_out: 2, out_of_steps: 3, left: 4 };
-
 /**
- * server/src/results.rs rank(): entries {id, name, status, steps, time_ms}
- * (time_ms set only for finishers) into `rankings`, finishers first by
- * (time, steps) or (steps, time), equal keys sharing a rank.
+ * board.rs goal_distances(): steps from every cell to the goal by BFS (Ghost:
+ * the gate counted open), as `progress.left` reports them.
  */
-export function rank(entries, rankBy, best) {
-  const done = (e) => e.status === 'finished' && e.time_ms != null;
-  const key = (e) => (rankBy === 'steps' ? [e.steps, e.time_ms] : [e.time_ms, e.steps]);
-  const cmpKey = (a, b) => { const x = key(a), y = key(b); return x[0] - y[0] || x[1] - y[1]; };
-  const sorted = entries.slice().sort((a, b) => {
-    if (done(a) && done(b)) return cmpKey(a, b) || a.id - b.id;
-    if (done(a) !== done(b)) return done(a) ? -1 : 1;
-    return STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.steps - a.steps || a.id - b.id;
-  });
-  let prev = null;
-  return sorted.map((e, i) => {
-    const out = {};
-    if (done(e)) {
-      const r = prev && cmpKey(prev.e, e) === 0 ? prev.r : i + 1;
-      prev = { e, r };
-      out.rank = r;
+export function goalDistances(board) {
+  const n = board.n;
+  const goal = board.game === 'ghost' ? board.flag : board.exit;
+  const dist = new Int32Array(n * n).fill(-1);
+  dist[goal[0] * n + goal[1]] = 0;
+  const queue = [goal];
+  for (let i = 0; i < queue.length; i++) {
+    const p = queue[i];
+    for (const d of DIRS) {
+      const q = neighbour(board, p, d);
+      if (q && dist[q[0] * n + q[1]] < 0) {
+        dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;
+        queue.push(q);
+      }
     }
-    Object.assign(out, { player_id: e.id, name: e.name, status: e.status, steps: e.steps });
-    if (done(e)) {
-      out.time_ms = e.time_ms;
-      if (best != null) out.efficiency = efficiency(best, e.steps);
-    }
-    return out;
-  });
+  }
+  return (p) => Math.max(0, dist[p[0] * n + p[1]]);
 }
 
 const isU32 = (v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
@@ -158,11 +152,13 @@ export class LocalServer {
         if (this.room) return this.error('already_in_room', 'leave your room first');
         return this.error('room_not_found', 'offline: joining a room needs the server');
       case 'leaderboard': return this.error('internal', 'offline: the leaderboard needs the server');
+      case 'rename': return this.onRename(msg);
       case 'leave_room':
       case 'ready':
       case 'start':
       case 'move':
       case 'rewind':
+      case 'give_up':
       case 'rematch':
         if (!this.room) return this.error('not_in_room', 'you are not in a room');
         return this[ROOM_HANDLERS[msg.type]](msg);
@@ -177,7 +173,19 @@ export class LocalServer {
     if (v.error) return this.error('bad_name', v.error);
     this.name = v.name;
     // No token: nothing offline may stand in for the server's identity.
-    this.emit({ type: 'welcome', player_id: PLAYER_ID, resumed: false, offline: true });
+    this.emit({ type: 'welcome', player_id: PLAYER_ID, resumed: false, name: this.name, limits: LIMITS, offline: true });
+  }
+
+  onRename(msg) {
+    const v = validateName(msg.name);
+    if (v.error) return this.error('bad_name', v.error);
+    if (this.room && this.room.racer && this.room.phase !== 'lobby' && this.room.phase !== 'results' &&
+        this.room.racer.status === 'racing') {
+      return this.error('wrong_phase', 'you can change your name after the race');
+    }
+    this.name = v.name;
+    if (this.room) this.emitRoom();
+    this.emit({ type: 'renamed', name: this.name });
   }
 
   onCreate(msg) {
@@ -258,7 +266,7 @@ export class LocalServer {
     const tick = () => {
       if (this.room !== r) return;
       if (left === 0) return this.beginRace();
-      this.emit({ type: 'countdown', seconds: left });
+      this.emit({ type: 'countdown', seconds: left, board: r.built.board });
       left -= 1;
       r.timer = this.setTimer(tick, this.countdownStepMs);
     };
@@ -269,7 +277,7 @@ export class LocalServer {
     const r = this.room;
     r.phase = 'racing';
     this.emitRoom();
-    this.emit({ type: 'race_start', board: r.built.board, time_limit_ms: RACE_TIME_LIMIT_MS });
+    this.emit({ type: 'race_start', board: r.built.board, time_limit_ms: RACE_TIME_LIMIT_MS, clock: clockFor(false, 1) });
     r.timer = this.setTimer(() => {
       if (this.room !== r || r.phase !== 'racing') return;
       if (r.racer.status === 'racing') r.racer.status = 'timed_out';
@@ -305,6 +313,21 @@ export class LocalServer {
     if (racer.status !== 'racing') this.finishRace();
   }
 
+  onGiveUp() {
+    const r = this.room;
+    if (r.phase !== 'racing' || r.racer.status !== 'racing') {
+      return this.error('not_racing', r.phase === 'racing' ? 'you are not racing in this race' : 'no race is on');
+    }
+    r.racer.status = 'gave_up';
+    // As the server: the change reaches everyone, the giver too, then results.
+    const g = r.racer.game;
+    const p = { id: PLAYER_ID, pos: g.pos, steps: g.steps };
+    if (r.game === 'ghost') p.run = g.run;
+    Object.assign(p, { status: 'gave_up', left: goalDistances(parseBoard(r.built.board))(g.pos) });
+    this.emit({ type: 'progress', players: [p] });
+    this.finishRace();
+  }
+
   finishRace() {
     const r = this.room;
     if (r.timer) this.clearTimer(r.timer);
@@ -316,10 +339,10 @@ export class LocalServer {
     this.emit({ type: 'results', rankings: rank([entry], r.rank_by, r.built.best), reveal: reveal(r.built) });
   }
 
-  onRematch() {
+  onRematch(msg) {
     const r = this.room;
     if (r.phase !== 'results') return this.error('wrong_phase', 'a rematch comes after the results');
-    const built = this.build(r.size, this.seed());
+    const built = msg.same_board ? r.built : this.build(r.size, this.seed());
     if (!built) return this.error('internal', 'could not build a new board; try again');
     Object.assign(r, { built, phase: 'lobby', racer: null, ready: false });
     this.emitRoom();
@@ -327,5 +350,6 @@ export class LocalServer {
 }
 
 const ROOM_HANDLERS = {
-  leave_room: 'onLeave', ready: 'onReady', start: 'onStart', move: 'onAct', rewind: 'onAct', rematch: 'onRematch',
+  leave_room: 'onLeave', ready: 'onReady', start: 'onStart', move: 'onAct', rewind: 'onAct', give_up: 'onGiveUp',
+  rematch: 'onRematch',
 };

@@ -141,7 +141,7 @@ impl ClientMsg {
     /// per move. A plain struct of exactly `move`'s fields skips that; any
     /// other frame (or a move with an escape, a duplicate or an extra field)
     /// falls through to the full decoder, which gives the precise error.
-    pub fn decode(text: &str) -> Result<ClientMsg, serde_json::Error> {
+    pub fn decode(text: &str) -> Result<ClientMsg, DecodeError> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct MoveFrame<'a> {
@@ -152,8 +152,32 @@ impl ClientMsg {
         }
         match serde_json::from_str::<MoveFrame<'_>>(text) {
             Ok(MoveFrame { kind: "move", dir, seq }) => Ok(ClientMsg::Move { dir, seq }),
-            _ => serde_json::from_str(text),
+            _ => serde_json::from_str(text).map_err(|e| DecodeError::of(text, &e)),
         }
+    }
+}
+
+/// Why a frame is not a [`ClientMsg`], with the error code to answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// `bad_seed` for a `create_room` whose seed is not a `u64` in
+    /// decimal, `bad_message` for anything else.
+    pub code: ErrorCode,
+    /// serde's account of what is wrong (it may quote the client's input).
+    pub message: String,
+}
+
+impl DecodeError {
+    /// The code is decided by running the frame's own `seed` through
+    /// [`Seed`]'s parser, not by reading serde's English.
+    fn of(text: &str, e: &serde_json::Error) -> DecodeError {
+        let v: Option<serde_json::Value> = serde_json::from_str(text).ok();
+        let seed = v.as_ref().filter(|v| v["type"] == "create_room").and_then(|v| v.get("seed")?.as_str());
+        let code = match seed.map(str::parse::<Seed>) {
+            Some(Err(_)) => ErrorCode::BadSeed,
+            _ => ErrorCode::BadMessage,
+        };
+        DecodeError { code, message: e.to_string() }
     }
 }
 
@@ -451,19 +475,6 @@ pub enum ErrorCode {
     Internal,
 }
 
-impl ErrorCode {
-    /// The code for a frame [`ClientMsg::decode`] refused: a seed that is not
-    /// a `u64` in decimal is `bad_seed` (its message comes from
-    /// [`Seed`]'s parser in this crate), anything else `bad_message`.
-    pub fn for_decode_error(e: &serde_json::Error) -> ErrorCode {
-        let text = e.to_string();
-        if text.contains("a seed is") || text.contains("larger than 2^64") {
-            ErrorCode::BadSeed
-        } else {
-            ErrorCode::BadMessage
-        }
-    }
-}
 
 /// Server to client.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

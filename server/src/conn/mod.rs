@@ -287,7 +287,7 @@ impl Conn {
         match ClientMsg::decode(text) {
             Ok(msg) => self.dispatch(msg).await,
             Err(e) => {
-                self.error(ErrorCode::for_decode_error(&e), clip(e.to_string(), 200));
+                self.error(e.code, clip(e.message, 200));
             }
         }
         Flow::Go

@@ -17,7 +17,7 @@ impl Fuzz {
             Op::Text(t) => {
                 let e = match serde_json::from_str::<ClientMsg>(t) {
                     Ok(m) => self.expect(who, &m),
-                    Err(err) => Expect::Error(vec![ErrorCode::for_decode_error(&err)]),
+                    Err(_) => Expect::Error(vec![decode_error_code(t)]),
                 };
                 self.send(who, Message::text(t.clone())).await?;
                 self.sent(who, &e).await?;

@@ -89,6 +89,12 @@ mod regressions;
 mod strategies;
 
 use driver::*;
+
+/// The code the server answers a frame it cannot decode with (the protocol
+/// crate's classifier, the one the server uses).
+fn decode_error_code(text: &str) -> ErrorCode {
+    ClientMsg::decode(text).err().map_or(ErrorCode::BadMessage, |e| e.code)
+}
 use model::geo::*;
 use model::*;
 use strategies::*;

@@ -49,7 +49,7 @@ impl Fuzz {
                 Ok(ClientMsg::Ping) => None,
                 Ok(ClientMsg::Hello { .. }) => Some(vec![ErrorCode::BadName, ErrorCode::HelloFirst]),
                 Ok(_) => Some(vec![ErrorCode::HelloFirst]),
-                Err(e) => Some(vec![ErrorCode::for_decode_error(&e)]),
+                Err(_) => Some(vec![decode_error_code(&j)]),
             };
             let is_hello = matches!(serde_json::from_str::<ClientMsg>(&j), Ok(ClientMsg::Hello { .. }));
             ws.send(Message::text(j.clone())).await.map_err(|e| e.to_string())?;

@@ -186,7 +186,7 @@ impl Boards {
 
 /// Host: `start`. Everyone (host included): wait for `race_start`; returns the board.
 pub async fn send_start(host: &mut Player) -> Result<()> {
-    host.conn.send_msg(&ClientMsg::Start).await
+    host.conn.send_msg(&ClientMsg::Start {}).await
 }
 
 pub async fn await_race_start(p: &mut Player, boards: &Boards, limit: Duration) -> Result<Board> {

@@ -75,14 +75,14 @@ pub enum ClientMsg {
         spectate: bool,
     },
     /// Leave the current room.
-    LeaveRoom,
+    LeaveRoom {},
     /// Mark yourself ready (or not) in the lobby; informational.
     Ready {
         /// Ready (true) or not.
         ready: bool,
     },
     /// Host only: start the countdown.
-    Start,
+    Start {},
     /// One step. `seq` is the client's own counter, echoed in `move_result`.
     /// `{"type":"move","dir":"up","seq":1}`
     Move {
@@ -113,9 +113,9 @@ pub enum ClientMsg {
     },
     /// End your own run now, not finished (instead of walking out the
     /// step budget). `{"type":"give_up"}`
-    GiveUp,
+    GiveUp {},
     /// Liveness check; answered with `pong`.
-    Ping,
+    Ping {},
     /// Ask for a daily board's table (today when `date` is absent).
     /// `{"type":"leaderboard","game":"maze","size":"easy"}`
     Leaderboard {

@@ -32,7 +32,7 @@ impl Lobby {
 impl Conn {
     pub(super) async fn dispatch(&mut self, msg: ClientMsg) {
         let session = match (&self.lobby, msg) {
-            (_, ClientMsg::Ping) => return self.send(&ServerMsg::Pong),
+            (_, ClientMsg::Ping {}) => return self.send(&ServerMsg::Pong),
             // The rare requests run boxed: inline, their futures would make
             // every connection's task as large as the largest of them.
             (Lobby::AwaitingHello, ClientMsg::Hello { name, token }) => {
@@ -53,27 +53,27 @@ impl Conn {
     async fn request(&mut self, s: Arc<Session>, msg: ClientMsg) {
         let id = s.id;
         match msg {
-            ClientMsg::Hello { .. } | ClientMsg::Ping => {}
+            ClientMsg::Hello { .. } | ClientMsg::Ping {} => {}
             ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => {
                 let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily };
                 Box::pin(self.create_room(&s, req)).await;
             }
             ClientMsg::JoinRoom { code, spectate } => Box::pin(self.join_room(&s, &code, spectate)).await,
-            ClientMsg::LeaveRoom => match s.take_room() {
+            ClientMsg::LeaveRoom {} => match s.take_room() {
                 Some(room) => {
                     room.send(RoomCmd::Leave { id, expired: false }).await;
                 }
                 None => self.error(ErrorCode::NotInRoom, "you are not in a room"),
             },
             ClientMsg::Ready { ready } => self.forward(&s, RoomCmd::Ready { id, ready }).await,
-            ClientMsg::Start => self.forward(&s, RoomCmd::Start { id }).await,
+            ClientMsg::Start {} => self.forward(&s, RoomCmd::Start { id }).await,
             ClientMsg::Move { dir, seq } => {
                 self.forward(&s, RoomCmd::Act { id, seq, action: Action::Move(dir) }).await
             }
             ClientMsg::Rewind { seq } => {
                 self.forward(&s, RoomCmd::Act { id, seq, action: Action::Rewind }).await
             }
-            ClientMsg::GiveUp => self.forward(&s, RoomCmd::GiveUp { id }).await,
+            ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {
                 let seed = self.shared.ids.seed();
                 self.forward(&s, RoomCmd::Rematch { id, same_board, seed }).await

@@ -55,7 +55,7 @@ impl Fuzz {
             }
             Op::WsPing(payload) => {
                 self.send(who, Message::Ping(payload.clone().into())).await?;
-                self.send_msg(who, &ClientMsg::Ping).await?;
+                self.send_msg(who, &ClientMsg::Ping {}).await?;
                 vec![Expect::Pong]
             }
             Op::Oversize { .. } | Op::Drop { .. } | Op::Takeover | Op::Fresh { .. } => {

@@ -136,10 +136,10 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
         12 => (dir(), any::<u32>()).prop_map(|(dir, seq)| ClientMsg::Move { dir, seq }),
         2 => any::<u32>().prop_map(|seq| ClientMsg::Rewind { seq }),
         3 => any::<bool>().prop_map(|ready| ClientMsg::Ready { ready }),
-        4 => Just(ClientMsg::Start),
+        4 => Just(ClientMsg::Start {}),
         3 => Just(ClientMsg::Rematch { same_board: false }),
-        3 => Just(ClientMsg::LeaveRoom),
-        1 => Just(ClientMsg::Ping),
+        3 => Just(ClientMsg::LeaveRoom {}),
+        1 => Just(ClientMsg::Ping {}),
         1 => (name(), prop::option::of("[0-9a-f]{32}"))
             .prop_map(|(name, token)| ClientMsg::Hello { name, token }),
         2 => create,
@@ -228,7 +228,7 @@ pub(crate) fn quiet_op() -> impl Strategy<Value = Op> {
         2 => (prop::collection::vec(action(), 1..8), any::<u32>())
             .prop_map(|(actions, seq)| Op::Burst { actions, seq }),
         2 => Just(Op::Solve),
-        1 => Just(Op::Send(ClientMsg::Ping)),
+        1 => Just(Op::Send(ClientMsg::Ping {})),
         1 => garbage().prop_map(Op::Text),
         1 => prop::collection::vec(any::<u8>(), 0..8).prop_map(Op::Binary),
         1 => name().prop_map(|name| Op::Send(ClientMsg::Hello { name, token: None })),
@@ -240,7 +240,7 @@ pub(crate) fn step() -> impl Strategy<Value = Step> {
         prop::collection::vec(prop::option::weighted(0.8, quiet_op()), 3),
         prop::option::of((
             0usize..3,
-            prop_oneof![Just(ClientMsg::Start), any::<bool>().prop_map(|ready| ClientMsg::Ready { ready })],
+            prop_oneof![Just(ClientMsg::Start {}), any::<bool>().prop_map(|ready| ClientMsg::Ready { ready })],
         )),
     )
         .prop_map(|(quiet, loud)| {

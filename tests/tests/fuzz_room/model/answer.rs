@@ -11,7 +11,7 @@ impl Fuzz {
         let p = &self.players[who];
         match m {
             ClientMsg::Hello { .. } => Expect::Error(vec![ErrorCode::HelloFirst]),
-            ClientMsg::Ping => Expect::Pong,
+            ClientMsg::Ping {} => Expect::Pong,
             ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => Expect::Create {
                 game: *game,
                 size: *size,
@@ -27,15 +27,15 @@ impl Fuzz {
                 let outcome = self.predict_join(who, &code, *spectate);
                 Expect::Join { code, spectate: *spectate, outcome }
             }
-            ClientMsg::LeaveRoom if p.room.is_some() => Expect::Leave,
-            ClientMsg::LeaveRoom => Expect::Error(vec![ErrorCode::NotInRoom]),
+            ClientMsg::LeaveRoom {} if p.room.is_some() => Expect::Leave,
+            ClientMsg::LeaveRoom {} => Expect::Error(vec![ErrorCode::NotInRoom]),
             ClientMsg::Ready { ready } => Expect::Ready(*ready),
-            ClientMsg::Start => Expect::Start,
+            ClientMsg::Start {} => Expect::Start,
             ClientMsg::Move { dir, seq } => Expect::Act { action: Action::Move(*dir), seq: *seq },
             ClientMsg::Rewind { seq } => Expect::Act { action: Action::Rewind, seq: *seq },
             ClientMsg::Rematch { .. } => Expect::Rematch,
             ClientMsg::Leaderboard { .. } => Expect::Error(vec![ErrorCode::Internal]),
-            ClientMsg::Rename { .. } | ClientMsg::GiveUp => unreachable!("the strategies never send {m:?}"),
+            ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => unreachable!("the strategies never send {m:?}"),
         }
     }
 
@@ -43,7 +43,7 @@ impl Fuzz {
     /// and a predicted join's effect on the model.
     pub(crate) async fn sent(&mut self, who: usize, e: &Expect) -> R<()> {
         match e {
-            Expect::Leave => self.send_msg(who, &ClientMsg::Ping).await,
+            Expect::Leave => self.send_msg(who, &ClientMsg::Ping {}).await,
             Expect::Join { code, spectate, outcome } => {
                 if outcome.is_ok() {
                     let p = &mut self.players[who];
@@ -54,7 +54,7 @@ impl Fuzz {
                         .members
                         .push((p.id, *spectate));
                 }
-                self.send_msg(who, &ClientMsg::Ping).await
+                self.send_msg(who, &ClientMsg::Ping {}).await
             }
             _ => Ok(()),
         }

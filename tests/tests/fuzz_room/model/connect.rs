@@ -46,7 +46,7 @@ impl Fuzz {
         if let Some(j) = junk {
             // Before hello: a ping is answered, anything else is refused.
             let want = match serde_json::from_str::<ClientMsg>(&j) {
-                Ok(ClientMsg::Ping) => None,
+                Ok(ClientMsg::Ping {}) => None,
                 Ok(ClientMsg::Hello { .. }) => Some(vec![ErrorCode::BadName, ErrorCode::HelloFirst]),
                 Ok(_) => Some(vec![ErrorCode::HelloFirst]),
                 Err(_) => Some(vec![decode_error_code(&j)]),
@@ -171,7 +171,7 @@ impl Fuzz {
     /// Drains what the server already sent this player: a ping round trip.
     pub(crate) async fn barrier(&mut self, who: usize) -> R<()> {
         self.ensure_connected(who).await?;
-        self.send_msg(who, &ClientMsg::Ping).await?;
+        self.send_msg(who, &ClientMsg::Ping {}).await?;
         self.answer(who, &Expect::Pong).await
     }
 

@@ -475,7 +475,6 @@ pub enum ErrorCode {
     Internal,
 }
 
-
 /// Server to client.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

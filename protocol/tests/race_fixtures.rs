@@ -25,7 +25,8 @@ fn entries(rng: &mut BoardRng) -> Vec<Entry> {
     let n = 1 + rng.below(8) as u32;
     (1..=n)
         .map(|id| {
-            let status = if rng.below(3) == 0 { STATUSES[rng.below(6) as usize] } else { RacerStatus::Finished };
+            let status =
+                if rng.below(3) == 0 { STATUSES[rng.below(6) as usize] } else { RacerStatus::Finished };
             let finished = status == RacerStatus::Finished;
             Entry {
                 id,
@@ -59,10 +60,11 @@ fn fixtures() -> Value {
             })
         })
         .collect();
-    let efficiencies: Vec<Value> = [(112, 140), (32, 46), (16, 16), (198, 199), (16, 15), (5, 0), (36, 37), (1, 3)]
-        .into_iter()
-        .map(|(best, steps)| json!({"best": best, "steps": steps, "efficiency": efficiency(best, steps)}))
-        .collect();
+    let efficiencies: Vec<Value> =
+        [(112, 140), (32, 46), (16, 16), (198, 199), (16, 15), (5, 0), (36, 37), (1, 3)]
+            .into_iter()
+            .map(|(best, steps)| json!({"best": best, "steps": steps, "efficiency": efficiency(best, steps)}))
+            .collect();
     let clocks: Vec<Value> = [(false, 1), (false, 2), (false, 8), (true, 1)]
         .into_iter()
         .map(|(daily, racers)| json!({"daily": daily, "racers": racers, "clock": Clock::for_race(daily, racers)}))

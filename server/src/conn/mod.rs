@@ -158,13 +158,26 @@ async fn run_inner(
                 match frame {
                     None => { peer_closed = true; break; }
                     Some(Err(e)) => {
-                        if is_too_big(&e) {
-                            tracing::info!("message over the size limit: closing with 1009");
-                            let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                            outbox.close(close::TOO_BIG, reason);
-                        } else {
-                            tracing::debug!(error = %e, "read failed");
-                            peer_closed = true;
+                        match ReadFailure::of(&e) {
+                            ReadFailure::TooBig => {
+                                tracing::info!("message over the size limit: closing with 1009");
+                                let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
+                                outbox.close(close::TOO_BIG, reason);
+                            }
+                            // RFC 6455 7.4.1: a protocol violation is 1002,
+                            // a text frame that is not UTF-8 is 1007.
+                            ReadFailure::Protocol => {
+                                tracing::info!(error = %e, "protocol violation: closing with 1002");
+                                outbox.close(close::PROTOCOL_ERROR, "protocol violation");
+                            }
+                            ReadFailure::NotUtf8 => {
+                                tracing::info!("text frame not UTF-8: closing with 1007");
+                                outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
+                            }
+                            ReadFailure::Gone => {
+                                tracing::debug!(error = %e, "read failed");
+                                peer_closed = true;
+                            }
                         }
                         break;
                     }
@@ -181,8 +194,14 @@ async fn run_inner(
                         }
                     },
                     Some(Ok(Message::Close(_))) => { peer_closed = true; break; }
-                    // Pings are answered by tungstenite; pongs only prove liveness.
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    // Pings are answered by tungstenite; pongs prove
+                    // liveness. Both count against the message rate: a
+                    // flood of pings is a flood (each one costs a pong).
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                        if conn.admit() == Gate::Stop {
+                            break;
+                        }
+                    }
                 }
             }
             () = &mut timer => {
@@ -231,17 +250,33 @@ async fn run_inner(
     tracing::debug!("disconnected");
 }
 
-/// Whether a read error is tungstenite's "message/frame over the limit".
-fn is_too_big(e: &axum::Error) -> bool {
-    use tokio_tungstenite::tungstenite::Error as WsError;
-    let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = src {
-        if let Some(WsError::Capacity(_)) = err.downcast_ref::<WsError>() {
-            return true;
+/// What a failed read means for the close.
+enum ReadFailure {
+    /// A message or frame over the size limit.
+    TooBig,
+    /// A frame RFC 6455 forbids (unmasked, reserved bits or opcode, ...).
+    Protocol,
+    /// A text frame whose payload is not UTF-8.
+    NotUtf8,
+    /// The socket itself failed or ended: nobody to tell.
+    Gone,
+}
+
+impl ReadFailure {
+    fn of(e: &axum::Error) -> ReadFailure {
+        use tokio_tungstenite::tungstenite::Error as WsError;
+        let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
+        while let Some(err) = src {
+            match err.downcast_ref::<WsError>() {
+                Some(WsError::Capacity(_)) => return ReadFailure::TooBig,
+                Some(WsError::Protocol(_)) => return ReadFailure::Protocol,
+                Some(WsError::Utf8(_)) => return ReadFailure::NotUtf8,
+                Some(_) => return ReadFailure::Gone,
+                None => src = err.source(),
+            }
         }
-        src = err.source();
+        ReadFailure::Gone
     }
-    false
 }
 
 /// At most `max` bytes of `s`, cut on a character boundary (serde's

@@ -240,7 +240,10 @@ pub(crate) fn step() -> impl Strategy<Value = Step> {
         prop::collection::vec(prop::option::weighted(0.8, quiet_op()), 3),
         prop::option::of((
             0usize..3,
-            prop_oneof![Just(ClientMsg::Start {}), any::<bool>().prop_map(|ready| ClientMsg::Ready { ready })],
+            prop_oneof![
+                Just(ClientMsg::Start {}),
+                any::<bool>().prop_map(|ready| ClientMsg::Ready { ready })
+            ],
         )),
     )
         .prop_map(|(quiet, loud)| {

@@ -35,7 +35,9 @@ impl Fuzz {
             ClientMsg::Rewind { seq } => Expect::Act { action: Action::Rewind, seq: *seq },
             ClientMsg::Rematch { .. } => Expect::Rematch,
             ClientMsg::Leaderboard { .. } => Expect::Error(vec![ErrorCode::Internal]),
-            ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => unreachable!("the strategies never send {m:?}"),
+            ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => {
+                unreachable!("the strategies never send {m:?}")
+            }
         }
     }
 

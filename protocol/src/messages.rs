@@ -468,6 +468,8 @@ pub enum ErrorCode {
     TooManyRooms,
     /// This address failed too many joins (unknown codes) in a short time.
     TooManyJoins,
+    /// Too many live players (sessions) from one network address.
+    TooManySessions,
     /// The server has all the connections it takes.
     ServerFull,
     /// The server could not do it (a board or the daily store failed, or the

@@ -132,7 +132,13 @@ impl Conn {
                 s
             }
             None => {
-                let s = shared.sessions.create(&shared.ids, name, self.outbox.clone(), token.as_deref());
+                let Some(slot) = shared.session_slots.take(self.ip) else {
+                    tracing::warn!("hello refused: too many sessions from this address");
+                    let why = "too many players from your network address; try again later";
+                    return self.error(ErrorCode::TooManySessions, why);
+                };
+                let s =
+                    shared.sessions.create(&shared.ids, name, self.outbox.clone(), token.as_deref(), slot);
                 tracing::Span::current().record("player", s.id);
                 tracing::info!(name = %s.name(), "hello");
                 let welcome = ServerMsg::Welcome {

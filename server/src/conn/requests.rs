@@ -72,6 +72,10 @@ impl Conn {
             return self
                 .error(ErrorCode::TooManyRooms, "too many rooms made from this connection; wait a little");
         }
+        let Some(slot) = self.shared.room_slots.take(self.ip) else {
+            tracing::warn!("room refused: too many open rooms from this address");
+            return self.error(ErrorCode::TooManyRooms, "too many open rooms from your network address");
+        };
         let board = match Board::build(size, seed) {
             Ok(b) => b,
             Err(e) => {
@@ -94,7 +98,7 @@ impl Conn {
         };
         let host = self.member(s);
         let shared = Arc::clone(&self.shared);
-        let room = shared.rooms.create(&shared.room_env, &shared.ids, settings, host);
+        let room = shared.rooms.create(&shared.room_env, &shared.ids, settings, host, slot);
         tracing::info!(room = %room.code, "room made");
         s.set_room(Some(room));
     }

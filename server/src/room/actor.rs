@@ -14,13 +14,24 @@ use tracing::Instrument;
 use super::effects::Effect;
 use super::state::{Input, Room};
 use super::{NewMember, RoomCmd, RoomEnv, RoomSettings};
+use crate::address::Slot;
 use crate::outbox::{frame, Frame, Outbox};
 use crate::registry::Registry;
+
+/// Where a room comes from: the server's rooms environment, the registry it
+/// leaves when it ends, and its creator's address's place.
+pub(super) struct Origin {
+    pub env: Arc<RoomEnv>,
+    pub registry: Arc<Registry>,
+    pub slot: Slot,
+}
 
 struct Actor {
     room: Room,
     env: Arc<RoomEnv>,
     registry: Arc<Registry>,
+    /// Given back when the room ends (`max_rooms_per_address`).
+    _slot: Slot,
     code: Arc<str>,
     id: u64,
     me: mpsc::WeakSender<RoomCmd>,
@@ -31,10 +42,8 @@ struct Actor {
     spare: Vec<Effect>,
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn start(
-    env: Arc<RoomEnv>,
-    registry: Arc<Registry>,
+    origin: Origin,
     code: Arc<str>,
     id: u64,
     settings: RoomSettings,
@@ -43,6 +52,7 @@ pub(super) fn start(
     rx: mpsc::Receiver<RoomCmd>,
 ) {
     let span = tracing::info_span!("room", room = %code);
+    let Origin { env, registry, slot } = origin;
     let tracker = env.tracker.clone();
     tracker.spawn(
         async move {
@@ -52,6 +62,7 @@ pub(super) fn start(
                 room,
                 env,
                 registry,
+                _slot: slot,
                 code,
                 id,
                 me,

@@ -35,6 +35,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::address::Slot;
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
 use crate::outbox::Outbox;
@@ -214,7 +215,8 @@ impl RoomEnv {
 }
 
 /// Starts room `id` under `code` with `host` in it and returns its handle;
-/// the room removes itself from `registry` when it ends.
+/// the room removes itself from `registry` when it ends. `slot` is the
+/// room's place among its creator's address's, held until the room ends.
 pub fn spawn(
     env: &Arc<RoomEnv>,
     registry: &Arc<Registry>,
@@ -222,18 +224,11 @@ pub fn spawn(
     id: u64,
     settings: RoomSettings,
     host: NewMember,
+    slot: Slot,
 ) -> RoomHandle {
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
-    actor::start(
-        Arc::clone(env),
-        Arc::clone(registry),
-        Arc::clone(&code),
-        id,
-        settings,
-        host,
-        tx.downgrade(),
-        rx,
-    );
+    let origin = actor::Origin { env: Arc::clone(env), registry: Arc::clone(registry), slot };
+    actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
     RoomHandle { code, id, tx }
 }

@@ -58,7 +58,9 @@ impl Conn {
                 let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily };
                 Box::pin(self.create_room(&s, req)).await;
             }
-            ClientMsg::JoinRoom { code, spectate } => Box::pin(self.join_room(&s, &code, spectate)).await,
+            ClientMsg::JoinRoom { code, spectate, key } => {
+                Box::pin(self.join_room(&s, &code, spectate, key.as_deref())).await
+            }
             ClientMsg::LeaveRoom {} => match s.take_room() {
                 Some(room) => {
                     room.send(RoomCmd::Leave { id, expired: false }).await;

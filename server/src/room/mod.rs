@@ -50,6 +50,8 @@ pub struct RoomHandle {
     pub code: Arc<str>,
     /// Tells this room from a later one that reuses its code.
     pub id: u64,
+    /// The invite key its links carry.
+    key: Arc<str>,
     tx: mpsc::Sender<RoomCmd>,
 }
 
@@ -62,6 +64,11 @@ pub enum JoinError {
 }
 
 impl RoomHandle {
+    /// Whether `key` is this room's invite key.
+    pub fn key_is(&self, key: &str) -> bool {
+        *self.key == *key
+    }
+
     /// Sends `cmd`; `false` if the room has closed. Waits only while the
     /// inbox is full. That wait is boxed because it is rare, and an inline
     /// one would add its size to every connection's future.
@@ -171,6 +178,8 @@ pub struct RoomSettings {
     pub board: Board,
     /// A daily room's date and seed (a room of one).
     pub daily: Option<DailyBoard>,
+    /// The invite secret links carry (`/r/CODE?k=KEY`).
+    pub key: Arc<str>,
 }
 
 /// The room's clock settings (from [`Config`]).
@@ -228,7 +237,8 @@ pub fn spawn(
 ) -> RoomHandle {
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
+    let key = Arc::clone(&settings.key);
     let origin = actor::Origin { env: Arc::clone(env), registry: Arc::clone(registry), slot };
     actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
-    RoomHandle { code, id, tx }
+    RoomHandle { code, id, key, tx }
 }

@@ -272,6 +272,7 @@ impl Room {
             daily: daily.is_some(),
             ranked: daily.map(|d| d.ranked),
             ranked_at: daily.and_then(|d| d.ranked_at.clone()),
+            key: self.settings.key.to_string(),
             players: self
                 .members
                 .iter()

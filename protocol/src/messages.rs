@@ -476,6 +476,9 @@ pub enum ErrorCode {
     TooManyJoins,
     /// Too many live players (sessions) from one network address.
     TooManySessions,
+    /// The daily challenge cannot be reached right now (the store is busy
+    /// or away): nothing was lost, try again in a moment.
+    DailyUnavailable,
     /// The server has all the connections it takes.
     ServerFull,
     /// The server could not do it (a board or the daily store failed, or the

@@ -178,6 +178,7 @@ impl Actor {
                 }
                 let _ = reply.send(ok);
             }
+            RoomCmd::DailySaved { id, ranked } => self.input(Input::DailySaved { id, ranked }),
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(
@@ -230,13 +231,21 @@ impl Actor {
                         o.progress(&delta, &mut make_full);
                     }
                 }
-                Effect::DailyStarted(run) => {
+                Effect::DailyStarted { player, run } => {
                     let Some(hook) = self.env.daily.clone() else { continue };
                     let fut = hook.started(run);
+                    let me = self.me.clone();
                     self.env.tracker.spawn(
                         async move {
-                            if let Err(e) = fut.await {
-                                tracing::error!(error = %e, "daily start not recorded");
+                            let ranked = match fut.await {
+                                Ok(ranked) => Some(ranked),
+                                Err(e) => {
+                                    tracing::error!(error = %e, player, "daily start not saved: refused");
+                                    None
+                                }
+                            };
+                            if let Some(tx) = me.upgrade() {
+                                let _ = tx.send(RoomCmd::DailySaved { id: player, ranked }).await;
                             }
                         }
                         .in_current_span(),

@@ -17,12 +17,14 @@
 
 mod actor;
 mod effects;
+mod lobby;
 mod play;
 mod progress;
 mod race;
 mod state;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -161,6 +163,12 @@ pub enum RoomCmd {
         id: PlayerId,
         name: Arc<str>,
         reply: oneshot::Sender<bool>,
+    },
+    /// The daily store saved `id`'s attempt before its start (`Some(ranked)`)
+    /// or could not (`None`).
+    DailySaved {
+        id: PlayerId,
+        ranked: Option<bool>,
     },
     /// The daily store committed a result for `id` (or failed to).
     DailyDone {

@@ -19,14 +19,69 @@ use tokio::sync::{mpsc, oneshot, watch};
 use mazerace_protocol::messages::Leaderboard;
 use mazerace_protocol::{Action, Game, Size};
 
-use crate::backend::{Backend, BeginRun, FinishedRun, NewRun, Outcome, StoredRun, LEADERBOARD_LIMIT};
+use crate::backend::{
+    Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerDay, RankedStart, StoredRun, LEADERBOARD_LIMIT,
+};
 use crate::error::StoreError;
+use crate::node::NodeOptions;
 use crate::player::PlayerKey;
+use crate::postgres::{is_postgres_url, PostgresBackend};
 use crate::sqlite::SqliteBackend;
 use crate::verify::{verify, VerifyReport};
 
 /// Requests that may wait in the queue before reads are refused as busy.
 pub const DEFAULT_QUEUE: usize = 256;
+
+/// Where the durable data lives.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Database {
+    /// `mazerace.sqlite` in this data directory (the embedded default).
+    SqliteDir(PathBuf),
+    /// A PostgreSQL URL (`postgres://user:password@host:port/dbname`).
+    Postgres(String),
+}
+
+/// Never prints a URL: it may carry a password.
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::SqliteDir(dir) => f.debug_tuple("SqliteDir").field(dir).finish(),
+            Database::Postgres(_) => f.write_str("Postgres(..)"),
+        }
+    }
+}
+
+impl Database {
+    /// From the server's flags: a `postgres://` `database_url` selects
+    /// PostgreSQL; none means SQLite in `data_dir`; any other URL is refused.
+    pub fn from_flags(database_url: Option<&str>, data_dir: impl Into<PathBuf>) -> Result<Database, StoreError> {
+        match database_url.map(str::trim).filter(|u| !u.is_empty()) {
+            None => Ok(Database::SqliteDir(data_dir.into())),
+            Some(url) if is_postgres_url(url) => Ok(Database::Postgres(url.to_owned())),
+            Some(_) => Err(StoreError::Invalid(
+                "the database URL must start with postgres:// (leave it out for SQLite in the data directory)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Open the backend here, on this thread (blocking): for commands such
+    /// as `mazerace verify`, and for [`Store::connect`]'s worker.
+    pub fn open_backend(&self, node: NodeOptions) -> Result<Box<dyn Backend>, StoreError> {
+        Ok(match self {
+            Database::SqliteDir(dir) => Box::new(SqliteBackend::open_as(crate::sqlite::db_path(dir), node)?),
+            Database::Postgres(url) => Box::new(PostgresBackend::connect_as(url, node)?),
+        })
+    }
+
+    /// A short description for logs, without credentials.
+    pub fn describe(&self) -> String {
+        match self {
+            Database::SqliteDir(dir) => format!("SQLite in {}", crate::sqlite::db_path(dir).display()),
+            Database::Postgres(_) => "PostgreSQL".to_owned(),
+        }
+    }
+}
 
 type Job = Box<dyn FnOnce(&mut dyn Backend) + Send>;
 type Opener = Box<dyn FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send>;
@@ -53,6 +108,14 @@ impl Store {
         let dir = data_dir.into();
         let opener: Opener =
             Box::new(move || Ok(Box::new(SqliteBackend::open_data_dir(dir)?) as Box<dyn Backend>));
+        let (store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
+        ready.await.map_err(|_| StoreError::Closed)??;
+        Ok(store)
+    }
+
+    /// Open `db` on the worker thread as the node `node`, with the default queue.
+    pub async fn connect(db: Database, node: NodeOptions) -> Result<Store, StoreError> {
+        let opener: Opener = Box::new(move || db.open_backend(node));
         let (store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
         ready.await.map_err(|_| StoreError::Closed)??;
         Ok(store)
@@ -137,18 +200,44 @@ impl Store {
     }
 
     /// End a run; returns only after the result and moves are committed.
+    /// `times_ms`: each action's ms since the run's first move, one per
+    /// action, or `None` when not measured (see [`Backend::finish_run`]).
     pub async fn finish_run(
         &self,
         run_id: i64,
         outcome: Outcome,
         actions: Vec<Action>,
+        times_ms: Option<Vec<u64>>,
     ) -> Result<FinishedRun, StoreError> {
-        self.request(true, move |b| b.finish_run(run_id, outcome, &actions)).await
+        self.request(true, move |b| b.finish_run(run_id, outcome, &actions, times_ms.as_deref())).await
     }
 
-    /// Close runs left open by a previous process (call once at startup).
+    /// Close this node's runs left open by its previous process (call once
+    /// at startup); other nodes' runs are left alone.
     pub async fn abandon_open_runs(&self) -> Result<u64, StoreError> {
         self.request(true, |b| b.abandon_open_runs()).await
+    }
+
+    /// Renew this node's lease and close the runs of nodes whose lease ran
+    /// out; returns how many runs were closed (see [`Backend::heartbeat`]).
+    pub async fn heartbeat(&self) -> Result<u64, StoreError> {
+        self.request(true, |b| b.heartbeat()).await
+    }
+
+    /// The player's ranked try on a board, if any, and when it began.
+    pub async fn ranked_start(
+        &self,
+        player: PlayerKey,
+        date: String,
+        game: Game,
+        size: Size,
+    ) -> Result<Option<RankedStart>, StoreError> {
+        self.request(false, move |b| b.ranked_start(&player, &date, game, size)).await
+    }
+
+    /// Every board of `date` with the player's ranked result, and their streak.
+    pub async fn player_day(&self, player: PlayerKey, date: String) -> Result<PlayerDay, StoreError> {
+        self.request(false, move |b| b.player_day(&player, &date)).await
     }
 
     /// A board's top 100, entrants, and `you`'s own line.

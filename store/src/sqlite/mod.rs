@@ -1,12 +1,13 @@
 //! The embedded default [`Backend`]: one SQLite file under the data
 //! directory, opened with WAL, `synchronous=FULL` (a commit survives power
 //! loss, which is what "acknowledged only after it is committed" needs),
-//! foreign keys on and a busy timeout. The schema is created and upgraded by
-//! numbered migrations tracked in `PRAGMA user_version`.
+//! foreign keys on and a busy timeout. The schema lives in [`schema`].
 //!
 //! The one-ranked-run rule lives in the schema: a partial unique index over
 //! ranked runs, so no interleaving of requests, processes or restarts can
 //! make two ranked runs for one player and board.
+
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -14,80 +15,51 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension, Row, TransactionBehavior};
 
 use mazerace_protocol::messages::{Leaderboard, LeaderboardEntry};
-use mazerace_protocol::{Action, Game, Seed, Size};
+use mazerace_protocol::{Action, Game, Size};
 
-use crate::backend::{check_board, Backend, BeginRun, FinishedRun, NewRun, Outcome, RunState, StoredRun};
-use crate::clock::day_number;
+use crate::backend::{
+    check_board, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState, StoredRun,
+};
 use crate::error::StoreError;
+use crate::node::{Identity, NodeOptions};
 use crate::player::PlayerKey;
+use crate::sql::{ending, parse, parse_state, streak_of, to_u32, to_u64, RawRun, RUN_COLUMNS};
+
+pub use schema::SCHEMA_VERSION;
 
 /// The database file's name inside the data directory.
 pub const DB_FILE: &str = "mazerace.sqlite";
 
-/// The schema version this build writes: the number of migrations.
-pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
-
 /// How long a statement waits for another connection's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Migration `i` takes the schema from version `i` to `i + 1`. Append only:
-/// never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[
-    // 1: salt, players, runs.
-    r#"
-    CREATE TABLE meta (
-        key   TEXT PRIMARY KEY,
-        value BLOB NOT NULL
-    ) STRICT;
-
-    -- A player is the SHA-256 (hex) of their reconnect token; never the token.
-    CREATE TABLE players (
-        key        TEXT PRIMARY KEY CHECK (length(key) = 64),
-        name       TEXT NOT NULL,
-        first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    ) STRICT;
-
-    -- One row per daily attempt, ranked or practice. AUTOINCREMENT so a run
-    -- id (the replay link) is never reused.
-    CREATE TABLE runs (
-        id         INTEGER PRIMARY KEY AUTOINCREMENT,
-        player     TEXT NOT NULL REFERENCES players (key),
-        name       TEXT NOT NULL,
-        date       TEXT NOT NULL CHECK (date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
-        game       TEXT NOT NULL CHECK (game IN ('ghost', 'maze')),
-        size       TEXT NOT NULL,
-        seed       TEXT NOT NULL,
-        ranked     INTEGER NOT NULL CHECK (ranked IN (0, 1)),
-        state      TEXT NOT NULL DEFAULT 'playing'
-                   CHECK (state IN ('playing', 'finished', 'not_finished')),
-        steps      INTEGER NOT NULL DEFAULT 0 CHECK (steps >= 0),
-        time_ms    INTEGER CHECK (time_ms >= 0),
-        actions    TEXT NOT NULL DEFAULT '[]',
-        started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-        ended_at   TEXT,
-        CHECK ((state = 'finished') = (time_ms IS NOT NULL))
-    ) STRICT;
-
-    -- The rule: one ranked run per player per board.
-    CREATE UNIQUE INDEX runs_one_ranked ON runs (player, date, game, size) WHERE ranked = 1;
-    -- Leaderboards and ranks.
-    CREATE INDEX runs_board ON runs (date, game, size, ranked, state, steps, time_ms);
-    -- Streaks.
-    CREATE INDEX runs_player_days ON runs (player, date) WHERE ranked = 1;
-    "#,
-];
+/// A started run's time as RFC 3339 UTC to the second.
+const STARTED_AT: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', started_at)";
 
 /// The embedded SQLite backend.
 pub struct SqliteBackend {
     conn: Connection,
+    me: Identity,
 }
 
 impl SqliteBackend {
-    /// Open (creating the file and its directories if needed) and migrate.
+    /// Open (creating the file and its directories if needed) and migrate, as
+    /// the single anonymous node on the system clock.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteBackend, StoreError> {
+        Self::open_as(path, NodeOptions::default())
+    }
+
+    /// [`SqliteBackend::open`] as the node `node` says.
+    pub fn open_as(path: impl AsRef<Path>, node: NodeOptions) -> Result<SqliteBackend, StoreError> {
         let path = path.as_ref();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
+        }
+        // SQLite takes an empty file for a new database: it would get a new
+        // salt, so new boards and empty leaderboards. Refuse instead.
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() && m.len() == 0 => return Err(StoreError::EmptyDatabaseFile(path.into())),
+            _ => {}
         }
         let conn = Connection::open(path)?;
         let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
@@ -97,7 +69,7 @@ impl SqliteBackend {
                 path.display()
             )));
         }
-        Self::setup(conn)
+        Self::setup(conn, node)
     }
 
     /// Open `data_dir/mazerace.sqlite`, creating the directory if needed.
@@ -107,21 +79,32 @@ impl SqliteBackend {
 
     /// A private database that lives as long as this value: for tests.
     pub fn open_in_memory() -> Result<SqliteBackend, StoreError> {
-        Self::setup(Connection::open_in_memory()?)
+        Self::setup(Connection::open_in_memory()?, NodeOptions::default())
     }
 
-    fn setup(mut conn: Connection) -> Result<SqliteBackend, StoreError> {
+    fn setup(mut conn: Connection, node: NodeOptions) -> Result<SqliteBackend, StoreError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        migrate(&mut conn)?;
-        Ok(SqliteBackend { conn })
+        schema::migrate(&mut conn)?;
+        let mut b = SqliteBackend { conn, me: Identity::new(node)? };
+        b.renew_lease()?;
+        Ok(b)
     }
 
     /// An immediate transaction takes the write lock up front, so two writers
     /// never both read and then fail to upgrade.
     fn write_tx(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
         Ok(self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+
+    fn renew_lease(&mut self) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO nodes (boot, node, lease_until_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT (boot) DO UPDATE SET lease_until_ms = excluded.lease_until_ms",
+            params![self.me.boot, self.me.node, self.me.lease_until_ms()],
+        )?;
+        Ok(())
     }
 }
 
@@ -130,41 +113,17 @@ pub fn db_path(data_dir: impl AsRef<Path>) -> PathBuf {
     data_dir.as_ref().join(DB_FILE)
 }
 
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let current: u32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if current > SCHEMA_VERSION {
-        return Err(StoreError::Corrupt(format!(
-            "the database has schema version {current}, newer than this build's {SCHEMA_VERSION}"
-        )));
-    }
-    for sql in &MIGRATIONS[current as usize..] {
-        tx.execute_batch(sql)?;
-    }
-    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-    tx.commit()?;
-    Ok(())
-}
+/// Closing a run that can no longer be played (its process is gone).
+const CLOSE_RUNS: &str = "UPDATE runs SET state = 'not_finished', steps = 0, actions = '[]', times = NULL,
+         ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/// Why no new salt is made for a database that already holds runs.
+pub(crate) const MISSING_SALT: &str = "runs are stored but the daily salt is missing: a new salt \
+    would change every stored board. Pass the salt they were made with (--daily-salt)";
 
 fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _)
         if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
-}
-
-fn to_i64(v: u64, what: &str) -> Result<i64, StoreError> {
-    i64::try_from(v).map_err(|_| StoreError::Invalid(format!("{what} {v} is too large")))
-}
-
-fn to_u32(v: i64, what: &str) -> Result<u32, StoreError> {
-    u32::try_from(v).map_err(|_| StoreError::Corrupt(format!("stored {what} {v} is out of range")))
-}
-
-fn to_u64(v: i64, what: &str) -> Result<u64, StoreError> {
-    u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("stored {what} {v} is out of range")))
-}
-
-fn parse<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, StoreError> {
-    s.parse().map_err(|_| StoreError::Corrupt(format!("stored {what} {s:?} is not understood")))
 }
 
 /// Standard competition rank of (steps, time) among the board's ranked finishes:
@@ -198,51 +157,30 @@ fn entrants_in(conn: &Connection, date: &str, game: Game, size: Size) -> Result<
 }
 
 fn streak_in(conn: &Connection, player: &str, today: &str) -> Result<u32, StoreError> {
-    let today_n = day_number(today)
+    // Validate first: an invalid date is refused, not compared as text.
+    crate::clock::day_number(today)
         .ok_or_else(|| StoreError::Invalid(format!("{today:?} is not a YYYY-MM-DD date")))?;
     let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT date FROM runs WHERE player = ?1 AND ranked = 1 AND date <= ?2 ORDER BY date DESC",
     )?;
-    let mut rows = stmt.query(params![player, today])?;
-    let mut streak = 0u32;
-    // The day the next older row must be for the streak to go on. Today may
-    // be missing (not played yet): then the streak may end yesterday.
-    let mut expect = today_n;
-    while let Some(row) = rows.next()? {
-        let date: String = row.get(0)?;
-        let day = day_number(&date).ok_or_else(|| StoreError::Corrupt(format!("stored date {date:?}")))?;
-        if day == expect || (streak == 0 && expect == today_n && day == today_n - 1) {
-            streak += 1;
-            expect = day - 1;
-        } else {
-            break;
-        }
-    }
-    Ok(streak)
+    let dates = stmt.query_map(params![player, today], |r| r.get::<_, String>(0))?;
+    streak_of(today, dates.map(|d| d.map_err(StoreError::from)))
 }
 
-const RUN_COLUMNS: &str = "id, date, game, size, seed, name, ranked, state, steps, time_ms, actions";
-
-fn stored_run(row: &Row<'_>) -> Result<StoredRun, StoreError> {
-    let game: String = row.get(2)?;
-    let size: String = row.get(3)?;
-    let seed: String = row.get(4)?;
-    let state: String = row.get(7)?;
-    let actions: String = row.get(10)?;
-    Ok(StoredRun {
-        id: row.get(0)?,
-        date: row.get(1)?,
-        game: parse(&game, "game")?,
-        size: parse(&size, "size")?,
-        seed: Seed(parse(&seed, "seed")?),
-        name: row.get(5)?,
-        ranked: row.get(6)?,
-        state: RunState::parse(&state)
-            .ok_or_else(|| StoreError::Corrupt(format!("stored state {state:?}")))?,
-        steps: to_u32(row.get(8)?, "steps")?,
-        time_ms: row.get::<_, Option<i64>>(9)?.map(|t| to_u64(t, "time")).transpose()?,
-        actions: serde_json::from_str::<Vec<Action>>(&actions)
-            .map_err(|e| StoreError::Corrupt(format!("stored moves: {e}")))?,
+fn raw_run(r: &Row<'_>) -> rusqlite::Result<RawRun> {
+    Ok(RawRun {
+        id: r.get(0)?,
+        date: r.get(1)?,
+        game: r.get(2)?,
+        size: r.get(3)?,
+        seed: r.get(4)?,
+        name: r.get(5)?,
+        ranked: r.get(6)?,
+        state: r.get(7)?,
+        steps: r.get(8)?,
+        time_ms: r.get(9)?,
+        actions: r.get(10)?,
+        times: r.get(11)?,
     })
 }
 
@@ -254,16 +192,21 @@ impl Backend for SqliteBackend {
         if let Some(salt) = existing {
             return Ok(salt);
         }
-        let mut salt = vec![0u8; 32];
-        getrandom::fill(&mut salt).map_err(|e| std::io::Error::other(format!("no OS entropy: {e}")))?;
-        tx.execute("INSERT INTO meta (key, value) VALUES ('daily_salt', ?1)", [&salt])?;
+        let runs: bool = tx.query_row("SELECT EXISTS (SELECT 1 FROM runs)", [], |r| r.get(0))?;
+        if runs {
+            return Err(StoreError::Corrupt(MISSING_SALT.into()));
+        }
+        let salt = crate::backend::new_salt()?;
+        tx.execute("INSERT INTO meta (key, value) VALUES ('daily_salt', ?1) ON CONFLICT DO NOTHING", [&salt])?;
+        let salt = tx.query_row("SELECT value FROM meta WHERE key = 'daily_salt'", [], |r| r.get(0))?;
         tx.commit()?;
         Ok(salt)
     }
 
     fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError> {
         check_board(&run.date, run.game, run.size)?;
-        let tx = self.write_tx()?;
+        let (node, boot) = (self.me.node.clone(), self.me.boot.clone());
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO players (key, name) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET name = excluded.name",
@@ -271,8 +214,8 @@ impl Backend for SqliteBackend {
         )?;
         let insert = |ranked: bool| {
             tx.execute(
-                "INSERT INTO runs (player, name, date, game, size, seed, ranked)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     run.player.as_str(),
                     run.name,
@@ -280,7 +223,9 @@ impl Backend for SqliteBackend {
                     run.game.as_str(),
                     run.size.as_str(),
                     run.seed.to_string(),
-                    ranked
+                    ranked,
+                    node,
+                    boot,
                 ],
             )
         };
@@ -304,13 +249,10 @@ impl Backend for SqliteBackend {
         run_id: i64,
         outcome: Outcome,
         actions: &[Action],
+        times_ms: Option<&[u64]>,
     ) -> Result<FinishedRun, StoreError> {
-        let (state, steps, time_ms) = match outcome {
-            Outcome::Finished { steps, time_ms } => (RunState::Finished, steps, Some(time_ms)),
-            Outcome::NotFinished { steps } => (RunState::NotFinished, steps, None),
-        };
-        let time_db = time_ms.map(|t| to_i64(t, "time")).transpose()?;
-        let moves = serde_json::to_string(actions).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let end = ending(outcome, actions, times_ms)?;
+        let (state, steps, time_ms, time_db) = (end.state, end.steps, end.time_ms, end.time_db);
         let tx = self.write_tx()?;
         let found = tx
             .query_row(
@@ -325,10 +267,10 @@ impl Backend for SqliteBackend {
         }
         let (game, size): (Game, Size) = (parse(&game, "game")?, parse(&size, "size")?);
         tx.execute(
-            "UPDATE runs SET state = ?2, steps = ?3, time_ms = ?4, actions = ?5,
+            "UPDATE runs SET state = ?2, steps = ?3, time_ms = ?4, actions = ?5, times = ?6,
                  ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
              WHERE id = ?1",
-            params![run_id, state.as_str(), i64::from(steps), time_db, moves],
+            params![run_id, state.as_str(), i64::from(steps), time_db, end.actions, end.times],
         )?;
         let rank = match time_db {
             Some(t) if ranked => Some(rank_in(&tx, &date, game, size, i64::from(steps), t)?),
@@ -353,13 +295,26 @@ impl Backend for SqliteBackend {
     }
 
     fn abandon_open_runs(&mut self) -> Result<u64, StoreError> {
-        let tx = self.write_tx()?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let n = tx.execute(&format!("{CLOSE_RUNS} WHERE state = 'playing' AND node = ?1"), [&self.me.node])?;
+        // Earlier boots of this node are dead: their leases go with them.
+        tx.execute("DELETE FROM nodes WHERE node = ?1 AND boot <> ?2", params![self.me.node, self.me.boot])?;
+        tx.commit()?;
+        Ok(n as u64)
+    }
+
+    fn heartbeat(&mut self) -> Result<u64, StoreError> {
+        let now = self.me.now_ms();
+        self.renew_lease()?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let n = tx.execute(
-            "UPDATE runs SET state = 'not_finished', steps = 0, actions = '[]',
-                 ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-             WHERE state = 'playing'",
-            [],
+            &format!(
+                "{CLOSE_RUNS} WHERE state = 'playing' AND boot IN
+                     (SELECT boot FROM nodes WHERE lease_until_ms < ?1 AND boot <> ?2)"
+            ),
+            params![now, self.me.boot],
         )?;
+        tx.execute("DELETE FROM nodes WHERE lease_until_ms < ?1 AND boot <> ?2", params![now, self.me.boot])?;
         tx.commit()?;
         Ok(n as u64)
     }
@@ -438,14 +393,47 @@ impl Backend for SqliteBackend {
         Ok(Some(rank_in(&tx, &date, parse(&game, "game")?, parse(&size, "size")?, steps, time_ms)?))
     }
 
+    fn entrants(&mut self, date: &str, game: Game, size: Size) -> Result<u32, StoreError> {
+        check_board(date, game, size)?;
+        entrants_in(&self.conn, date, game, size)
+    }
+
+    fn ranked_run(
+        &mut self,
+        player: &PlayerKey,
+        date: &str,
+        game: Game,
+        size: Size,
+    ) -> Result<Option<RankedRow>, StoreError> {
+        check_board(date, game, size)?;
+        let found = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT id, state, steps, time_ms, {STARTED_AT} FROM runs
+                 WHERE player = ?1 AND date = ?2 AND game = ?3 AND size = ?4 AND ranked = 1"
+            ))?
+            .query_row(params![player.as_str(), date, game.as_str(), size.as_str()], |r| {
+                <(i64, String, i64, Option<i64>, String)>::try_from(r)
+            })
+            .optional()?;
+        let Some((run_id, state, steps, time_ms, started_at)) = found else { return Ok(None) };
+        Ok(Some(RankedRow {
+            run_id,
+            state: parse_state(&state)?,
+            steps: to_u32(steps, "steps")?,
+            time_ms: time_ms.map(|t| to_u64(t, "time")).transpose()?,
+            started_at,
+        }))
+    }
+
     fn streak(&mut self, player: &PlayerKey, today: &str) -> Result<u32, StoreError> {
         streak_in(&self.conn, player.as_str(), today)
     }
 
     fn run(&mut self, run_id: i64) -> Result<Option<StoredRun>, StoreError> {
         let mut stmt = self.conn.prepare_cached(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"))?;
-        let mut rows = stmt.query([run_id])?;
-        rows.next()?.map(stored_run).transpose()
+        let raw = stmt.query_row([run_id], raw_run).optional()?;
+        raw.map(RawRun::into_run).transpose()
     }
 
     fn owns_run(&mut self, run_id: i64, player: &PlayerKey) -> Result<bool, StoreError> {
@@ -457,12 +445,8 @@ impl Backend for SqliteBackend {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id > ?1 ORDER BY id LIMIT ?2"))?;
-        let mut rows = stmt.query(params![after_id, limit])?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            out.push(stored_run(row)?);
-        }
-        Ok(out)
+        let rows = stmt.query_map(params![after_id, limit], raw_run)?;
+        rows.map(|raw| raw?.into_run()).collect()
     }
 }
 

@@ -1,0 +1,128 @@
+//! The shared-database [`Backend`] for several nodes (issue 14): PostgreSQL
+//! through the synchronous `postgres` client, which fits the store's design
+//! (the backend lives on its own std thread behind a bounded queue, so a
+//! blocking client never blocks the async runtime, and no pool is needed for
+//! one worker holding one connection).
+//!
+//! Connection health: before every request the connection is checked
+//! (`is_closed`: the client's I/O task saw the socket end) and re-made when
+//! gone; a request that fails because the database is unreachable or timed
+//! out returns [`StoreError::Unavailable`] and drops the connection, so the
+//! next request connects afresh. A write is never retried blindly (its
+//! commit may have happened). Every connection gets a statement and a lock
+//! timeout, so a stuck database answers "unavailable" instead of hanging.
+//!
+//! The rules live in the database as in SQLite: a partial unique index for
+//! one ranked run per player and board, taken with `INSERT .. ON CONFLICT DO
+//! NOTHING` (atomic across nodes), the salt made once the same way, and
+//! `SELECT .. FOR UPDATE` so a run ends once.
+
+pub mod schema;
+mod queries;
+
+use std::time::Duration;
+
+use postgres::{Client, GenericClient, NoTls};
+
+use crate::error::StoreError;
+use crate::node::{Identity, NodeOptions};
+
+pub use schema::SCHEMA_VERSION;
+
+/// How long connecting may take before the database counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Set on every connection: a statement or a lock wait longer than this
+/// fails as unavailable rather than holding the store's worker.
+const SESSION_SETUP: &str = "SET statement_timeout = '10s'; SET lock_timeout = '5s'";
+
+/// The PostgreSQL backend: one connection, re-made when it dies.
+pub struct PostgresBackend {
+    config: postgres::Config,
+    client: Option<Client>,
+    me: Identity,
+}
+
+impl std::fmt::Debug for PostgresBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresBackend").field("node", &self.me.node).field("boot", &self.me.boot).finish()
+    }
+}
+
+/// Whether a database URL names PostgreSQL (`postgres://` or `postgresql://`).
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+impl PostgresBackend {
+    /// Connect and migrate, as the single anonymous node on the system clock.
+    pub fn connect(url: &str) -> Result<PostgresBackend, StoreError> {
+        Self::connect_as(url, NodeOptions::default())
+    }
+
+    /// Connect to `url` (a `postgres://` URL), migrate, and take a lease as `node`.
+    pub fn connect_as(url: &str, node: NodeOptions) -> Result<PostgresBackend, StoreError> {
+        if !is_postgres_url(url) {
+            return Err(StoreError::Invalid("a PostgreSQL URL starts with postgres://".into()));
+        }
+        // The URL may hold a password: never echo it in the error.
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::Invalid(format!("the database URL is not valid: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        config.keepalives(true).keepalives_idle(Duration::from_secs(30));
+        if config.get_application_name().is_none() {
+            config.application_name("mazerace");
+        }
+        let mut b = PostgresBackend { config, client: None, me: Identity::new(node)? };
+        b.with(|c, _| schema::migrate(c))?;
+        b.with(renew_lease)?;
+        Ok(b)
+    }
+
+    /// Run `f` on a live connection; drop the connection when `f` says the
+    /// database is unavailable, so the next call connects again.
+    fn with<T>(
+        &mut self,
+        f: impl FnOnce(&mut Client, &Identity) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.client.as_ref().is_some_and(Client::is_closed) {
+            self.client = None;
+        }
+        let client = match &mut self.client {
+            Some(c) => c,
+            slot => {
+                let mut c = self.config.connect(NoTls).map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+                c.batch_execute(SESSION_SETUP)?;
+                slot.insert(c)
+            }
+        };
+        let out = f(client, &self.me);
+        if matches!(out, Err(StoreError::Unavailable(_))) {
+            self.client = None;
+        }
+        out
+    }
+}
+
+fn renew_lease(c: &mut Client, me: &Identity) -> Result<(), StoreError> {
+    c.execute(
+        "INSERT INTO nodes (boot, node, lease_until_ms) VALUES ($1, $2, $3)
+         ON CONFLICT (boot) DO UPDATE SET lease_until_ms = excluded.lease_until_ms",
+        &[&me.boot, &me.node, &me.lease_until_ms()],
+    )?;
+    Ok(())
+}
+
+/// One column of a row, typed; a mismatch is an error, never a panic.
+fn col<'a, T: postgres::types::FromSql<'a>>(row: &'a postgres::Row, i: usize) -> Result<T, StoreError> {
+    row.try_get(i).map_err(StoreError::from)
+}
+
+/// A count (`COUNT(*)`, a rank) from a one-row query.
+fn count(c: &mut impl GenericClient, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<u32, StoreError> {
+    let row = c.query_one(sql, params)?;
+    crate::sql::to_u32(col::<i64>(&row, 0)?, "count")
+}

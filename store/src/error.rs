@@ -128,7 +128,11 @@ pub(crate) fn is_unavailable(e: &postgres::Error) -> bool {
             // 57: operator intervention (57014 statement timeout, 57P01 admin
             // shutdown); 40001/40P01: serialization failure, deadlock;
             // 55P03: lock not available (lock_timeout).
-            c.starts_with("08") || c.starts_with("53") || c.starts_with("57") || c.starts_with("40") || c == "55P03"
+            c.starts_with("08")
+                || c.starts_with("53")
+                || c.starts_with("57")
+                || c.starts_with("40")
+                || c == "55P03"
         }
     }
 }

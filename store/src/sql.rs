@@ -40,7 +40,11 @@ pub(crate) struct Ending {
     pub times: Option<String>,
 }
 
-pub(crate) fn ending(outcome: Outcome, actions: &[Action], times: Option<&[u64]>) -> Result<Ending, StoreError> {
+pub(crate) fn ending(
+    outcome: Outcome,
+    actions: &[Action],
+    times: Option<&[u64]>,
+) -> Result<Ending, StoreError> {
     let (state, steps, time_ms) = match outcome {
         Outcome::Finished { steps, time_ms } => (RunState::Finished, steps, Some(time_ms)),
         Outcome::NotFinished { steps } => (RunState::NotFinished, steps, None),

@@ -54,7 +54,10 @@ impl std::fmt::Debug for Database {
 impl Database {
     /// From the server's flags: a `postgres://` `database_url` selects
     /// PostgreSQL; none means SQLite in `data_dir`; any other URL is refused.
-    pub fn from_flags(database_url: Option<&str>, data_dir: impl Into<PathBuf>) -> Result<Database, StoreError> {
+    pub fn from_flags(
+        database_url: Option<&str>,
+        data_dir: impl Into<PathBuf>,
+    ) -> Result<Database, StoreError> {
         match database_url.map(str::trim).filter(|u| !u.is_empty()) {
             None => Ok(Database::SqliteDir(data_dir.into())),
             Some(url) if is_postgres_url(url) => Ok(Database::Postgres(url.to_owned())),

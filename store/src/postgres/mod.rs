@@ -17,8 +17,8 @@
 //! NOTHING` (atomic across nodes), the salt made once the same way, and
 //! `SELECT .. FOR UPDATE` so a run ends once.
 
-pub mod schema;
 mod queries;
+pub mod schema;
 
 use std::time::Duration;
 
@@ -66,9 +66,9 @@ impl PostgresBackend {
             return Err(StoreError::Invalid("a PostgreSQL URL starts with postgres://".into()));
         }
         // The URL may hold a password: never echo it in the error.
-        let mut config: postgres::Config = url
-            .parse()
-            .map_err(|e: postgres::Error| StoreError::Invalid(format!("the database URL is not valid: {e}")))?;
+        let mut config: postgres::Config = url.parse().map_err(|e: postgres::Error| {
+            StoreError::Invalid(format!("the database URL is not valid: {e}"))
+        })?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -122,7 +122,11 @@ fn col<'a, T: postgres::types::FromSql<'a>>(row: &'a postgres::Row, i: usize) ->
 }
 
 /// A count (`COUNT(*)`, a rank) from a one-row query.
-fn count(c: &mut impl GenericClient, sql: &str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<u32, StoreError> {
+fn count(
+    c: &mut impl GenericClient,
+    sql: &str,
+    params: &[&(dyn postgres::types::ToSql + Sync)],
+) -> Result<u32, StoreError> {
     let row = c.query_one(sql, params)?;
     crate::sql::to_u32(col::<i64>(&row, 0)?, "count")
 }

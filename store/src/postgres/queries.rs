@@ -190,7 +190,8 @@ impl Backend for PostgresBackend {
     fn abandon_open_runs(&mut self) -> Result<u64, StoreError> {
         self.with(|c, me| {
             let mut tx = c.transaction()?;
-            let n = tx.execute(&format!("{CLOSE_RUNS} WHERE state = 'playing' AND node = $1"), &[&me.node])?;
+            let n =
+                tx.execute(&format!("{CLOSE_RUNS} WHERE state = 'playing' AND node = $1"), &[&me.node])?;
             // Earlier boots of this node are dead: their leases go with them.
             tx.execute("DELETE FROM nodes WHERE node = $1 AND boot <> $2", &[&me.node, &me.boot])?;
             tx.commit()?;
@@ -338,7 +339,10 @@ impl Backend for PostgresBackend {
 
     fn owns_run(&mut self, run_id: i64, player: &PlayerKey) -> Result<bool, StoreError> {
         self.with(|c, _| {
-            let row = c.query_opt("SELECT 1 FROM runs WHERE id = $1 AND player = $2", &[&run_id, &player.as_str()])?;
+            let row = c.query_opt(
+                "SELECT 1 FROM runs WHERE id = $1 AND player = $2",
+                &[&run_id, &player.as_str()],
+            )?;
             Ok(row.is_some())
         })
     }

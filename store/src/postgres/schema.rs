@@ -18,7 +18,7 @@ const MIGRATION_LOCK: i64 = 0x6d61_7a65_7261_6365; // "mazerace"
 
 /// Migration `i` takes the schema from version `i` to `i + 1`. Append only:
 /// never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[
+pub const MIGRATIONS: &[&str] = &[
     // 1: salt, players, runs (as SQLite's version 1).
     r#"
     CREATE TABLE meta (
@@ -89,8 +89,10 @@ pub(crate) fn migrate(client: &mut Client) -> Result<(), StoreError> {
              applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
          )",
     )?;
-    let current: i32 = tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])?.try_get(0)?;
-    let current = u32::try_from(current).map_err(|_| StoreError::Corrupt(format!("schema version {current}")))?;
+    let current: i32 =
+        tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])?.try_get(0)?;
+    let current =
+        u32::try_from(current).map_err(|_| StoreError::Corrupt(format!("schema version {current}")))?;
     if current > SCHEMA_VERSION {
         return Err(StoreError::SchemaTooNew { found: current, known: SCHEMA_VERSION });
     }

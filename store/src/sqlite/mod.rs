@@ -197,7 +197,10 @@ impl Backend for SqliteBackend {
             return Err(StoreError::Corrupt(MISSING_SALT.into()));
         }
         let salt = crate::backend::new_salt()?;
-        tx.execute("INSERT INTO meta (key, value) VALUES ('daily_salt', ?1) ON CONFLICT DO NOTHING", [&salt])?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('daily_salt', ?1) ON CONFLICT DO NOTHING",
+            [&salt],
+        )?;
         let salt = tx.query_row("SELECT value FROM meta WHERE key = 'daily_salt'", [], |r| r.get(0))?;
         tx.commit()?;
         Ok(salt)
@@ -296,7 +299,8 @@ impl Backend for SqliteBackend {
 
     fn abandon_open_runs(&mut self) -> Result<u64, StoreError> {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let n = tx.execute(&format!("{CLOSE_RUNS} WHERE state = 'playing' AND node = ?1"), [&self.me.node])?;
+        let n =
+            tx.execute(&format!("{CLOSE_RUNS} WHERE state = 'playing' AND node = ?1"), [&self.me.node])?;
         // Earlier boots of this node are dead: their leases go with them.
         tx.execute("DELETE FROM nodes WHERE node = ?1 AND boot <> ?2", params![self.me.node, self.me.boot])?;
         tx.commit()?;

@@ -16,7 +16,7 @@ pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`. Append only:
 /// never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[
+pub const MIGRATIONS: &[&str] = &[
     // 1: salt, players, runs.
     r#"
     CREATE TABLE meta (

@@ -38,7 +38,10 @@ pub mod server;
 mod sessions;
 
 pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
-pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
+pub use daily::{
+    daily_error_kind, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
+    DailySchedule, HookFuture, Replay,
+};
 pub use daily_store::StoreHook;
 pub use ids::is_code_shaped;
 pub use names::MAX_NAME_CHARS;

@@ -830,6 +830,7 @@ impl Room {
             steps: r.game.steps(),
             time_ms: r.time_ms,
             moves: r.actions.clone(),
+            move_times_ms: None, // the room does not keep action times yet (issue 16)
         };
         let fut = hook.ended(run, outcome);
         let me = self.me.clone();

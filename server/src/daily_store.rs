@@ -32,10 +32,6 @@ use crate::daily::{
     RankedStart, Replay,
 };
 
-/// How often the node renews its lease: a quarter of the store's default
-/// lease, so three heartbeats can be missed before other nodes close its runs.
-const HEARTBEAT_EVERY: Duration = Duration::from_secs(mazerace_store::DEFAULT_LEASE.as_secs() / 4);
-
 /// A store error as the hook's caller needs it: typed by kind.
 fn typed(e: StoreError) -> anyhow::Error {
     match e.kind() {
@@ -119,7 +115,9 @@ impl StoreHook {
 
 /// Renew this node's lease for ever (until aborted); the first beat is at once.
 async fn heartbeat(store: Store) {
-    let mut every = tokio::time::interval(HEARTBEAT_EVERY);
+    // A quarter of the lease: three beats may be missed before others close our runs.
+    let period = store.heartbeat_interval().max(Duration::from_millis(100));
+    let mut every = tokio::time::interval(period);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;

@@ -96,6 +96,9 @@ pub struct Store {
     /// The worker holds the sender and drops it as its very last act, after
     /// the database is closed: `changed()` failing means "worker gone".
     gone: watch::Receiver<()>,
+    /// How often the owner should call [`Store::heartbeat`]: a quarter of
+    /// the node's lease, so three beats can be missed before it counts as dead.
+    heartbeat_every: std::time::Duration,
 }
 
 impl std::fmt::Debug for Store {
@@ -118,8 +121,10 @@ impl Store {
 
     /// Open `db` on the worker thread as the node `node`, with the default queue.
     pub async fn connect(db: Database, node: NodeOptions) -> Result<Store, StoreError> {
+        let lease = node.lease;
         let opener: Opener = Box::new(move || db.open_backend(node));
-        let (store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
+        let (mut store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
+        store.heartbeat_every = lease / 4;
         ready.await.map_err(|_| StoreError::Closed)??;
         Ok(store)
     }
@@ -159,7 +164,7 @@ impl Store {
             drop(backend);
             drop(gone_tx);
         })?;
-        Ok((Store { jobs, gone }, ready))
+        Ok((Store { jobs, gone, heartbeat_every: crate::node::DEFAULT_LEASE / 4 }, ready))
     }
 
     /// Run `f` on the backend thread; fails fast with [`StoreError::Busy`]
@@ -219,6 +224,11 @@ impl Store {
     /// at startup); other nodes' runs are left alone.
     pub async fn abandon_open_runs(&self) -> Result<u64, StoreError> {
         self.request(true, |b| b.abandon_open_runs()).await
+    }
+
+    /// How often to call [`Store::heartbeat`] (a quarter of the lease).
+    pub fn heartbeat_interval(&self) -> std::time::Duration {
+        self.heartbeat_every
     }
 
     /// Renew this node's lease and close the runs of nodes whose lease ran
@@ -283,7 +293,7 @@ impl Store {
     /// request and closed the database. Returns once *all* clones are gone:
     /// drop the others first.
     pub async fn close(self) {
-        let Store { jobs, mut gone } = self;
+        let Store { jobs, mut gone, .. } = self;
         drop(jobs);
         while gone.changed().await.is_ok() {}
     }

@@ -62,6 +62,10 @@ fn a_first_schema_database_is_upgraded_and_keeps_its_runs() {
     assert_eq!(b.daily_salt().unwrap(), [1, 2]);
     let old = b.run(1).unwrap().unwrap();
     assert_eq!((old.state, old.steps, old.time_ms, old.times_ms), (RunState::Finished, 1, Some(500), None));
+    // The board counters were filled from the old rows.
+    assert_eq!(b.entrants("2026-11-28", Game::Ghost, Size::Small).unwrap(), 1);
+    assert_eq!(b.entrants("2026-11-29", Game::Ghost, Size::Small).unwrap(), 1);
+    assert_eq!(b.rank_of(1).unwrap(), Some(1));
     // The run left playing belonged to the one anonymous node: its restart closes it.
     assert_eq!(b.abandon_open_runs().unwrap(), 1);
     assert_eq!(b.run(2).unwrap().unwrap().state, RunState::NotFinished);

@@ -226,6 +226,14 @@ fn new_run(token: &str) -> NewRun {
 /// Players and their ranked finished runs on the board, `n` of each.
 fn fill_sql(postgres: bool, n: u64) -> String {
     let (g, s) = (GAME.as_str(), SIZE.as_str());
+    // The store keeps per-board counters beside the runs; the fill sets them.
+    let counters = format!(
+        "INSERT INTO board_entrants (date, game, size, shard, n)
+             SELECT date, game, size, 0, COUNT(*) FROM runs WHERE date = '{DATE}' GROUP BY date, game, size;
+         INSERT INTO board_steps (date, game, size, steps, n)
+             SELECT date, game, size, steps, COUNT(*) FROM runs WHERE date = '{DATE}'
+             GROUP BY date, game, size, steps;"
+    );
     if postgres {
         format!(
             "INSERT INTO players (key, name) SELECT lpad(to_hex(i), 64, '0'), 'P' || i FROM generate_series(1, {n}) i;
@@ -233,6 +241,7 @@ fn fill_sql(postgres: bool, n: u64) -> String {
              SELECT lpad(to_hex(i), 64, '0'), 'P' || i, '{DATE}', '{g}', '{s}', '1', TRUE, 'finished',
                     100 + floor(random() * 400)::bigint, floor(random() * 600000)::bigint
              FROM generate_series(1, {n}) i;
+             {counters}
              ANALYZE;"
         )
     } else {
@@ -243,6 +252,7 @@ fn fill_sql(postgres: bool, n: u64) -> String {
              {series} INSERT INTO runs (player, name, date, game, size, seed, ranked, state, steps, time_ms)
              SELECT printf('%064x', i), 'P' || i, '{DATE}', '{g}', '{s}', '1', 1, 'finished',
                     100 + abs(random()) % 400, abs(random()) % 600000 FROM n;
+             {counters}
              COMMIT;
              ANALYZE;"
         )

@@ -74,6 +74,32 @@ pub const MIGRATIONS: &[&str] = &[
         node           TEXT NOT NULL,
         lease_until_ms INTEGER NOT NULL
     ) STRICT;
+
+    -- Per-board counters, kept in the same transaction as the run they
+    -- count, so a board of a million runs answers entrants and ranks from a
+    -- few rows: ranked starts (in shards, for PostgreSQL's concurrent
+    -- writers; SQLite uses shard 0) and ranked finishes per step count.
+    CREATE TABLE board_entrants (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        shard INTEGER NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, shard)
+    ) STRICT;
+    CREATE TABLE board_steps (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        steps INTEGER NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, steps)
+    ) STRICT;
+    INSERT INTO board_entrants (date, game, size, shard, n)
+        SELECT date, game, size, 0, COUNT(*) FROM runs WHERE ranked = 1 GROUP BY date, game, size;
+    INSERT INTO board_steps (date, game, size, steps, n)
+        SELECT date, game, size, steps, COUNT(*) FROM runs WHERE ranked = 1 AND state = 'finished'
+        GROUP BY date, game, size, steps;
     "#,
 ];
 

@@ -13,7 +13,7 @@
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
 //! - `results`: ranking and the reveal, as pure functions.
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
-//!   the real one, on `mazerace-store` (SQLite).
+//!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 

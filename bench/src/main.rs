@@ -117,7 +117,8 @@ struct Cli {
     /// Store: ranked runs on the one big board.
     #[arg(long)]
     store_runs: Option<usize>,
-    /// Store: also measure PostgreSQL at this URL (a schema is made and dropped in it).
+    /// Store: also measure PostgreSQL at this URL (a schema is made and dropped in it). The report
+    /// prints the command line: give a URL with a password through the environment instead.
     #[arg(long = "database-url", env = "MAZERACE_BENCH_DATABASE_URL", hide_env_values = true)]
     store_database_url: Option<String>,
     /// Also write the report (markdown) to this file.

@@ -140,3 +140,31 @@ pub(crate) fn streak_of(
     }
     Ok(streak)
 }
+
+/// Standard competition ranks (1, 1, 3) of a board's first rows, sorted best
+/// first by (steps, time): each is one more than the rows strictly better,
+/// all of which come before it. Computed here rather than by a window
+/// function, which SQLite evaluates over the whole board before the limit.
+pub(crate) fn competition_ranks(keys: &[(i64, i64)]) -> Vec<u32> {
+    let mut ranks: Vec<u32> = Vec::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        let rank = match (i.checked_sub(1), ranks.last()) {
+            (Some(prev), Some(&r)) if keys[prev] == *key => r,
+            _ => u32::try_from(i + 1).unwrap_or(u32::MAX),
+        };
+        ranks.push(rank);
+    }
+    ranks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::competition_ranks;
+
+    #[test]
+    fn ties_share_a_rank_and_the_next_skips() {
+        let keys = [(16, 4), (16, 4), (16, 9), (18, 1), (20, 5), (20, 5), (20, 5), (21, 0)];
+        assert_eq!(competition_ranks(&keys), [1, 1, 3, 4, 5, 5, 5, 8]);
+        assert_eq!(competition_ranks(&[]), Vec::<u32>::new());
+    }
+}

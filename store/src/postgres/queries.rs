@@ -12,7 +12,9 @@ use crate::backend::{
 };
 use crate::error::StoreError;
 use crate::player::PlayerKey;
-use crate::sql::{ending, parse, parse_state, streak_of, to_u32, to_u64, RawRun, RUN_COLUMNS};
+use crate::sql::{
+    competition_ranks, ending, parse, parse_state, streak_of, to_u32, to_u64, RawRun, RUN_COLUMNS,
+};
 
 /// A started run's time as RFC 3339 UTC to the second.
 const STARTED_AT: &str = "to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')";
@@ -257,19 +259,23 @@ impl Backend for PostgresBackend {
             let mut tx = snapshot(c)?;
             let (g, s) = (game.as_str(), size.as_str());
             let rows = tx.query(
-                "SELECT RANK() OVER (ORDER BY steps, time_ms), name, steps, time_ms, id FROM runs
+                "SELECT name, steps, time_ms, id FROM runs
                  WHERE date = $1 AND game = $2 AND size = $3 AND ranked AND state = 'finished'
                  ORDER BY steps, time_ms, id LIMIT $4",
                 &[&date, &g, &s, &i64::from(limit)],
             )?;
-            let mut entries = Vec::with_capacity(rows.len());
+            let mut keys = Vec::with_capacity(rows.len());
             for r in &rows {
+                keys.push((col::<i64>(r, 1)?, col::<i64>(r, 2)?));
+            }
+            let mut entries = Vec::with_capacity(rows.len());
+            for ((r, &(steps, time_ms)), rank) in rows.iter().zip(&keys).zip(competition_ranks(&keys)) {
                 entries.push(LeaderboardEntry {
-                    rank: to_u32(col(r, 0)?, "rank")?,
-                    name: col(r, 1)?,
-                    steps: to_u32(col(r, 2)?, "steps")?,
-                    time_ms: to_u64(col(r, 3)?, "time")?,
-                    run_id: col(r, 4)?,
+                    rank,
+                    name: col(r, 0)?,
+                    steps: to_u32(steps, "steps")?,
+                    time_ms: to_u64(time_ms, "time")?,
+                    run_id: col(r, 3)?,
                 });
             }
             let you = match you {

@@ -11,7 +11,9 @@ use crate::backend::{
 };
 use crate::error::StoreError;
 use crate::player::PlayerKey;
-use crate::sql::{ending, parse, parse_state, streak_of, to_u32, to_u64, RawRun, RUN_COLUMNS};
+use crate::sql::{
+    competition_ranks, ending, parse, parse_state, streak_of, to_u32, to_u64, RawRun, RUN_COLUMNS,
+};
 
 /// A started run's time as RFC 3339 UTC to the second.
 const STARTED_AT: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', started_at)";
@@ -256,18 +258,19 @@ impl Backend for SqliteBackend {
         let tx = self.conn.transaction()?; // one snapshot for the table, `you` and `entrants`
         let entries = {
             let mut stmt = tx.prepare_cached(
-                "SELECT RANK() OVER (ORDER BY steps, time_ms), name, steps, time_ms, id FROM runs
+                "SELECT name, steps, time_ms, id FROM runs
                  WHERE date = ?1 AND game = ?2 AND size = ?3 AND ranked = 1 AND state = 'finished'
                  ORDER BY steps, time_ms, id LIMIT ?4",
             )?;
             let rows = stmt.query_map(params![date, game.as_str(), size.as_str(), limit], |r| {
-                <(i64, String, i64, i64, i64)>::try_from(r)
+                <(String, i64, i64, i64)>::try_from(r)
             })?;
-            let mut entries = Vec::new();
-            for row in rows {
-                let (rank, name, steps, time_ms, run_id) = row?;
+            let rows = rows.collect::<Result<Vec<_>, _>>()?;
+            let keys: Vec<(i64, i64)> = rows.iter().map(|r| (r.1, r.2)).collect();
+            let mut entries = Vec::with_capacity(rows.len());
+            for ((name, steps, time_ms, run_id), rank) in rows.into_iter().zip(competition_ranks(&keys)) {
                 entries.push(LeaderboardEntry {
-                    rank: to_u32(rank, "rank")?,
+                    rank,
                     name,
                     steps: to_u32(steps, "steps")?,
                     time_ms: to_u64(time_ms, "time")?,

@@ -121,6 +121,9 @@ struct Cli {
     /// prints the command line: give a URL with a password through the environment instead.
     #[arg(long = "database-url", env = "MAZERACE_BENCH_DATABASE_URL", hide_env_values = true)]
     store_database_url: Option<String>,
+    /// Store: PostgreSQL connections finishing runs at once (one per node's store worker).
+    #[arg(long, default_value_t = 4)]
+    store_writers: usize,
     /// Also write the report (markdown) to this file.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -239,6 +242,7 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         board_samples: cli.board_samples.unwrap_or(if q { 100 } else { 2_000 }),
         store_runs: cli.store_runs.unwrap_or(if q { 5_000 } else { 1_000_000 }),
         store_database_url: cli.store_database_url.clone(),
+        store_writers: cli.store_writers,
     })
 }
 

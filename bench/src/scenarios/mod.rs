@@ -52,6 +52,8 @@ pub struct Ctx {
     pub store_runs: usize,
     /// Store: a PostgreSQL URL to measure beside SQLite.
     pub store_database_url: Option<String>,
+    /// Store: PostgreSQL connections finishing runs at once.
+    pub store_writers: usize,
 }
 
 impl Ctx {

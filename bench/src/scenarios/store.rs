@@ -25,8 +25,6 @@ use crate::stats::{fmt_dur, Lat};
 const DATE: &str = "2000-01-01";
 const GAME: Game = Game::Maze;
 const SIZE: Size = Size::Hard;
-/// PostgreSQL connections finishing at once (simulated nodes).
-const PG_WRITERS: usize = 4;
 
 /// Runs raw set-up SQL against a target.
 type Exec = Box<dyn Fn(&str) -> anyhow::Result<()>>;
@@ -62,7 +60,7 @@ pub fn run(ctx: &Ctx) -> Section {
         Err(e) => sec.fail(format!("SQLite could not be set up: {e:#}")),
     }
     match &ctx.store_database_url {
-        Some(url) => match postgres_target(url) {
+        Some(url) => match postgres_target(url, ctx.store_writers.max(1)) {
             Ok((target, settings)) => {
                 sec.note(format!("PostgreSQL settings: {settings}."));
                 targets.push(target);
@@ -285,7 +283,7 @@ fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {
 
 /// A schema of its own on the given server; returns the target and the
 /// server's durability settings (the figures depend on them).
-fn postgres_target(admin: &str) -> anyhow::Result<(Target, String)> {
+fn postgres_target(admin: &str, writers: usize) -> anyhow::Result<(Target, String)> {
     let schema = format!("bench_{}", std::process::id());
     let mut c = postgres::Client::connect(admin, postgres::NoTls)?;
     c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"))?;
@@ -304,7 +302,7 @@ fn postgres_target(admin: &str) -> anyhow::Result<(Target, String)> {
         exec: Box::new(move |sql| {
             Ok(postgres::Client::connect(&exec_url, postgres::NoTls)?.batch_execute(sql)?)
         }),
-        writers: PG_WRITERS,
+        writers,
         cleanup: Box::new(move || {
             if let Ok(mut c) = postgres::Client::connect(&admin, postgres::NoTls) {
                 let _ = c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"));

@@ -194,6 +194,9 @@ pub struct PlayerDay {
 /// The storage interface. Synchronous: [`crate::Store`] calls it from a
 /// dedicated thread, never from the async runtime.
 pub trait Backend: Send {
+    /// Whether the database answers (a trivial query): for health checks.
+    fn ping(&mut self) -> Result<(), StoreError>;
+
     /// The daily salt kept in the database; a random 32-byte one (OS entropy)
     /// is made and committed the first time, then always returned.
     fn daily_salt(&mut self) -> Result<Vec<u8>, StoreError>;
@@ -203,7 +206,10 @@ pub trait Backend: Send {
     fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError>;
 
     /// Record how a run ended and its full move list (accepted actions only),
-    /// committed before this returns. A run ends once: again is [`StoreError::RunOver`].
+    /// committed before this returns. A run ends once: a different ending
+    /// later is [`StoreError::RunOver`]; the same ending again (same outcome
+    /// and moves) returns the stored result, so retrying a finish whose
+    /// outcome was unknown ([`StoreError::Unavailable`]) is safe.
     /// `times_ms`, when given, holds each action's time in ms since the run's
     /// first move (one per action, else [`StoreError::Invalid`]).
     fn finish_run(

@@ -197,6 +197,13 @@ impl Store {
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// Whether the database answers right now (for `/healthz`): fails fast
+    /// with [`StoreError::Busy`] when the queue is full, and with
+    /// [`StoreError::Unavailable`] when the database cannot be reached.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.request(false, |b| b.ping()).await
+    }
+
     /// The daily salt, made and kept on first use. See [`Backend::daily_salt`].
     pub async fn daily_salt(&self) -> Result<Vec<u8>, StoreError> {
         self.request(true, |b| b.daily_salt()).await

@@ -251,6 +251,11 @@ both!(fn a_run_ends_once_and_is_kept_whole(db) {
     let moves = [Action::Move(Dir::Up), Action::Rewind, Action::Move(Dir::Left)];
     let done = b.finish_run(run.run_id, fin(2, 61_000), &moves, Some(&[0, 400, 61_000])).unwrap();
     assert_eq!((done.rank, done.entrants, done.time_ms), (Some(1), 1, Some(61_000)));
+    // The same finish again (a retry) answers as the first did, counting nothing twice.
+    let again = b.finish_run(run.run_id, fin(2, 61_000), &moves, Some(&[0, 400, 61_000])).unwrap();
+    assert_eq!(again, done);
+    let later = play(&mut *b, 3, Size::Small, fin(3, 1));
+    assert_eq!(b.rank_of(later.run_id).unwrap(), Some(2), "the repeat was not counted");
     let over = b.finish_run(run.run_id, fin(1, 1), &[], None).unwrap_err();
     assert!(matches!(over, StoreError::RunOver(id) if id == run.run_id));
     assert_eq!(over.kind(), ErrorKind::Refused);
@@ -273,7 +278,7 @@ both!(fn a_run_ends_once_and_is_kept_whole(db) {
     assert!(json.get("player").is_none());
     assert_eq!(b.run(12345).unwrap(), None);
     // A run stored without times (as older runs are) has none, and says nothing.
-    let older = play(&mut *b, 2, Size::Small, fin(3, 1));
+    let older = play(&mut *b, 2, Size::Small, fin(4, 1));
     let older = b.run(older.run_id).unwrap().unwrap();
     assert_eq!(older.times_ms, None);
     assert!(serde_json::to_value(&older).unwrap().get("times_ms").is_none());

@@ -32,5 +32,6 @@ fn a_killed_connection_is_noticed_and_made_again() {
                 assert_eq!(b.daily_salt().unwrap(), salt);
             }
         }
+        b.ping().unwrap();
     }
 }

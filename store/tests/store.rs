@@ -40,6 +40,7 @@ async fn poll_once<F: Future>(f: F) -> Option<F::Output> {
 
 both!(async fn acknowledged_results_survive_dropping_everything(db) {
     let store = Store::connect(db.database(), NodeOptions::default()).await.unwrap();
+    store.ping().await.unwrap();
     let salt = store.daily_salt().await.unwrap();
     let mut acked = Vec::new();
     for p in 0..5 {
@@ -151,6 +152,9 @@ impl Drop for Gate {
 }
 
 impl Backend for Gate {
+    fn ping(&mut self) -> Result<(), StoreError> {
+        self.inner.ping()
+    }
     fn daily_salt(&mut self) -> Result<Vec<u8>, StoreError> {
         self.inner.daily_salt()
     }

@@ -93,6 +93,10 @@ fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, StoreError> {
 }
 
 impl Backend for PostgresBackend {
+    fn ping(&mut self) -> Result<(), StoreError> {
+        self.with(|c, _| Ok(c.simple_query("SELECT 1").map(drop)?))
+    }
+
     fn daily_salt(&mut self) -> Result<Vec<u8>, StoreError> {
         self.with(|c, _| {
             let existing = c.query_opt("SELECT value FROM meta WHERE key = 'daily_salt'", &[])?;
@@ -167,7 +171,8 @@ impl Backend for PostgresBackend {
         self.with(|c, _| {
             let mut tx = c.transaction()?;
             let found = tx.query_opt(
-                "SELECT player, date, game, size, ranked, state FROM runs WHERE id = $1 FOR UPDATE",
+                "SELECT player, date, game, size, ranked, state, steps, time_ms, actions FROM runs
+                 WHERE id = $1 FOR UPDATE",
                 &[&run_id],
             )?;
             let row = found.ok_or(StoreError::UnknownRun(run_id))?;
@@ -175,22 +180,35 @@ impl Backend for PostgresBackend {
             let game: Game = parse(&col::<String>(&row, 2)?, "game")?;
             let size: Size = parse(&col::<String>(&row, 3)?, "size")?;
             let ranked: bool = col(&row, 4)?;
-            if col::<String>(&row, 5)? != RunState::Playing.as_str() {
+            let steps = i64::from(end.steps);
+            // A repeat of the very finish already stored (a retry after an
+            // unknown outcome) answers as the first did; any other is refused.
+            let repeat = col::<String>(&row, 5)? != RunState::Playing.as_str();
+            if repeat
+                && (col::<String>(&row, 5)? != end.state.as_str()
+                    || col::<i64>(&row, 6)? != steps
+                    || col::<Option<i64>>(&row, 7)? != end.time_db
+                    || col::<String>(&row, 8)? != end.actions)
+            {
                 return Err(StoreError::RunOver(run_id));
             }
-            let steps = i64::from(end.steps);
-            tx.execute(
-                "UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6, ended_at = now()
-                 WHERE id = $1",
-                &[&run_id, &end.state.as_str(), &steps, &end.time_db, &end.actions, &end.times],
-            )?;
+            if !repeat {
+                tx.execute(
+                    "UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6,
+                         ended_at = now()
+                     WHERE id = $1",
+                    &[&run_id, &end.state.as_str(), &steps, &end.time_db, &end.actions, &end.times],
+                )?;
+            }
             let rank = match end.time_db {
                 Some(t) if ranked => {
-                    tx.execute(
-                        "INSERT INTO board_steps (date, game, size, steps, n) VALUES ($1, $2, $3, $4, 1)
-                         ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1",
-                        &[&date, &game.as_str(), &size.as_str(), &steps],
-                    )?;
+                    if !repeat {
+                        tx.execute(
+                            "INSERT INTO board_steps (date, game, size, steps, n) VALUES ($1, $2, $3, $4, 1)
+                             ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1",
+                            &[&date, &game.as_str(), &size.as_str(), &steps],
+                        )?;
+                    }
                     Some(rank_in(&mut tx, &date, game, size, steps, t)?)
                 }
                 _ => None,

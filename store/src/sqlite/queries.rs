@@ -94,6 +94,11 @@ fn raw_run(r: &Row<'_>) -> rusqlite::Result<RawRun> {
 }
 
 impl Backend for SqliteBackend {
+    fn ping(&mut self) -> Result<(), StoreError> {
+        self.conn.query_row("SELECT 1", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     fn daily_salt(&mut self) -> Result<Vec<u8>, StoreError> {
         let tx = self.write_tx()?;
         let existing: Option<Vec<u8>> =
@@ -175,29 +180,42 @@ impl Backend for SqliteBackend {
         let tx = self.write_tx()?;
         let found = tx
             .query_row(
-                "SELECT player, date, game, size, ranked, state FROM runs WHERE id = ?1",
+                "SELECT player, date, game, size, ranked, state, steps, time_ms, actions FROM runs WHERE id = ?1",
                 [run_id],
-                |r| <(String, String, String, String, bool, String)>::try_from(r),
+                |r| <(String, String, String, String, bool, String, i64, Option<i64>, String)>::try_from(r),
             )
             .optional()?;
-        let (player, date, game, size, ranked, old_state) = found.ok_or(StoreError::UnknownRun(run_id))?;
-        if old_state != RunState::Playing.as_str() {
+        let (player, date, game, size, ranked, old_state, old_steps, old_time, old_actions) =
+            found.ok_or(StoreError::UnknownRun(run_id))?;
+        // A repeat of the very finish already stored (a retry after an
+        // unknown outcome) answers as the first did; any other is refused.
+        let repeat = old_state != RunState::Playing.as_str();
+        if repeat
+            && (old_state != state.as_str()
+                || old_steps != i64::from(steps)
+                || old_time != time_db
+                || old_actions != end.actions)
+        {
             return Err(StoreError::RunOver(run_id));
         }
         let (game, size): (Game, Size) = (parse(&game, "game")?, parse(&size, "size")?);
-        tx.execute(
-            "UPDATE runs SET state = ?2, steps = ?3, time_ms = ?4, actions = ?5, times = ?6,
-                 ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-             WHERE id = ?1",
-            params![run_id, state.as_str(), i64::from(steps), time_db, end.actions, end.times],
-        )?;
+        if !repeat {
+            tx.execute(
+                "UPDATE runs SET state = ?2, steps = ?3, time_ms = ?4, actions = ?5, times = ?6,
+                     ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                 WHERE id = ?1",
+                params![run_id, state.as_str(), i64::from(steps), time_db, end.actions, end.times],
+            )?;
+        }
         let rank = match time_db {
             Some(t) if ranked => {
-                tx.execute(
-                    "INSERT INTO board_steps (date, game, size, steps, n) VALUES (?1, ?2, ?3, ?4, 1)
+                if !repeat {
+                    tx.execute(
+                        "INSERT INTO board_steps (date, game, size, steps, n) VALUES (?1, ?2, ?3, ?4, 1)
                      ON CONFLICT (date, game, size, steps) DO UPDATE SET n = n + 1",
-                    params![date, game.as_str(), size.as_str(), i64::from(steps)],
-                )?;
+                        params![date, game.as_str(), size.as_str(), i64::from(steps)],
+                    )?;
+                }
                 Some(rank_in(&tx, &date, game, size, i64::from(steps), t)?)
             }
             _ => None,

@@ -22,10 +22,11 @@ pub mod schema;
 
 use std::time::Duration;
 
-use postgres::{Client, GenericClient, NoTls};
+use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 
 use crate::error::StoreError;
 use crate::node::{Identity, NodeOptions};
+use crate::sql::RawRun;
 
 pub use schema::SCHEMA_VERSION;
 
@@ -129,4 +130,34 @@ fn count(
 ) -> Result<u32, StoreError> {
     let row = c.query_one(sql, params)?;
     crate::sql::to_u32(col::<i64>(&row, 0)?, "count")
+}
+
+/// One `runs` row read in [`crate::sql::RUN_COLUMNS`] order.
+pub(super) fn raw_run(r: &postgres::Row) -> Result<RawRun, StoreError> {
+    Ok(RawRun {
+        id: col(r, 0)?,
+        date: col(r, 1)?,
+        game: col(r, 2)?,
+        size: col(r, 3)?,
+        seed: col(r, 4)?,
+        name: col(r, 5)?,
+        ranked: col(r, 6)?,
+        state: col(r, 7)?,
+        steps: col(r, 8)?,
+        time_ms: col(r, 9)?,
+        actions: col(r, 10)?,
+        times: col(r, 11)?,
+    })
+}
+
+/// Which of a board's 16 entrant counters a start adds to: any, at random.
+pub(super) fn entrant_shard() -> Result<i32, StoreError> {
+    let mut b = [0u8; 1];
+    getrandom::fill(&mut b).map_err(|e| std::io::Error::other(format!("no OS entropy: {e}")))?;
+    Ok(i32::from(b[0] & 15))
+}
+
+/// A read-only snapshot, so a table, `you` and `entrants` agree.
+pub(super) fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, StoreError> {
+    Ok(c.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?)
 }

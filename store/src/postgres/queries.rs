@@ -1,20 +1,18 @@
 //! [`Backend`] for [`PostgresBackend`]: the same queries as SQLite's in
 //! PostgreSQL's dialect (`$n` parameters, `BOOLEAN`, `TIMESTAMPTZ`).
 
-use postgres::{Client, GenericClient, IsolationLevel};
+use postgres::GenericClient;
 
 use mazerace_protocol::messages::{Leaderboard, LeaderboardEntry};
 use mazerace_protocol::{Action, Game, Size};
 
-use super::{col, count, renew_lease, PostgresBackend};
+use super::{col, count, entrant_shard, raw_run, renew_lease, snapshot, PostgresBackend};
 use crate::backend::{
     check_board, new_salt, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState, StoredRun,
 };
 use crate::error::StoreError;
 use crate::player::PlayerKey;
-use crate::sql::{
-    competition_ranks, ending, parse, parse_state, streak_of, to_u32, to_u64, RawRun, RUN_COLUMNS,
-};
+use crate::sql::{competition_ranks, ending, parse, parse_state, streak_of, to_u32, to_u64, RUN_COLUMNS};
 
 /// A started run's time as RFC 3339 UTC to the second.
 const STARTED_AT: &str = "to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')";
@@ -61,35 +59,6 @@ fn streak_in(c: &mut impl GenericClient, player: &str, today: &str) -> Result<u3
         &[&player, &today],
     )?;
     streak_of(today, rows.iter().map(|r| col::<String>(r, 0)))
-}
-
-fn raw_run(r: &postgres::Row) -> Result<RawRun, StoreError> {
-    Ok(RawRun {
-        id: col(r, 0)?,
-        date: col(r, 1)?,
-        game: col(r, 2)?,
-        size: col(r, 3)?,
-        seed: col(r, 4)?,
-        name: col(r, 5)?,
-        ranked: col(r, 6)?,
-        state: col(r, 7)?,
-        steps: col(r, 8)?,
-        time_ms: col(r, 9)?,
-        actions: col(r, 10)?,
-        times: col(r, 11)?,
-    })
-}
-
-/// Which of a board's 16 entrant counters a start adds to: any, at random.
-fn entrant_shard() -> Result<i32, StoreError> {
-    let mut b = [0u8; 1];
-    getrandom::fill(&mut b).map_err(|e| std::io::Error::other(format!("no OS entropy: {e}")))?;
-    Ok(i32::from(b[0] & 15))
-}
-
-/// A read-only snapshot, so a table, `you` and `entrants` agree.
-fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, StoreError> {
-    Ok(c.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?)
 }
 
 impl Backend for PostgresBackend {

@@ -155,6 +155,11 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = (token, date, game, size);
         Box::pin(async { Ok(None) })
     }
+    /// Whether the daily storage answers right now (`/healthz`): an
+    /// [`DailyError::Unavailable`] when it does not. The default always does.
+    fn ping(&self) -> HookFuture<()> {
+        Box::pin(async { Ok(()) })
+    }
     /// Today's boards with the player's ranked results, and their streak
     /// (`GET /api/daily`'s `you`). The default has nothing to say.
     fn player_day(&self, token: String) -> HookFuture<Option<PlayerDay>> {

@@ -244,6 +244,11 @@ impl DailyHook for StoreHook {
         })
     }
 
+    fn ping(&self) -> HookFuture<()> {
+        let store = self.store.clone();
+        Box::pin(async move { store.ping().await.map_err(typed) })
+    }
+
     fn player_day(&self, token: String) -> HookFuture<Option<PlayerDay>> {
         let today = self.clock.today();
         let store = self.store.clone();
@@ -312,6 +317,7 @@ mod tests {
         assert_eq!(start.map(|s| s.run_id), Some(result.run_id));
         let day = hook.player_day(token).await.unwrap().unwrap();
         assert_eq!((day.streak, day.boards.iter().filter(|b| b.played).count()), (1, 1));
+        hook.ping().await.unwrap();
         let bad = hook.leaderboard(Game::Ghost, Size::Easy, None, None).await.unwrap_err();
         assert_eq!(daily_error_kind(&bad), DailyErrorKind::Refused);
         // The heartbeat task holds a store handle: the hook's drop must end it,

@@ -33,6 +33,11 @@ pub use schema::SCHEMA_VERSION;
 /// How long connecting may take before the database counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// After a failed connect, requests fail at once for this long instead of
+/// each waiting out a connect timeout (a database host that drops packets
+/// would otherwise hold the store's worker 5 s per request).
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
 /// Set on every connection: a statement or a lock wait longer than this
 /// fails as unavailable rather than holding the store's worker.
 const SESSION_SETUP: &str = "SET statement_timeout = '10s'; SET lock_timeout = '5s'";
@@ -41,6 +46,8 @@ const SESSION_SETUP: &str = "SET statement_timeout = '10s'; SET lock_timeout = '
 pub struct PostgresBackend {
     config: postgres::Config,
     client: Option<Client>,
+    /// No connect is tried before this, after a failed one.
+    retry_at: Option<std::time::Instant>,
     me: Identity,
 }
 
@@ -77,7 +84,7 @@ impl PostgresBackend {
         if config.get_application_name().is_none() {
             config.application_name("mazerace");
         }
-        let mut b = PostgresBackend { config, client: None, me: Identity::new(node)? };
+        let mut b = PostgresBackend { config, client: None, retry_at: None, me: Identity::new(node)? };
         b.with(|c, _| schema::migrate(c))?;
         b.with(renew_lease)?;
         Ok(b)
@@ -95,9 +102,23 @@ impl PostgresBackend {
         let client = match &mut self.client {
             Some(c) => c,
             slot => {
-                let mut c = self.config.connect(NoTls).map_err(|e| StoreError::Unavailable(Box::new(e)))?;
-                c.batch_execute(SESSION_SETUP)?;
-                slot.insert(c)
+                if self.retry_at.is_some_and(|at| std::time::Instant::now() < at) {
+                    return Err(StoreError::Unavailable(
+                        "the database could not be reached a moment ago; trying again shortly".into(),
+                    ));
+                }
+                let connected =
+                    self.config.connect(NoTls).and_then(|mut c| c.batch_execute(SESSION_SETUP).map(|()| c));
+                match connected {
+                    Ok(c) => {
+                        self.retry_at = None;
+                        slot.insert(c)
+                    }
+                    Err(e) => {
+                        self.retry_at = Some(std::time::Instant::now() + RECONNECT_AFTER);
+                        return Err(StoreError::Unavailable(Box::new(e)));
+                    }
+                }
             }
         };
         let out = f(client, &self.me);
@@ -160,4 +181,34 @@ pub(super) fn entrant_shard() -> Result<i32, StoreError> {
 /// A read-only snapshot, so a table, `you` and `entrants` agree.
 pub(super) fn snapshot(c: &mut Client) -> Result<postgres::Transaction<'_>, StoreError> {
     Ok(c.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Backend;
+
+    /// Needs `MAZERACE_TEST_DATABASE_URL` (as the store's test suite).
+    #[test]
+    fn an_unreachable_database_fails_fast_until_the_retry_time() {
+        let Ok(url) = std::env::var("MAZERACE_TEST_DATABASE_URL") else {
+            eprintln!("skipped: MAZERACE_TEST_DATABASE_URL is not set");
+            return;
+        };
+        let mut b = PostgresBackend::connect(&url).unwrap();
+        b.ping().unwrap();
+        // The server "goes away": the connection is gone and nothing listens.
+        b.client = None;
+        b.config = "postgres://nobody@127.0.0.1:1/none".parse().unwrap();
+        let first = b.ping().unwrap_err();
+        assert!(
+            matches!(first, StoreError::Unavailable(_)) && !first.to_string().contains("a moment ago"),
+            "{first}"
+        );
+        let second = b.ping().unwrap_err();
+        assert!(second.to_string().contains("a moment ago"), "no second connect so soon: {second}");
+        // Once the retry time has passed, connecting is tried again.
+        b.retry_at = Some(std::time::Instant::now());
+        assert!(!b.ping().unwrap_err().to_string().contains("a moment ago"));
+    }
 }

@@ -121,7 +121,7 @@ struct Cli {
     /// prints the command line: give a URL with a password through the environment instead.
     #[arg(long = "database-url", env = "MAZERACE_BENCH_DATABASE_URL", hide_env_values = true)]
     store_database_url: Option<String>,
-    /// Store: PostgreSQL connections finishing runs at once (one per node's store worker).
+    /// Store: PostgreSQL connections finishing runs at once (a node's store holds 4).
     #[arg(long, default_value_t = 4)]
     store_writers: usize,
     /// Also write the report (markdown) to this file.

@@ -76,5 +76,5 @@ pub use player::PlayerKey;
 pub use postgres::PostgresBackend;
 pub use share::share_text;
 pub use sqlite::SqliteBackend;
-pub use store::{Database, Store, DEFAULT_QUEUE};
+pub use store::{Database, Store, DEFAULT_QUEUE, POSTGRES_CONNECTIONS};
 pub use verify::{verify, VerifyReport};

@@ -1,6 +1,9 @@
 //! [`Store`]: the async handle the server holds. The backend lives on its own
 //! std thread behind a bounded queue, so SQLite (fsync on every commit) never
 //! blocks the async runtime; each request carries a oneshot for its answer.
+//! On PostgreSQL the queue is served by [`POSTGRES_CONNECTIONS`] such threads,
+//! one connection each, so commits overlap; requests then run in any order
+//! (callers that need one request after another await the first).
 //!
 //! Backpressure: writes (`begin_run`, `finish_run`, ...) wait for room in the
 //! queue, because a result must not be dropped; reads (leaderboards, streaks,
@@ -8,11 +11,12 @@
 //! flood of table requests cannot pile up behind a slow disk.
 //!
 //! Lifetime: the handle is cheap to clone. When the last clone drops, the
-//! worker finishes every request already queued, closes the database and
-//! exits; [`Store::close`] does that and waits for it.
+//! workers finish every request already queued, close the database and
+//! exit; [`Store::close`] does that and waits for it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -29,8 +33,28 @@ use crate::postgres::{is_postgres_url, PostgresBackend};
 use crate::sqlite::SqliteBackend;
 use crate::verify::{verify, VerifyReport};
 
+/// One worker of the store: run queued requests on `backend` until every
+/// handle is dropped and the queue is drained. With several workers (one
+/// connection each), one waits on the queue at a time and the others for
+/// the lock, so each request runs on exactly one connection.
+fn serve(mut backend: Box<dyn Backend>, queue: &Mutex<mpsc::Receiver<Job>>) {
+    loop {
+        let job = queue.lock().unwrap_or_else(|p| p.into_inner()).blocking_recv();
+        let Some(job) = job else { break };
+        // A panicking request drops its reply (the caller sees `Closed`) but
+        // must not take the other requests down with it.
+        let _ = catch_unwind(AssertUnwindSafe(|| job(&mut *backend)));
+    }
+    drop(backend);
+}
+
 /// Requests that may wait in the queue before reads are refused as busy.
 pub const DEFAULT_QUEUE: usize = 256;
+
+/// Connections a node's store holds to PostgreSQL: commits wait on the
+/// server's WAL flush, so several in flight keep a node's finishes from
+/// queueing behind one another.
+pub const POSTGRES_CONNECTIONS: usize = 4;
 
 /// Where the durable data lives.
 #[derive(Clone, PartialEq, Eq)]
@@ -77,6 +101,23 @@ impl Database {
         })
     }
 
+    /// The connections one node's [`Store`] serves requests on: one for
+    /// SQLite (one writer at a time anyway), [`POSTGRES_CONNECTIONS`] for
+    /// PostgreSQL, all as one node and boot.
+    pub fn open_backends(&self, node: NodeOptions) -> Result<Vec<Box<dyn Backend>>, StoreError> {
+        match self {
+            Database::SqliteDir(_) => Ok(vec![self.open_backend(node)?]),
+            Database::Postgres(url) => {
+                let me = crate::node::Identity::new(node)?;
+                (0..POSTGRES_CONNECTIONS)
+                    .map(
+                        |_| Ok(Box::new(PostgresBackend::connect_with(url, me.clone())?) as Box<dyn Backend>),
+                    )
+                    .collect()
+            }
+        }
+    }
+
     /// A short description for logs, without credentials.
     pub fn describe(&self) -> String {
         match self {
@@ -87,7 +128,7 @@ impl Database {
 }
 
 type Job = Box<dyn FnOnce(&mut dyn Backend) + Send>;
-type Opener = Box<dyn FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send>;
+type Opener = Box<dyn FnOnce() -> Result<Vec<Box<dyn Backend>>, StoreError> + Send>;
 
 /// The async, cloneable handle to the daily-challenge storage.
 #[derive(Clone)]
@@ -113,7 +154,7 @@ impl Store {
     pub async fn open(data_dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
         let dir = data_dir.into();
         let opener: Opener =
-            Box::new(move || Ok(Box::new(SqliteBackend::open_data_dir(dir)?) as Box<dyn Backend>));
+            Box::new(move || Ok(vec![Box::new(SqliteBackend::open_data_dir(dir)?) as Box<dyn Backend>]));
         let (store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
         ready.await.map_err(|_| StoreError::Closed)??;
         Ok(store)
@@ -122,7 +163,7 @@ impl Store {
     /// Open `db` on the worker thread as the node `node`, with the default queue.
     pub async fn connect(db: Database, node: NodeOptions) -> Result<Store, StoreError> {
         let lease = node.lease;
-        let opener: Opener = Box::new(move || db.open_backend(node));
+        let opener: Opener = Box::new(move || db.open_backends(node));
         let (mut store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
         store.heartbeat_every = lease / 4;
         ready.await.map_err(|_| StoreError::Closed)??;
@@ -136,32 +177,46 @@ impl Store {
 
     /// Run an already open backend (any [`Backend`]) behind a queue of `capacity`.
     pub fn spawn(backend: Box<dyn Backend>, capacity: usize) -> Result<Store, StoreError> {
-        Ok(Self::start(Box::new(move || Ok(backend)), capacity)?.0)
+        Ok(Self::start(Box::new(move || Ok(vec![backend])), capacity)?.0)
     }
 
     fn start(
         opener: Opener,
         capacity: usize,
     ) -> Result<(Store, oneshot::Receiver<Result<(), StoreError>>), StoreError> {
-        let (jobs, mut queue) = mpsc::channel::<Job>(capacity.max(1));
+        let (jobs, queue) = mpsc::channel::<Job>(capacity.max(1));
+        let queue = Arc::new(Mutex::new(queue));
         let (gone_tx, gone) = watch::channel(());
+        let gone_tx = Arc::new(gone_tx);
         let (ready_tx, ready) = oneshot::channel();
         std::thread::Builder::new().name("mazerace-store".into()).spawn(move || {
-            let mut backend = match opener() {
-                Ok(b) => b,
+            let mut backends = match opener() {
+                Ok(b) if !b.is_empty() => b,
+                Ok(_) => {
+                    let _ = ready_tx.send(Err(StoreError::Invalid("no connection to serve".into())));
+                    return;
+                }
                 Err(e) => {
                     let _ = ready_tx.send(Err(e));
                     return;
                 }
             };
-            let _ = ready_tx.send(Ok(()));
-            // Ends when every handle is dropped and the queue is drained.
-            while let Some(job) = queue.blocking_recv() {
-                // A panicking request drops its reply (the caller sees
-                // `Closed`) but must not take the other requests down with it.
-                let _ = catch_unwind(AssertUnwindSafe(|| job(&mut *backend)));
+            let first = backends.remove(0);
+            for (i, backend) in backends.into_iter().enumerate() {
+                let (queue, gone) = (Arc::clone(&queue), Arc::clone(&gone_tx));
+                let spawned =
+                    std::thread::Builder::new().name(format!("mazerace-store-{}", i + 1)).spawn(move || {
+                        serve(backend, &queue);
+                        drop(gone);
+                    });
+                if let Err(e) = spawned {
+                    // The workers already running end when the handle drops.
+                    let _ = ready_tx.send(Err(e.into()));
+                    return;
+                }
             }
-            drop(backend);
+            let _ = ready_tx.send(Ok(()));
+            serve(first, &queue);
             drop(gone_tx);
         })?;
         Ok((Store { jobs, gone, heartbeat_every: crate::node::DEFAULT_LEASE / 4 }, ready))

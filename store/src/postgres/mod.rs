@@ -1,8 +1,8 @@
 //! The shared-database [`Backend`] for several nodes (issue 14): PostgreSQL
 //! through the synchronous `postgres` client, which fits the store's design
-//! (the backend lives on its own std thread behind a bounded queue, so a
-//! blocking client never blocks the async runtime, and no pool is needed for
-//! one worker holding one connection).
+//! (each backend lives on its own std thread behind the store's bounded
+//! queue, so a blocking client never blocks the async runtime; the store
+//! runs a few such workers, one connection each, which is its pool).
 //!
 //! Connection health: before every request the connection is checked
 //! (`is_closed`: the client's I/O task saw the socket end) and re-made when
@@ -70,6 +70,12 @@ impl PostgresBackend {
 
     /// Connect to `url` (a `postgres://` URL), migrate, and take a lease as `node`.
     pub fn connect_as(url: &str, node: NodeOptions) -> Result<PostgresBackend, StoreError> {
+        Self::connect_with(url, Identity::new(node)?)
+    }
+
+    /// One more connection of a process that is already `me` (one store's
+    /// several connections share a node and boot id).
+    pub(crate) fn connect_with(url: &str, me: Identity) -> Result<PostgresBackend, StoreError> {
         if !is_postgres_url(url) {
             return Err(StoreError::Invalid("a PostgreSQL URL starts with postgres://".into()));
         }
@@ -84,7 +90,7 @@ impl PostgresBackend {
         if config.get_application_name().is_none() {
             config.application_name("mazerace");
         }
-        let mut b = PostgresBackend { config, client: None, retry_at: None, me: Identity::new(node)? };
+        let mut b = PostgresBackend { config, client: None, retry_at: None, me };
         b.with(|c, _| schema::migrate(c))?;
         b.with(renew_lease)?;
         Ok(b)

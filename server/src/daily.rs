@@ -38,6 +38,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mazerace_protocol::daily::{BadDate, DailyDate};
 use mazerace_protocol::messages::{DailyResult, Leaderboard};
 use mazerace_protocol::{Action, Game, Size};
 
@@ -125,6 +126,44 @@ pub fn daily_error_kind(e: &anyhow::Error) -> DailyErrorKind {
     }
 }
 
+/// A request for one daily board's table, checked once, the same way for
+/// the socket and for HTTP: the size belongs to the game, the date is real.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardQuery {
+    pub game: Game,
+    pub size: Size,
+    /// `None`: today.
+    pub date: Option<DailyDate>,
+}
+
+/// Why a [`BoardQuery`] is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("no such game or size")]
+    UnknownBoard,
+    #[error("{size} is not a size of {game}")]
+    WrongGame { size: Size, game: Game },
+    #[error(transparent)]
+    BadDate(#[from] BadDate),
+}
+
+impl BoardQuery {
+    pub fn new(game: Game, size: Size, date: Option<DailyDate>) -> Result<BoardQuery, QueryError> {
+        if size.game() != game {
+            return Err(QueryError::WrongGame { size, game });
+        }
+        Ok(BoardQuery { game, size, date })
+    }
+
+    /// From the three parts of `/api/daily/{date}/{game}/{size}`.
+    pub fn parse(date: &str, game: &str, size: &str) -> Result<BoardQuery, QueryError> {
+        let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
+            return Err(QueryError::UnknownBoard);
+        };
+        BoardQuery::new(game, size, Some(date.parse()?))
+    }
+}
+
 /// What the daily store offers the race server.
 pub trait DailyHook: Send + Sync + 'static {
     /// Today's (UTC) date and seed for `game`/`size`.
@@ -135,14 +174,9 @@ pub trait DailyHook: Send + Sync + 'static {
     fn started(&self, run: DailyRun) -> HookFuture<bool>;
     /// The attempt is over; resolves once the result is committed.
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult>;
-    /// A daily board's table; `date` `None` means today. `token` finds `you`.
-    fn leaderboard(
-        &self,
-        game: Game,
-        size: Size,
-        date: Option<String>,
-        token: Option<String>,
-    ) -> HookFuture<Leaderboard>;
+    /// A daily board's table (the query's date `None` means today). `token`
+    /// finds `you`.
+    fn leaderboard(&self, query: BoardQuery, token: Option<String>) -> HookFuture<Leaderboard>;
     /// Today's date and how long until the next day's boards (`GET /api/daily`).
     fn schedule(&self) -> DailySchedule;
     /// A stored run for the replay view (`GET /api/daily/runs/{id}`);

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use mazerace_protocol::daily::{daily_seed, is_valid_date};
+use mazerace_protocol::daily::daily_seed;
 use mazerace_protocol::messages::{DailyResult, Leaderboard};
 use mazerace_protocol::{Board, Game, Size};
 use mazerace_store::{
@@ -28,8 +28,8 @@ use mazerace_store::{
 use tokio::sync::OnceCell;
 
 use crate::daily::{
-    DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, PlayerDay,
-    RankedStart, Replay,
+    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture,
+    PlayerDay, RankedStart, Replay,
 };
 
 /// A store error as the hook's caller needs it: typed by kind.
@@ -39,10 +39,6 @@ fn typed(e: StoreError) -> anyhow::Error {
         ErrorKind::Refused => DailyError::Refused(e.to_string()).into(),
         ErrorKind::Internal => anyhow::Error::new(e),
     }
-}
-
-fn refused(message: String) -> anyhow::Error {
-    DailyError::Refused(message).into()
 }
 
 type BeginCell = Arc<OnceCell<BeginRun>>;
@@ -179,24 +175,12 @@ impl DailyHook for StoreHook {
         })
     }
 
-    fn leaderboard(
-        &self,
-        game: Game,
-        size: Size,
-        date: Option<String>,
-        token: Option<String>,
-    ) -> HookFuture<Leaderboard> {
-        let date = date.unwrap_or_else(|| self.clock.today());
+    fn leaderboard(&self, q: BoardQuery, token: Option<String>) -> HookFuture<Leaderboard> {
+        let date = q.date.map_or_else(|| self.clock.today(), |d| d.to_string());
         let store = self.store.clone();
         Box::pin(async move {
-            if !is_valid_date(&date) {
-                return Err(refused(format!("{date:?} is not a YYYY-MM-DD date")));
-            }
-            if size.game() != game {
-                return Err(refused(format!("{size} is not a {game} size")));
-            }
             let you = token.as_deref().map(PlayerKey::from_token);
-            store.leaderboard(date, game, size, you).await.map_err(typed)
+            store.leaderboard(date, q.game, q.size, you).await.map_err(typed)
         })
     }
 
@@ -262,7 +246,7 @@ impl DailyHook for StoreHook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daily::{daily_error_kind, DailyErrorKind};
+    use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind};
 
     #[test]
     fn store_errors_are_typed_by_kind_not_text() {
@@ -318,8 +302,10 @@ mod tests {
         let day = hook.player_day(token).await.unwrap().unwrap();
         assert_eq!((day.streak, day.boards.iter().filter(|b| b.played).count()), (1, 1));
         hook.ping().await.unwrap();
-        let bad = hook.leaderboard(Game::Ghost, Size::Easy, None, None).await.unwrap_err();
-        assert_eq!(daily_error_kind(&bad), DailyErrorKind::Refused);
+        assert!(
+            BoardQuery::new(Game::Ghost, Size::Easy, None).is_err(),
+            "a size of the other game cannot even be asked for"
+        );
         // The heartbeat task holds a store handle: the hook's drop must end it,
         // or closing the store would wait for ever.
         drop(hook);

@@ -40,7 +40,7 @@ mod sessions;
 
 pub use config::{Config, MAX_PLAYERS_CAP};
 pub use daily::{
-    daily_error_kind, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
+    daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
     DailySchedule, HookFuture, Replay,
 };
 pub use daily_store::StoreHook;

@@ -15,8 +15,12 @@
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
+//! - `accept`, `gate`: the accept loop, request-head timeouts, bounded
+//!   shutdown, socket settings; every socket's place in the limits.
+//! - [`metrics`]: every `/metrics` series, one function each.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
+mod accept;
 mod assets;
 pub mod cli;
 pub mod config;
@@ -24,10 +28,12 @@ mod conn;
 pub mod daily;
 pub mod daily_store;
 pub mod fdlimit;
+mod gate;
 pub mod gen;
 mod http;
 mod ids;
 mod limits;
+pub mod metrics;
 mod names;
 pub mod net;
 mod outbox;
@@ -37,6 +43,7 @@ mod room;
 pub mod server;
 mod sessions;
 
+pub use accept::set_backlog;
 pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
 pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
 pub use daily_store::StoreHook;

@@ -106,15 +106,24 @@ impl Server {
             send_buffer: cfg.send_buffer_bytes,
         };
         if let Some(bind) = cfg.metrics_bind {
-            let l = TcpListener::bind(bind)
-                .await
-                .map_err(|e| anyhow::anyhow!("cannot listen on {bind} for /metrics: {e}"))?;
-            let _ = sh.metrics_addr.set(l.local_addr()?);
-            // An operator's scraper, not the public: a few sockets, no reserve.
-            let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, 0, 0, None));
-            let app = Router::new().route("/metrics", get(metrics));
-            let task = accept::serve(l, app, gate, opts, sh.shutdown.clone(), sh.tracker.clone());
-            sh.tracker.spawn(task);
+            // Not fatal: a busy port (another server on this machine) must
+            // not keep the game from starting.
+            match TcpListener::bind(bind).await {
+                Ok(l) => {
+                    if let Ok(a) = l.local_addr() {
+                        let _ = sh.metrics_addr.set(a);
+                        tracing::info!(addr = %a, "serving /metrics");
+                    }
+                    // An operator's scraper, not the public: a few sockets, no reserve.
+                    let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, 0, 0, None));
+                    let app = Router::new().route("/metrics", get(metrics));
+                    let task = accept::serve(l, app, gate, opts, sh.shutdown.clone(), sh.tracker.clone());
+                    sh.tracker.spawn(task);
+                }
+                Err(e) => {
+                    tracing::error!(%bind, error = %e, "cannot listen for /metrics: serving without it")
+                }
+            }
         }
         let app = crate::http::router(Arc::clone(sh));
         accept::serve(listener, app, Arc::clone(&sh.gate), opts, sh.shutdown.clone(), sh.tracker.clone())

@@ -59,7 +59,7 @@ async fn a_reader_that_never_reads_is_bounded_and_reset_at_4002() {
         flips += 1;
         host.send(json!({"type": "ready", "ready": flips % 2 == 1})).await;
         let r = host.recv_type("room").await;
-        if flips % 8 == 0 {
+        if flips.is_multiple_of(8) {
             if let Some((_, tx)) = server_socket(srv.addr.port(), slow_port) {
                 most = most.max(tx);
             }

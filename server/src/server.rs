@@ -44,7 +44,9 @@ pub struct Shared {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
-    /// One permit per open WebSocket (`max_connections`).
+    /// One permit per open WebSocket: `max_connections`, or fewer so that
+    /// WebSockets alone never fill the gate's limit and its reserve stays
+    /// free for `/healthz` and new clients (see `gate`).
     pub conn_slots: Arc<Semaphore>,
     pub next_conn: AtomicU64,
     /// The URLs to show, known once the listener is bound.
@@ -65,6 +67,13 @@ impl Server {
     /// `daily` is the daily challenge's store (see [`crate::daily`]); `None`
     /// answers daily requests with "daily challenge is not configured".
     pub fn new(config: Config, daily: Option<Arc<dyn DailyHook>>) -> anyhow::Result<Server> {
+        let gate = Gate::new(GateLimits::new(
+            config.max_connections,
+            config.reserve_connections,
+            config.max_conns_per_addr,
+            crate::gate::file_limit(),
+        ));
+        let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let shared = Shared {
             ids: Ids::from_os()?,
             rooms: Registry::default(),
@@ -73,15 +82,10 @@ impl Server {
             daily,
             shutdown: CancellationToken::new(),
             tracker: TaskTracker::new(),
-            conn_slots: Arc::new(Semaphore::new(config.max_connections.min(Semaphore::MAX_PERMITS))),
+            conn_slots: Arc::new(Semaphore::new(websockets)),
             next_conn: AtomicU64::new(1),
             urls: OnceLock::new(),
-            gate: Gate::new(GateLimits::new(
-                config.max_connections,
-                config.reserve_connections,
-                config.max_conns_per_addr,
-                crate::gate::file_limit(),
-            )),
+            gate,
             metrics_addr: OnceLock::new(),
             config,
         };

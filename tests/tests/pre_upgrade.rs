@@ -142,6 +142,22 @@ async fn idle_sockets_count_against_the_limit_and_are_closed() {
 }
 
 #[tokio::test]
+async fn a_request_head_over_16_kib_is_refused() {
+    let srv = TestServer::start().await;
+    let mut tcp = TcpStream::connect(srv.addr).await.unwrap();
+    let big = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "a".repeat(20 * 1024));
+    let _ = tcp.write_all(big.as_bytes()).await;
+    let answer = read_to_close(&mut tcp, RECV_TIMEOUT).await;
+    assert!(
+        answer.starts_with(b"HTTP/1.1 431"),
+        "{:?}",
+        String::from_utf8_lossy(&answer[..answer.len().min(80)])
+    );
+    assert_eq!(healthz_over(TcpStream::connect(srv.addr).await.unwrap()).await, 200, "a normal head is fine");
+    srv.stop().await;
+}
+
+#[tokio::test]
 async fn one_address_is_capped_and_others_are_not() {
     let cfg = Config { max_conns_per_addr: 3, ..test_config() };
     let srv = TestServer::with_config(cfg).await;

@@ -100,80 +100,61 @@ fn counter(r: &Registry, name: &str, help: &str) -> IntCounter {
     reg(r, IntCounter::new(name, help))
 }
 
-fn gauge(r: &Registry, name: &str, help: &str) -> IntGauge {
-    reg(r, IntGauge::new(name, help))
+fn counters(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+    reg(r, IntCounterVec::new(Opts::new(name, help), labels))
 }
 
-fn histogram(r: &Registry, name: &str, help: &str, buckets: &[f64]) -> Histogram {
-    reg(r, Histogram::with_opts(HistogramOpts::new(name, help).buckets(buckets.to_vec())))
+fn gauges(r: &Registry, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+    reg(r, IntGaugeVec::new(Opts::new(name, help), labels))
 }
 
 /// Seconds: 10 us to 1 s, for work the server does on its own clock.
 const LATENCY_BUCKETS: [f64; 14] =
     [1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.25, 1.0];
 
+fn histogram(r: &Registry, name: &str, help: &str) -> Histogram {
+    reg(r, Histogram::with_opts(HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec())))
+}
+
 impl Metrics {
     fn new() -> Metrics {
         let r = Registry::new();
-        let conns = reg(
+        let conns = gauges(
             &r,
-            IntGaugeVec::new(
-                Opts::new(
-                    "mazerace_connections",
-                    "Open client sockets by state: http (accepted, not upgraded) or websocket",
-                ),
-                &["state"],
-            ),
+            "mazerace_connections",
+            "Open client sockets: http (not upgraded), websocket",
+            &["state"],
         );
-        let refused = reg(
+        let refused = counters(&r, "mazerace_sockets_refused_total", "Sockets closed at accept", &["reason"]);
+        let closed = counters(
             &r,
-            IntCounterVec::new(
-                Opts::new("mazerace_sockets_refused_total", "Sockets closed at accept, by reason"),
-                &["reason"],
-            ),
+            "mazerace_clients_closed_total",
+            "Closes the server asked for, by code",
+            &["code", "reason"],
         );
-        let closed = reg(
-            &r,
-            IntCounterVec::new(
-                Opts::new(
-                    "mazerace_clients_closed_total",
-                    "WebSocket closes the server started, by close code",
-                ),
-                &["code", "reason"],
-            ),
-        );
-        let rejected = reg(
-            &r,
-            IntCounterVec::new(
-                Opts::new("mazerace_moves_rejected_total", "Moves and rewinds refused, by reason"),
-                &["reason"],
-            ),
-        );
-        let rooms = reg(&r, IntGaugeVec::new(Opts::new("mazerace_rooms", "Open rooms by phase"), &["phase"]));
+        let rejected =
+            counters(&r, "mazerace_moves_rejected_total", "Moves and rewinds refused", &["reason"]);
+        let rooms = gauges(&r, "mazerace_rooms", "Open rooms by phase", &["phase"]);
         Metrics {
             sockets_http: conns.with_label_values(&["http"]),
             sockets_ws: conns.with_label_values(&["websocket"]),
-            accepted: counter(
-                &r,
-                "mazerace_sockets_accepted_total",
-                "Sockets accepted (every one, upgraded or not)",
-            ),
+            accepted: counter(&r, "mazerace_sockets_accepted_total", "Sockets accepted, upgraded or not"),
             refused_per_addr: refused.with_label_values(&["per_address"]),
             refused_full: refused.with_label_values(&["full"]),
             evicted: counter(
                 &r,
                 "mazerace_sockets_evicted_total",
-                "Not-yet-upgraded sockets closed to make room while the connection limit was reached",
+                "Sockets not upgraded closed to make room",
             ),
             head_timeouts: counter(
                 &r,
                 "mazerace_http_head_timeouts_total",
-                "HTTP connections closed for not sending a complete request head in time",
+                "No complete request head in time",
             ),
             accept_errors: counter(
                 &r,
                 "mazerace_accept_errors_total",
-                "Errors from accept() (retried with backoff)",
+                "accept() errors, retried after a backoff",
             ),
             closed: CLOSE_CODES.map(|(code, why)| closed.with_label_values(&[&code.to_string(), why])),
             closed_other: closed.with_label_values(&["other", "other"]),
@@ -185,7 +166,7 @@ impl Metrics {
             progress_coalesced: counter(
                 &r,
                 "mazerace_progress_coalesced_total",
-                "progress frames replaced by the full list before the client took the previous one",
+                "progress superseded in its slot",
             ),
             moves_accepted: counter(&r, "mazerace_moves_accepted_total", "Moves and rewinds applied"),
             moves_rejected: REJECTS.map(|(_, why)| rejected.with_label_values(&[why])),
@@ -193,8 +174,7 @@ impl Metrics {
             ack_latency: histogram(
                 &r,
                 "mazerace_move_ack_seconds",
-                "Server-side time from a move frame read to its move_result queued",
-                &LATENCY_BUCKETS,
+                "From reading a move to queueing its answer",
             ),
             rooms: PHASES.map(|(_, name)| rooms.with_label_values(&[name])),
             races_started: counter(&r, "mazerace_races_started_total", "Races that left the countdown"),
@@ -205,16 +185,14 @@ impl Metrics {
                 "mazerace_daily_finishes_total",
                 "Daily attempts finished (won or not)",
             ),
-            store_queue: gauge(
+            store_queue: reg(
                 &r,
-                "mazerace_store_queue_depth",
-                "Requests waiting for the daily store's writer",
+                IntGauge::new("mazerace_store_queue_depth", "Requests waiting for the store"),
             ),
             store_commit: histogram(
                 &r,
                 "mazerace_store_commit_seconds",
-                "Time one daily-store transaction took to commit",
-                &LATENCY_BUCKETS,
+                "One daily-store transaction's commit",
             ),
             registry: r,
         }

@@ -93,7 +93,8 @@ async fn metrics_are_served_on_their_own_port_and_move() {
     // An idle socket: closed at the head timeout.
     let mut idle = TcpStream::connect(srv.addr).await.unwrap();
     let mut b = [0u8; 16];
-    let n = tokio::time::timeout(Duration::from_secs(5), idle.read(&mut b)).await.expect("closed").unwrap_or(0);
+    let n =
+        tokio::time::timeout(Duration::from_secs(5), idle.read(&mut b)).await.expect("closed").unwrap_or(0);
     assert_eq!(n, 0);
     // One address over its cap: refused.
     let mut held = Vec::new();
@@ -106,7 +107,8 @@ async fn metrics_are_served_on_their_own_port_and_move() {
     let s = TcpSocket::new_v4().unwrap();
     s.bind(SocketAddr::from(([127, 0, 0, 3], 0))).unwrap();
     let mut refused = s.connect(srv.addr).await.unwrap();
-    let _ = tokio::time::timeout(Duration::from_secs(5), refused.read(&mut b)).await.expect("refused at once");
+    let _ =
+        tokio::time::timeout(Duration::from_secs(5), refused.read(&mut b)).await.expect("refused at once");
 
     let after = scrape(maddr).await;
     let moved = |series: &str| get(&after, series) - get(&before, series);

@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_service::Service;
 
-use crate::gate::{Admit, Gate, SockCtl};
+use crate::gate::{Admit, Gate, Slot, SockCtl};
 use crate::metrics::{self, Refusal};
 
 /// The largest request head accepted (hyper answers 431 past it). A
@@ -93,17 +93,19 @@ pub async fn serve(
             }
         };
         backoff = Duration::from_millis(5);
-        let (ctl, evict) = match gate.admit(peer.ip()) {
-            Admit::Yes(ctl, evict) => (ctl, evict),
+        let slot = match gate.admit(peer.ip()) {
+            Admit::Yes(slot) => slot,
             Admit::No(why) => {
                 refuse(&tcp, why);
                 continue;
             }
         };
         configure(&tcp, &opts);
-        let sock = Sock { tcp, ctl: Arc::clone(&ctl) };
-        let conn = serve_one(sock, peer, app.clone(), ctl, evict, opts, stop.clone());
-        tracker.spawn(conn);
+        let (id, ctl) = (slot.id(), slot.ctl().clone());
+        let sock = Sock { tcp, slot };
+        let task = tracker.spawn(serve_one(sock, peer, app.clone(), ctl, opts, stop.clone()));
+        // Evicting a socket aborts its task: no token or timer of its own.
+        gate.watch(id, task.abort_handle());
     }
 }
 
@@ -153,8 +155,7 @@ async fn serve_one(
     sock: Sock,
     peer: SocketAddr,
     app: Router,
-    ctl: Arc<SockCtl>,
-    evict: CancellationToken,
+    ctl: SockCtl,
     opts: ServeOpts,
     stop: CancellationToken,
 ) {
@@ -162,7 +163,7 @@ async fn serve_one(
         // What the handlers read: the peer address (as axum::serve gives
         // it) and the socket's handle (for the upgrade).
         req.extensions_mut().insert(ConnectInfo(peer));
-        req.extensions_mut().insert(Arc::clone(&ctl));
+        req.extensions_mut().insert(ctl.clone());
         let mut app = app.clone();
         async move { app.call(req).await }
     });
@@ -172,10 +173,6 @@ async fn serve_one(
     tokio::pin!(conn);
     let result = tokio::select! {
         r = conn.as_mut() => Some(r),
-        () = evict.cancelled() => {
-            tracing::debug!(%peer, "socket evicted to make room");
-            None
-        }
         () = stop.cancelled() => {
             // Finish the response being written, then close; a client that
             // holds the connection (a half-sent request) is dropped.
@@ -197,18 +194,18 @@ async fn serve_one(
 /// the file is closed (by hyper, or by the WebSocket after an upgrade).
 pub struct Sock {
     tcp: TcpStream,
-    ctl: Arc<SockCtl>,
+    slot: Slot,
 }
 
 impl Drop for Sock {
     fn drop(&mut self) {
-        if self.ctl.wants_reset() {
-            // The stream is still open here, so this is our own socket.
+        // The stream is still open here (it closes after this body), so
+        // this is our own socket. A zero linger does not block the close.
+        if self.slot.close() {
             if let Err(e) = socket2::SockRef::from(&self.tcp).set_linger(Some(Duration::ZERO)) {
                 tracing::debug!(error = %e, "could not set SO_LINGER");
             }
         }
-        self.ctl.closed();
     }
 }
 

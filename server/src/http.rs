@@ -170,7 +170,7 @@ async fn qr_svg(Query(q): Query<QrQuery>) -> Response {
 async fn ws(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Extension(sock): Extension<Arc<SockCtl>>,
+    Extension(sock): Extension<SockCtl>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let cfg = &shared.config;
@@ -192,6 +192,6 @@ async fn ws(
             // A player now: no longer evicted, counted as a WebSocket; the
             // outbox finds its socket through SOCKET (see `gate`).
             sock.upgraded();
-            SOCKET.scope(Arc::clone(&sock), crate::conn::run(shared2, socket.split(), peer, alive))
+            SOCKET.scope(sock, crate::conn::run(shared2, socket.split(), peer, alive))
         })
 }

@@ -95,7 +95,7 @@ struct Inner {
     capacity: usize,
     conn: u64,
     /// The connection's socket, when served by the accept loop.
-    socket: Option<Arc<SockCtl>>,
+    socket: Option<SockCtl>,
 }
 
 /// The cloneable sending side (rooms hold one per member).

@@ -181,7 +181,8 @@ fn main() -> Result<()> {
             continue;
         }
         eprintln!("[{:>5.1}s] running {name} ...", started.elapsed().as_secs_f64());
-        let sec: Section = match name {
+        let retries_before = ws::handshake_retries();
+        let mut sec: Section = match name {
             "boards" => scenarios::boards::run(&ctx),
             "capacity" => local.block_on(&rt, scenarios::capacity::run(&ctx)),
             "idle" => local.block_on(&rt, scenarios::idle::run(&ctx)),
@@ -191,6 +192,10 @@ fn main() -> Result<()> {
             "store" => scenarios::store::run(&ctx),
             _ => unreachable!("checked against SCENARIOS"),
         };
+        let retries = ws::handshake_retries() - retries_before;
+        if name != "boards" {
+            sec.note(format!("Connections retried after a reset or refusal (up to 4 times each, from 50 ms doubling): {retries}"));
+        }
         let text = sec.markdown();
         print!("{text}");
         std::io::stdout().flush()?;

@@ -76,6 +76,11 @@ impl Server {
             None => Command::new(&spec.bin),
         };
         cmd.arg("serve").arg("--bind").arg("127.0.0.1:0").arg("--data-dir").arg(&data);
+        // Thousands of simulated players share a few 127.0.0.x addresses;
+        // no /metrics listener (two servers at once would want one port);
+        // no reserve: at the open-file limit it would hold 64 players'
+        // places back for HTTP, and the figures measure players.
+        cmd.args(["--max-conns-per-addr", "0", "--metrics-bind", "", "--reserve-connections", "0"]);
         cmd.args(&spec.extra_args);
         cmd.env("RUST_LOG", &spec.log);
         let mut server = Self::spawn(cmd, scratch, "race server")?;

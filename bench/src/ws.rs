@@ -1,6 +1,9 @@
 //! One simulated client's WebSocket: connecting with the benchmark's socket
 //! settings (TCP_NODELAY, 1 KiB read buffer, an optional 127.0.0.x source
-//! address), sending frames, and reading replies cheaply.
+//! address), sending frames, and reading replies cheaply. A handshake the
+//! server resets (a burst of connects past its listen backlog) is retried
+//! as a real client would, a few times with a growing pause, and counted
+//! ([`handshake_retries`]) for the report.
 //!
 //! The hot replies (`move_result`, `rewind_result`, `progress`) are read into
 //! small structs that skip what the load generator does not need: the load
@@ -14,6 +17,7 @@ use mazerace_protocol::messages::{ClientMsg, PlayerId, ServerMsg};
 use mazerace_protocol::{Dir, Status};
 use serde::Deserialize;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -22,8 +26,45 @@ use tokio_tungstenite::WebSocketStream;
 
 pub type Ws = WebSocketStream<TcpStream>;
 
-/// TCP connect plus WebSocket handshake, at most.
+/// TCP connect plus WebSocket handshake, at most (each attempt).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Attempts at one connection when the server resets or refuses it: the
+/// first, then retries after 50, 100, 200 and 400 ms (a browser page's
+/// reconnect loop does much the same).
+const CONNECT_ATTEMPTS: u32 = 5;
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+
+static RETRIES: AtomicU64 = AtomicU64::new(0);
+
+/// Connection attempts retried after a reset or refusal, since the start.
+pub fn handshake_retries() -> u64 {
+    RETRIES.load(Ordering::Relaxed)
+}
+
+/// Whether a failed connect is one a real client would simply try again:
+/// the server reset, refused or dropped it (not a timeout, not a bad answer).
+fn is_retryable(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::*;
+    use tokio_tungstenite::tungstenite::error::{Error as WsError, ProtocolError};
+    e.chain().any(|c| {
+        let io = c.downcast_ref::<std::io::Error>().or_else(|| match c.downcast_ref::<WsError>() {
+            Some(WsError::Io(io)) => Some(io),
+            _ => None,
+        });
+        let ws_cut = matches!(
+            c.downcast_ref::<WsError>(),
+            Some(WsError::Protocol(ProtocolError::HandshakeIncomplete))
+        );
+        ws_cut
+            || io.is_some_and(|io| {
+                matches!(
+                    io.kind(),
+                    ConnectionReset | ConnectionRefused | ConnectionAborted | BrokenPipe | UnexpectedEof
+                )
+            })
+    })
+}
 
 /// The simulated clients' socket settings: a 1 KiB read buffer, because
 /// tungstenite zero-fills the whole buffer before every read (4 KiB cost the
@@ -125,12 +166,27 @@ pub struct Conn {
 
 impl Conn {
     /// TCP connect (from `source` when given), TCP_NODELAY, WebSocket handshake on `path`.
+    /// A reset or refused attempt is retried (see [`CONNECT_ATTEMPTS`]).
     pub async fn connect(addr: SocketAddr, source: Option<Ipv4Addr>, path: &str) -> Result<Conn> {
-        // A full accept backlog makes a loopback connect retry its SYN for
-        // minutes: bound it.
-        match tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(addr, source, path)).await {
-            Ok(r) => r,
-            Err(_) => bail!("connecting to {addr} took over {CONNECT_TIMEOUT:?}"),
+        let mut backoff = FIRST_BACKOFF;
+        let mut attempt = 1;
+        loop {
+            // A full accept backlog makes a loopback connect retry its SYN
+            // for minutes: bound it.
+            let r = match tokio::time::timeout(CONNECT_TIMEOUT, Self::connect_inner(addr, source, path)).await
+            {
+                Ok(r) => r,
+                Err(_) => bail!("connecting to {addr} took over {CONNECT_TIMEOUT:?}"),
+            };
+            match r {
+                Err(e) if attempt < CONNECT_ATTEMPTS && is_retryable(&e) => {
+                    RETRIES.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(backoff).await;
+                    backoff *= 2;
+                    attempt += 1;
+                }
+                r => return r.with_context(|| format!("after {attempt} attempt(s)")),
+            }
         }
     }
 
@@ -242,6 +298,50 @@ mod tests {
         assert_eq!(msg, ClientMsg::Move { dir: Dir::Left, seq: 42 });
         let msg: ClientMsg = serde_json::from_str(&rewind_frame(3)).unwrap();
         assert_eq!(msg, ClientMsg::Rewind { seq: 3 });
+    }
+
+    /// A server that resets the first two connections, then speaks WebSocket.
+    #[tokio::test]
+    async fn a_reset_handshake_is_retried_and_counted() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            for i in 0.. {
+                let (tcp, _) = listener.accept().await.unwrap();
+                if i < 2 {
+                    tcp.set_zero_linger().unwrap();
+                    drop(tcp);
+                } else {
+                    let ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+                    tokio::spawn(async move {
+                        let _held = ws;
+                        std::future::pending::<()>().await
+                    });
+                }
+            }
+        });
+        let before = handshake_retries();
+        Conn::connect(addr, None, "/ws").await.expect("the third attempt gets through");
+        assert_eq!(handshake_retries() - before, 2);
+    }
+
+    /// A refusal that is an answer (HTTP 404) is not retried.
+    #[tokio::test]
+    async fn an_answered_refusal_is_not_retried() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.unwrap();
+            let mut b = [0u8; 1024];
+            let _ = tcp.read(&mut b).await;
+            tcp.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").await.unwrap();
+            listener
+        });
+        let e = Conn::connect(addr, None, "/nope").await.err().expect("refused");
+        assert!(!is_retryable(&e), "{e:#}");
+        assert!(format!("{e:#}").contains("after 1 attempt"), "{e:#}");
+        drop(accepted.await);
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+// Parsed once at start: the size of `serve`'s flags costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Run the race server (the default).
     Serve(ServeArgs),

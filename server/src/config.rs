@@ -99,6 +99,25 @@ pub struct Config {
     pub close_linger: Duration,
     /// Text or JSON log lines.
     pub log_format: LogFormat,
+    /// Once shutdown starts, `run` returns within this, whatever clients do.
+    pub shutdown_grace: Duration,
+    /// A request head must be complete this long after accept (and after
+    /// each response on a kept-alive connection), or the socket is closed.
+    pub head_timeout: Duration,
+    /// Sockets admitted past `max_connections`, each evicting the oldest
+    /// socket not yet upgraded, so `/healthz` and honest clients get in.
+    pub reserve_connections: usize,
+    /// Sockets one address (IPv6: one /64) may hold at once; 0 for no cap.
+    pub max_conns_per_addr: usize,
+    /// SO_SNDBUF of every accepted socket (the kernel doubles it for its
+    /// bookkeeping); 0 leaves the kernel's autotuning (up to 4 MiB).
+    pub send_buffer_bytes: usize,
+    /// The listen backlog (capped by the kernel's `net.core.somaxconn`).
+    pub listen_backlog: u32,
+    /// Where `GET /metrics` is served; `None` for nowhere. `None` in
+    /// `Config::default()` (two servers in one process would clash on one
+    /// port); the `serve` flag defaults to 127.0.0.1:9464.
+    pub metrics_bind: Option<SocketAddr>,
     /// Runtime worker threads: `None` for one per core, `Some(0)` for a
     /// single-threaded (current-thread) runtime. Only `mazerace serve` reads
     /// it; tests run the server on their own runtime.
@@ -138,6 +157,13 @@ impl Default for Config {
             max_sessions_per_address: 256,
             close_linger: Duration::from_secs(2),
             log_format: LogFormat::Text,
+            shutdown_grace: Duration::from_secs(5),
+            head_timeout: Duration::from_secs(10),
+            reserve_connections: 64,
+            max_conns_per_addr: 256,
+            send_buffer_bytes: 32 * 1024,
+            listen_backlog: 4096,
+            metrics_bind: Some(SocketAddr::from(([127, 0, 0, 1], 9464))),
             worker_threads: None,
         }
     }
@@ -221,6 +247,27 @@ pub struct ServeArgs {
     /// Milliseconds between two `progress` messages to a room (coalescing window).
     #[arg(long, env = "MAZERACE_PROGRESS_MS", default_value_t = millis(Config::default().progress_interval))]
     pub progress_ms: u64,
+    /// Seconds shutdown may take, whatever clients do.
+    #[arg(long, env = "MAZERACE_SHUTDOWN_GRACE_SECS", default_value_t = 5)]
+    pub shutdown_grace_secs: u64,
+    /// Seconds a client has to send a complete HTTP request head.
+    #[arg(long, env = "MAZERACE_HEAD_TIMEOUT_SECS", default_value_t = 10)]
+    pub head_timeout_secs: u64,
+    /// Sockets admitted past --max-connections, each closing the oldest socket not yet upgraded.
+    #[arg(long, env = "MAZERACE_RESERVE_CONNECTIONS", default_value_t = 64)]
+    pub reserve_connections: usize,
+    /// Sockets one address (IPv6: one /64) may hold; 0 for no cap.
+    #[arg(long, env = "MAZERACE_MAX_CONNS_PER_ADDR", default_value_t = 256)]
+    pub max_conns_per_addr: usize,
+    /// SO_SNDBUF of each socket in bytes (0: the kernel's autotuning).
+    #[arg(long, env = "MAZERACE_SEND_BUFFER_BYTES", default_value_t = 32 * 1024)]
+    pub send_buffer_bytes: usize,
+    /// The listen backlog (the kernel caps it at net.core.somaxconn).
+    #[arg(long, env = "MAZERACE_LISTEN_BACKLOG", default_value_t = 4096)]
+    pub listen_backlog: u32,
+    /// Address for `GET /metrics` (Prometheus text); empty for none.
+    #[arg(long, env = "MAZERACE_METRICS_BIND", default_value_t = MetricsBind(Config::default().metrics_bind), value_parser = parse_metrics_bind)]
+    pub metrics_bind: MetricsBind,
     /// Runtime worker threads (default: one per core; 0: a single-threaded runtime).
     #[arg(long, env = "MAZERACE_WORKER_THREADS")]
     pub worker_threads: Option<usize>,
@@ -229,6 +276,29 @@ pub struct ServeArgs {
 /// A duration as the whole milliseconds a flag takes.
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `--metrics-bind`: an address, or nothing (an empty value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricsBind(pub Option<SocketAddr>);
+
+impl std::fmt::Display for MetricsBind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(a) => a.fmt(f),
+            None => Ok(()),
+        }
+    }
+}
+
+fn parse_metrics_bind(s: &str) -> Result<MetricsBind, String> {
+    if s.trim().is_empty() {
+        return Ok(MetricsBind(None));
+    }
+    s.trim()
+        .parse()
+        .map(|a| MetricsBind(Some(a)))
+        .map_err(|e| format!("{e}: expected HOST:PORT, or empty for none"))
 }
 
 impl ServeArgs {
@@ -263,6 +333,13 @@ impl ServeArgs {
             // tungstenite needs room for a frame header (at most 14 bytes).
             read_buffer_bytes: self.read_buffer_bytes.max(64),
             progress_interval: Duration::from_millis(self.progress_ms.max(1)),
+            shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
+            head_timeout: Duration::from_secs(self.head_timeout_secs.max(1)),
+            reserve_connections: self.reserve_connections,
+            max_conns_per_addr: self.max_conns_per_addr,
+            send_buffer_bytes: self.send_buffer_bytes,
+            listen_backlog: self.listen_backlog.max(1),
+            metrics_bind: self.metrics_bind.0,
             ..base
         }
     }
@@ -301,6 +378,32 @@ mod tests {
         assert_eq!(defaults.progress_interval, Duration::from_millis(50), "issue 3: at most one per 50 ms");
         assert_eq!(defaults.worker_threads, None);
         assert_eq!(defaults.read_buffer_bytes, Config::default().read_buffer_bytes);
+        assert_eq!(
+            defaults.metrics_bind,
+            Some(SocketAddr::from(([127, 0, 0, 1], 9464))),
+            "loopback by default"
+        );
+        assert_eq!(defaults.shutdown_grace, Config::default().shutdown_grace);
+        assert_eq!(defaults.listen_backlog, 4096);
+        let hardened = Cli::parse_from([
+            "mazerace",
+            "--metrics-bind",
+            "",
+            "--shutdown-grace-secs",
+            "1",
+            "--max-conns-per-addr",
+            "0",
+            "--send-buffer-bytes",
+            "8192",
+            "--listen-backlog",
+            "512",
+        ])
+        .serve
+        .into_config();
+        assert_eq!(hardened.metrics_bind, None, "empty turns /metrics off");
+        assert_eq!(hardened.shutdown_grace, Duration::from_secs(1));
+        assert_eq!((hardened.max_conns_per_addr, hardened.send_buffer_bytes), (0, 8192));
+        assert_eq!(hardened.listen_backlog, 512);
     }
 
     /// Every flag left out gives exactly `Config::default()`'s value.

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{ConnectInfo, Extension, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -22,6 +22,7 @@ use mazerace_protocol::Game;
 use crate::assets;
 use crate::config::WRITE_BUFFER_BYTES;
 use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, QueryError, Replay};
+use crate::gate::{SockCtl, SOCKET};
 use crate::net::Urls;
 use crate::server::Shared;
 
@@ -189,6 +190,7 @@ async fn qr_svg(Query(q): Query<QrQuery>) -> Response {
 async fn ws(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(sock): Extension<SockCtl>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let cfg = &shared.config;
@@ -206,5 +208,10 @@ async fn ws(
         .max_message_size(cfg.max_message_bytes)
         .max_frame_size(cfg.max_message_bytes)
         .on_failed_upgrade(|e| tracing::debug!(error = %e, "websocket upgrade failed"))
-        .on_upgrade(move |socket| crate::conn::run(shared2, socket.split(), peer, alive))
+        .on_upgrade(move |socket| {
+            // A player now: no longer evicted, counted as a WebSocket; the
+            // outbox finds its socket through SOCKET (see `gate`).
+            sock.upgraded();
+            SOCKET.scope(sock, crate::conn::run(shared2, socket.split(), peer, alive))
+        })
 }

@@ -14,10 +14,14 @@
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
+//! - `accept`, `gate`: the accept loop, request-head timeouts, bounded
+//!   shutdown, socket settings; every socket's place in the limits.
+//! - [`metrics`]: every `/metrics` series, one function each.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
 #![forbid(unsafe_code)]
 
+mod accept;
 mod address;
 mod assets;
 pub mod cli;
@@ -26,10 +30,12 @@ mod conn;
 pub mod daily;
 pub mod daily_store;
 pub mod fdlimit;
+mod gate;
 pub mod gen;
 mod http;
 mod ids;
 mod limits;
+pub mod metrics;
 mod names;
 pub mod net;
 mod outbox;
@@ -38,7 +44,8 @@ mod room;
 pub mod server;
 mod sessions;
 
-pub use config::{Config, MAX_PLAYERS_CAP};
+pub use accept::set_backlog;
+pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
 pub use daily::{
     daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
     DailySchedule, HookFuture, Replay,

@@ -4,17 +4,46 @@
 /// The longest name, in characters (not bytes).
 pub const MAX_NAME_CHARS: usize = 24;
 
+/// Characters that draw nothing (or only space) in a list of names, but
+/// that `str::trim` keeps because Unicode does not call them white space:
+/// a name made only of these (and white space) looks blank, so it is
+/// refused like a blank one. Inside a name with visible letters they are
+/// harmless (ZWJ builds emoji, ZWNJ is needed in Persian).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'            // soft hyphen
+        | '\u{034F}'          // combining grapheme joiner
+        | '\u{061C}'          // Arabic letter mark
+        | '\u{115F}' | '\u{1160}' // Hangul choseong / jungseong fillers
+        | '\u{17B4}' | '\u{17B5}' // Khmer inherent vowels
+        | '\u{180B}'..='\u{180F}' // Mongolian variation selectors, vowel separator
+        | '\u{200B}'..='\u{200F}' // zero-width space, ZWNJ, ZWJ, LRM, RLM
+        | '\u{2060}'..='\u{206F}' // word joiner, invisible operators, deprecated format
+        | '\u{2800}'          // Braille blank
+        | '\u{3164}'          // Hangul filler
+        | '\u{FE00}'..='\u{FE0F}' // variation selectors
+        | '\u{FEFF}'          // byte order mark / zero-width no-break space
+        | '\u{FFA0}'          // halfwidth Hangul filler
+        | '\u{1BCA0}'..='\u{1BCA3}' // shorthand format controls
+        | '\u{1D173}'..='\u{1D17A}' // musical symbol format controls
+        | '\u{E0000}'..='\u{E007F}' // tags
+        | '\u{E0100}'..='\u{E01EF}' // variation selectors supplement
+    )
+}
+
 /// Checks a name and returns it trimmed of surrounding white space, or a
 /// human reason for the `bad_name` error.
 pub fn validate(raw: &str) -> Result<String, &'static str> {
     let name = raw.trim();
-    if name.is_empty() {
+    if name.chars().all(|c| c.is_whitespace() || is_invisible(c)) {
         return Err("a name cannot be empty");
     }
     if name.chars().count() > MAX_NAME_CHARS {
         return Err("a name is at most 24 characters");
     }
-    if name.chars().any(char::is_control) {
+    // U+2028/U+2029 are line breaks that `char::is_control` does not cover.
+    if name.chars().any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')) {
         return Err("a name cannot contain control characters");
     }
     // Bidi embeddings, overrides and isolates can make a name run over its
@@ -42,5 +71,52 @@ mod tests {
         assert!(validate("a\nb").is_err());
         assert!(validate("evil\u{202E}gnp").is_err());
         assert!(validate("x\u{2066}y").is_err());
+    }
+
+    /// Issue 13, item 9: every one of these draws nothing, alone or repeated,
+    /// with or without white space around it.
+    #[test]
+    fn names_that_render_as_nothing_are_blank() {
+        let invisible = [
+            ('\u{200B}', "zero-width space"),
+            ('\u{200C}', "zero-width non-joiner"),
+            ('\u{200D}', "zero-width joiner"),
+            ('\u{2060}', "word joiner"),
+            ('\u{2063}', "invisible separator"),
+            ('\u{FEFF}', "byte order mark"),
+            ('\u{3164}', "Hangul filler"),
+            ('\u{115F}', "Hangul choseong filler"),
+            ('\u{1160}', "Hangul jungseong filler"),
+            ('\u{FFA0}', "halfwidth Hangul filler"),
+            ('\u{200E}', "left-to-right mark"),
+            ('\u{200F}', "right-to-left mark"),
+            ('\u{061C}', "Arabic letter mark"),
+            ('\u{FE0F}', "variation selector 16"),
+            ('\u{FE00}', "variation selector 1"),
+            ('\u{E0100}', "variation selector 17"),
+            ('\u{180E}', "Mongolian vowel separator"),
+            ('\u{00AD}', "soft hyphen"),
+            ('\u{034F}', "combining grapheme joiner"),
+            ('\u{2800}', "Braille blank"),
+            ('\u{E0020}', "tag space"),
+            ('\u{17B4}', "Khmer vowel inherent aq"),
+        ];
+        for (c, what) in invisible {
+            for name in [c.to_string(), c.to_string().repeat(3), format!(" {c} \u{3000}{c} ")] {
+                assert_eq!(validate(&name), Err("a name cannot be empty"), "{what} (U+{:04X})", c as u32);
+            }
+        }
+        let mixed: String = invisible.iter().map(|(c, _)| *c).take(20).collect();
+        assert_eq!(validate(&mixed), Err("a name cannot be empty"), "all of them at once");
+        // Line and paragraph separators break a list's lines: refused anywhere.
+        for c in ['\u{2028}', '\u{2029}'] {
+            assert!(validate(&c.to_string()).is_err(), "U+{:04X} alone", c as u32);
+            assert_eq!(validate(&format!("a{c}b")), Err("a name cannot contain control characters"));
+        }
+        // Next to visible letters they are harmless, and kept.
+        assert_eq!(validate("Ann\u{3164}").unwrap(), "Ann\u{3164}");
+        assert_eq!(validate("👩\u{200D}🚀").unwrap(), "👩\u{200D}🚀", "ZWJ builds emoji");
+        assert_eq!(validate("می\u{200C}خواهم").unwrap(), "می\u{200C}خواهم", "ZWNJ in Persian");
+        assert_eq!(validate("\u{200F}שלום").unwrap(), "\u{200F}שלום");
     }
 }

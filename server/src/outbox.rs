@@ -17,6 +17,14 @@
 //!   client sees everything in the order the server said it: `progress`
 //!   never overtakes the `welcome`, `snapshot` or `race_start` before it,
 //!   and never trails a `results` sent after it.
+//! - A client closed as too slow (4002) has its socket reset when it is
+//!   closed (SO_LINGER 0): what the kernel still held for it is dropped at
+//!   once instead of lingering in FIN-WAIT-1 for a peer that does not read.
+//!   So a slow reader costs at most the outbox, tungstenite's write buffer
+//!   and the socket's send buffer (SECURITY.md).
+//!
+//! Every close the server asks for is counted by code, and every `progress`
+//! handed to the socket or superseded in its slot ([`crate::metrics`]).
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -29,6 +37,9 @@ use futures_util::SinkExt;
 use mazerace_protocol::messages::ServerMsg;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
+
+use crate::gate::SockCtl;
+use crate::metrics;
 
 /// A serialised server message, shared between all its recipients.
 pub type Frame = Utf8Bytes;
@@ -85,6 +96,8 @@ struct Inner {
     kill: CancellationToken,
     capacity: usize,
     conn: u64,
+    /// The connection's socket, when served by the accept loop.
+    socket: Option<SockCtl>,
 }
 
 /// The cloneable sending side (rooms hold one per member).
@@ -94,6 +107,8 @@ pub struct Outbox {
 }
 
 impl Outbox {
+    /// An outbox for connection `conn`. Made inside a WebSocket's task (the
+    /// `/ws` handler sets [`crate::gate::SOCKET`]), it also reaches the socket.
     pub fn new(capacity: usize, conn: u64) -> Self {
         Outbox {
             inner: Arc::new(Inner {
@@ -102,6 +117,7 @@ impl Outbox {
                 kill: CancellationToken::new(),
                 capacity: capacity.max(1),
                 conn,
+                socket: crate::gate::current_socket(),
             }),
         }
     }
@@ -144,7 +160,12 @@ impl Outbox {
         if st.close.is_some() {
             return;
         }
-        st.progress = Some(if st.progress.is_some() { full() } else { delta.clone() });
+        st.progress = Some(if st.progress.is_some() {
+            metrics::progress_coalesced();
+            full()
+        } else {
+            delta.clone()
+        });
         // The full list supersedes what was missed up to now: it goes after
         // everything queued so far.
         st.progress_at = st.queue.len();
@@ -163,6 +184,7 @@ impl Outbox {
         let mut st = self.lock();
         if st.close.is_none() {
             st.close = Some(CloseReq { code, reason: reason.into() });
+            metrics::client_closed(code);
         }
         drop(st);
         self.inner.wake.notify_one();
@@ -174,8 +196,16 @@ impl Outbox {
         let mut st = self.lock();
         st.queue.clear();
         st.progress = None;
+        if st.close.is_none() {
+            metrics::client_closed(code);
+        }
         st.close = Some(CloseReq { code, reason: reason.into() });
         drop(st);
+        if code == close::TOO_SLOW {
+            if let Some(sock) = &self.inner.socket {
+                sock.reset_on_close();
+            }
+        }
         self.inner.kill.cancel();
         self.inner.wake.notify_one();
     }
@@ -205,7 +235,10 @@ impl Outbox {
         let before = st.progress_at.min(st.queue.len());
         st.progress_at = 0;
         frames.extend(st.queue.drain(..before));
-        frames.extend(st.progress.take());
+        if let Some(p) = st.progress.take() {
+            metrics::progress_sent();
+            frames.push(p);
+        }
         frames.extend(st.queue.drain(..));
         Batch { ping: std::mem::take(&mut st.ping), close: st.close.clone() }
     }

@@ -2,24 +2,32 @@
 //! [`Server::run`] serves a bound listener until [`Server::shutdown`], then
 //! waits for every connection, room and timer task to finish.
 //!
-//! Shutdown (axum's graceful shutdown does not cover upgraded sockets): one
-//! `CancellationToken` tells the accept loop to stop and every connection to
-//! send `server_shutdown` and close with 1001; a `TaskTracker` counts every
-//! connection, room and timer task, and `run` returns only when it is empty.
+//! Shutdown: one `CancellationToken` tells the accept loop to stop, every
+//! HTTP connection to finish its response and every WebSocket to send
+//! `server_shutdown` and close with 1001; a `TaskTracker` counts every
+//! connection, room and timer task, and `run` returns when it is empty or
+//! when `shutdown_grace` is over, whichever comes first: no client can hold
+//! the server up (a half-sent request, a peer that never answers a close).
+//!
+//! The sockets are accepted by [`crate::accept`] (limits, timeouts, socket
+//! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
-use axum::serve::ListenerExt;
+use axum::routing::get;
+use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::accept::{self, ServeOpts};
 use crate::address::PerAddress;
 use crate::config::Config;
 use crate::daily::DailyHook;
+use crate::gate::{Gate, GateLimits};
 use crate::ids::Ids;
 use crate::limits::JoinLimiter;
 use crate::net::Urls;
@@ -44,11 +52,17 @@ pub struct Shared {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
-    /// One permit per open WebSocket (`max_connections`).
+    /// One permit per open WebSocket: `max_connections`, or fewer so that
+    /// WebSockets alone never fill the gate's limit and its reserve stays
+    /// free for `/healthz` and new clients (see `gate`).
     pub conn_slots: Arc<Semaphore>,
     pub next_conn: AtomicU64,
     /// The URLs to show, known once the listener is bound.
     pub urls: OnceLock<Urls>,
+    /// Every accepted socket, from accept to close (see `gate`).
+    pub gate: Arc<Gate>,
+    /// Where `/metrics` listens, once bound.
+    pub metrics_addr: OnceLock<SocketAddr>,
 }
 
 /// A race server. Cheap to clone; all clones are the same server.
@@ -63,6 +77,13 @@ impl Server {
     pub fn new(config: Config, daily: Option<Arc<dyn DailyHook>>) -> anyhow::Result<Server> {
         let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
         let room_env = RoomEnv::new(&config, daily.clone(), tracker.clone(), shutdown.clone());
+        let gate = Gate::new(GateLimits::new(
+            config.max_connections,
+            config.reserve_connections,
+            config.max_conns_per_addr,
+            crate::gate::file_limit(),
+        ));
+        let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let shared = Shared {
             ids: Ids::from_os()?,
             rooms: Arc::default(),
@@ -74,35 +95,67 @@ impl Server {
             daily,
             shutdown,
             tracker,
-            conn_slots: Arc::new(Semaphore::new(config.max_connections.min(Semaphore::MAX_PERMITS))),
+            conn_slots: Arc::new(Semaphore::new(websockets)),
             next_conn: AtomicU64::new(1),
             urls: OnceLock::new(),
+            gate,
+            metrics_addr: OnceLock::new(),
             config,
         };
         Ok(Server { shared: Arc::new(shared) })
     }
 
     /// Serves `listener` until [`Server::shutdown`]; returns once every
-    /// connection has been told and closed and every task has ended.
+    /// connection has been told and closed and every task has ended, or
+    /// when `shutdown_grace` is over (what is left is logged and dropped
+    /// with the runtime).
     pub async fn run(&self, listener: TcpListener) -> anyhow::Result<()> {
+        let sh = &self.shared;
+        let cfg = &sh.config;
         let addr = listener.local_addr()?;
-        let _ = self.shared.urls.set(Urls::for_addr(addr));
-        let app = crate::http::router(Arc::clone(&self.shared));
-        let listener = listener.tap_io(|tcp| {
-            // Moves are tiny messages: send them now, not after Nagle's wait.
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        let _ = sh.urls.set(Urls::for_addr(addr));
+        if let Err(e) = accept::set_backlog(&listener, cfg.listen_backlog) {
+            tracing::warn!(error = %e, backlog = cfg.listen_backlog, "could not set the listen backlog");
+        }
+        let opts = ServeOpts {
+            head_timeout: cfg.head_timeout,
+            grace: cfg.shutdown_grace,
+            send_buffer: cfg.send_buffer_bytes,
+        };
+        if let Some(bind) = cfg.metrics_bind {
+            // Not fatal: a busy port (another server on this machine) must
+            // not keep the game from starting.
+            match TcpListener::bind(bind).await {
+                Ok(l) => {
+                    if let Ok(a) = l.local_addr() {
+                        let _ = sh.metrics_addr.set(a);
+                        tracing::info!(addr = %a, "serving /metrics");
+                    }
+                    // An operator's scraper, not the public: a few sockets, no reserve.
+                    let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, 0, 0, None));
+                    let app = Router::new().route("/metrics", get(metrics));
+                    let task = accept::serve(l, app, gate, opts, sh.shutdown.clone(), sh.tracker.clone());
+                    sh.tracker.spawn(task);
+                }
+                Err(e) => {
+                    tracing::error!(%bind, error = %e, "cannot listen for /metrics: serving without it")
+                }
             }
-        });
-        let stop = self.shared.shutdown.clone();
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move { stop.cancelled().await })
-            .await?;
-        // axum is done with plain HTTP; upgraded sockets, rooms and timers
-        // are ours to wait for.
-        self.shared.shutdown.cancel();
-        self.shared.tracker.close();
-        self.shared.tracker.wait().await;
+        }
+        let app = crate::http::router(Arc::clone(sh));
+        accept::serve(listener, app, Arc::clone(&sh.gate), opts, sh.shutdown.clone(), sh.tracker.clone())
+            .await;
+        // The listener is closed (dropped): upgraded sockets, HTTP
+        // connections, rooms and timers are ours to wait for, up to the grace.
+        sh.shutdown.cancel();
+        sh.tracker.close();
+        if tokio::time::timeout(cfg.shutdown_grace, sh.tracker.wait()).await.is_err() {
+            tracing::warn!(
+                tasks = sh.tracker.len(),
+                grace = ?cfg.shutdown_grace,
+                "shutdown grace over: stopping with tasks still running"
+            );
+        }
         tracing::info!("server stopped");
         Ok(())
     }
@@ -122,8 +175,27 @@ impl Server {
         self.shared.sessions.len()
     }
 
+    /// Sockets open now, upgraded or not (every one counts against the limits).
+    pub fn socket_count(&self) -> usize {
+        self.shared.gate.open()
+    }
+
+    /// Where `GET /metrics` listens, once `run` has bound it (`metrics_bind`).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.shared.metrics_addr.get().copied()
+    }
+
     /// Connection, room and timer tasks still running.
     pub fn task_count(&self) -> usize {
         self.shared.tracker.len()
     }
+}
+
+/// Sockets the `/metrics` listener holds at once.
+const METRICS_SOCKETS: usize = 16;
+
+async fn metrics() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    ([(axum::http::header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], crate::metrics::render())
+        .into_response()
 }

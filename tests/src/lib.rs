@@ -36,6 +36,8 @@ pub fn test_config() -> Config {
         bind: SocketAddr::from(([127, 0, 0, 1], 0)),
         countdown_step: Duration::from_millis(10),
         close_linger: Duration::from_millis(200),
+        // Tests run many servers in one process: none binds the metrics port.
+        metrics_bind: None,
         ..Config::default()
     }
 }

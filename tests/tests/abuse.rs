@@ -130,7 +130,7 @@ async fn an_invite_key_gets_in_whatever_the_guessers_did() {
 #[tokio::test(start_paused = true)]
 async fn no_hello_within_ten_seconds_closes_with_4000() {
     // Production settings: paused time makes the ten seconds instant.
-    let cfg = Config { bind: SocketAddr::from(([127, 0, 0, 1], 0)), ..Config::default() };
+    let cfg = Config { bind: SocketAddr::from(([127, 0, 0, 1], 0)), metrics_bind: None, ..Config::default() };
     let srv = TestServer::with_config(cfg).await;
     let mut c = srv.connect().await;
     let t0 = tokio::time::Instant::now();

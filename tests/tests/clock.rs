@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 /// Production settings, bound to loopback.
 fn production() -> Config {
-    Config { bind: SocketAddr::from(([127, 0, 0, 1], 0)), ..Config::default() }
+    Config { bind: SocketAddr::from(([127, 0, 0, 1], 0)), metrics_bind: None, ..Config::default() }
 }
 
 /// The next message of type `ty`, with no per-message timeout (on paused

@@ -1,0 +1,246 @@
+//! The accept loop and each socket's HTTP life until it becomes a WebSocket
+//! (or closes): the server's own loop instead of `axum::serve`, so that
+//!
+//! - every accepted socket goes through the [`Gate`] (limits, reserve,
+//!   per-address cap) and gets the socket settings (TCP_NODELAY, SO_SNDBUF);
+//! - a request head must be complete within `--head-timeout-secs`, from
+//!   accept and again after each response (hyper's header read timeout),
+//!   and may be at most [`MAX_HEAD_BYTES`];
+//! - shutdown is bounded: the loop stops at once, open HTTP connections
+//!   finish the response they are writing and are dropped after the grace
+//!   whatever the client does (a half-sent request included);
+//! - an accept error (EMFILE, ENOBUFS, ...) is retried with a backoff
+//!   instead of ending the server.
+//!
+//! The socket itself lives in a [`Sock`], which hyper hands to the WebSocket
+//! on upgrade, so its place in the gate is held until the file is closed.
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower_service::Service;
+
+use crate::gate::{Admit, Gate, Slot, SockCtl};
+use crate::metrics::{self, Refusal};
+
+/// The largest request head accepted (hyper answers 431 past it). A
+/// browser's is well under 8 KiB; hyper's default would let each waiting
+/// socket hold ~400 KiB.
+pub const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// How one listener serves its sockets.
+#[derive(Clone, Copy, Debug)]
+pub struct ServeOpts {
+    pub head_timeout: Duration,
+    /// How long an open HTTP connection may take to finish once shutdown starts.
+    pub grace: Duration,
+    /// SO_SNDBUF for accepted sockets (0: the kernel's autotuning).
+    pub send_buffer: usize,
+}
+
+/// Sets the listen backlog of a bound, listening socket (Linux and the BSDs
+/// take a second `listen()` as a new backlog). The kernel caps it at
+/// `net.core.somaxconn`.
+pub fn set_backlog(listener: &TcpListener, backlog: u32) -> io::Result<()> {
+    let n = i32::try_from(backlog).unwrap_or(i32::MAX);
+    socket2::SockRef::from(listener).listen(n)
+}
+
+/// Accepts until `stop`, serving each socket with `app`; every connection
+/// task is spawned on `tracker`.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    gate: Arc<Gate>,
+    opts: ServeOpts,
+    stop: CancellationToken,
+    tracker: TaskTracker,
+) {
+    let mut backoff = Duration::from_millis(5);
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = stop.cancelled() => return,
+            r = listener.accept() => r,
+        };
+        let (tcp, peer) = match accepted {
+            Ok(a) => a,
+            Err(e) if is_per_connection(&e) => continue,
+            Err(e) => {
+                // Out of files or buffers: what frees them is time (sockets
+                // closing), so wait a little and try again; never give up.
+                metrics::accept_error();
+                tracing::warn!(error = %e, ?backoff, "accept failed: retrying");
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = tokio::time::sleep(backoff) => {}
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+                continue;
+            }
+        };
+        backoff = Duration::from_millis(5);
+        let slot = match gate.admit(peer.ip()) {
+            Admit::Yes(slot) => slot,
+            Admit::No(why) => {
+                refuse(&tcp, why);
+                continue;
+            }
+        };
+        configure(&tcp, &opts);
+        let (id, ctl) = (slot.id(), slot.ctl().clone());
+        let sock = Sock { tcp, slot };
+        let task = tracker.spawn(serve_one(sock, peer, app.clone(), ctl, opts, stop.clone()));
+        // Evicting a socket aborts its task: no token or timer of its own.
+        gate.watch(id, task.abort_handle());
+    }
+}
+
+/// Errors that concern one connection only (the peer gave up before we
+/// accepted it): accept again at once.
+fn is_per_connection(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionRefused
+    )
+}
+
+/// Best effort, without waiting: a full server or an address over its cap
+/// gets a short HTTP answer, then the socket is closed.
+fn refuse(tcp: &TcpStream, why: Refusal) {
+    metrics::socket_refused(why);
+    let answer: &[u8] = match why {
+        Refusal::PerAddress => {
+            b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 10\r\n\r\n"
+        }
+        Refusal::Full => {
+            b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 10\r\n\r\n"
+        }
+    };
+    let _ = tcp.try_write(answer);
+    tracing::debug!(?why, "socket refused");
+}
+
+fn configure(tcp: &TcpStream, opts: &ServeOpts) {
+    // Moves are tiny messages: send them now, not after Nagle's wait.
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::debug!(error = %e, "could not set TCP_NODELAY");
+    }
+    // A fixed send buffer (no autotuning) bounds what the kernel holds for
+    // a client that does not read (SECURITY.md: "What a slow reader costs").
+    if opts.send_buffer > 0 {
+        if let Err(e) = socket2::SockRef::from(tcp).set_send_buffer_size(opts.send_buffer) {
+            tracing::debug!(error = %e, "could not set SO_SNDBUF");
+        }
+    }
+}
+
+/// One socket's HTTP connection, with the head timeout, eviction and the
+/// bounded shutdown. Ends when the connection does, or hands the socket to
+/// the WebSocket on upgrade.
+async fn serve_one(
+    sock: Sock,
+    peer: SocketAddr,
+    app: Router,
+    ctl: SockCtl,
+    opts: ServeOpts,
+    stop: CancellationToken,
+) {
+    let svc = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+        // What the handlers read: the peer address (as axum::serve gives
+        // it) and the socket's handle (for the upgrade).
+        req.extensions_mut().insert(ConnectInfo(peer));
+        req.extensions_mut().insert(ctl.clone());
+        let mut app = app.clone();
+        async move { app.call(req).await }
+    });
+    let mut builder = http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(opts.head_timeout).max_buf_size(MAX_HEAD_BYTES);
+    let conn = builder.serve_connection(TokioIo::new(sock), svc).with_upgrades();
+    tokio::pin!(conn);
+    let result = tokio::select! {
+        r = conn.as_mut() => Some(r),
+        () = stop.cancelled() => {
+            // Finish the response being written, then close; a client that
+            // holds the connection (a half-sent request) is dropped.
+            conn.as_mut().graceful_shutdown();
+            tokio::time::timeout(opts.grace, conn.as_mut()).await.ok()
+        }
+    };
+    if let Some(Err(e)) = result {
+        if e.is_timeout() {
+            metrics::head_timeout();
+            tracing::debug!(%peer, "no complete request head in time: closed");
+        } else {
+            tracing::debug!(%peer, error = %e, "http connection ended");
+        }
+    }
+}
+
+/// An accepted socket: the stream, and its place in the gate, held until
+/// the file is closed (by hyper, or by the WebSocket after an upgrade).
+pub struct Sock {
+    tcp: TcpStream,
+    slot: Slot,
+}
+
+impl Drop for Sock {
+    fn drop(&mut self) {
+        // The stream is still open here (it closes after this body), so
+        // this is our own socket. A zero linger does not block the close.
+        if self.slot.close() {
+            if let Err(e) = socket2::SockRef::from(&self.tcp).set_linger(Some(Duration::ZERO)) {
+                tracing::debug!(error = %e, "could not set SO_LINGER");
+            }
+        }
+    }
+}
+
+impl AsyncRead for Sock {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Sock {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+}

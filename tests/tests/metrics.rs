@@ -1,0 +1,125 @@
+//! `GET /metrics` (issue 13): served in the Prometheus text format on its
+//! own listener only, and its series move with what the server does.
+//! One test in this file: the series are process-wide.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use mazerace_server::Config;
+use mazerace_tests::serde_json::json;
+use mazerace_tests::{http_get, solution, start_race, test_config, wait_until, Closed, Size, TestServer};
+use tokio::io::AsyncReadExt;
+use tokio::net::{TcpSocket, TcpStream};
+
+/// Every sample of a scrape: `name{labels}` -> value.
+async fn scrape(addr: SocketAddr) -> HashMap<String, f64> {
+    let r = http_get(&addr.to_string(), "/metrics", "").await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").unwrap_or_default().starts_with("text/plain; version=0.0.4"));
+    r.text()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| {
+            let (k, v) = l.rsplit_once(' ')?;
+            Some((k.to_owned(), v.parse().ok()?))
+        })
+        .collect()
+}
+
+fn get(m: &HashMap<String, f64>, series: &str) -> f64 {
+    *m.get(series).unwrap_or_else(|| panic!("{series} is not exported"))
+}
+
+#[tokio::test]
+async fn metrics_are_served_on_their_own_port_and_move() {
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let cfg = Config {
+        metrics_bind: Some(any),
+        max_conns_per_addr: 8,
+        head_timeout: Duration::from_secs(1),
+        msgs_per_sec: 1,
+        msgs_burst: 200,
+        flood_strikes: 2,
+        ..test_config()
+    };
+    let srv = TestServer::with_config(cfg).await;
+    wait_until("/metrics is bound", || srv.server.metrics_addr().is_some()).await;
+    let maddr = srv.server.metrics_addr().unwrap();
+    assert_eq!(srv.get("/metrics").await.status, 404, "not on the public port");
+    let before = scrape(maddr).await;
+    for series in [
+        "mazerace_connections{state=\"http\"}",
+        "mazerace_connections{state=\"websocket\"}",
+        "mazerace_sockets_accepted_total",
+        "mazerace_sockets_refused_total{reason=\"per_address\"}",
+        "mazerace_sockets_evicted_total",
+        "mazerace_http_head_timeouts_total",
+        "mazerace_clients_closed_total{code=\"4002\",reason=\"too_slow\"}",
+        "mazerace_clients_closed_total{code=\"1008\",reason=\"flood\"}",
+        "mazerace_progress_frames_sent_total",
+        "mazerace_moves_accepted_total",
+        "mazerace_moves_rejected_total{reason=\"wall\"}",
+        "mazerace_move_ack_seconds_count",
+        "mazerace_rooms{phase=\"racing\"}",
+        "mazerace_races_started_total",
+        "mazerace_daily_starts_total",
+        "mazerace_store_queue_depth",
+        "mazerace_store_commit_seconds_count",
+    ] {
+        get(&before, series);
+    }
+
+    // Two players race: sockets upgraded, progress frames sent.
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let (_, line) = solution(Size::Easy, 1);
+    start_race(&mut ann, &mut [&mut bob], json!({"game": "maze", "size": "easy", "seed": "1"})).await;
+    ann.play(&line[..2], 1).await;
+    bob.recv_type("progress").await;
+    // A flood: closed with 1008.
+    let mut flood = srv.connect().await;
+    for _ in 0..210 {
+        flood.send_text(r#"{"type":"ping"}"#).await;
+    }
+    let code = loop {
+        match flood.next_text().await {
+            Ok(_) => {}
+            Err(Closed::Frame(code, _)) => break code,
+            Err(Closed::Eof) => panic!("no close frame"),
+        }
+    };
+    assert_eq!(code, 1008);
+    // An idle socket: closed at the head timeout.
+    let mut idle = TcpStream::connect(srv.addr).await.unwrap();
+    let mut b = [0u8; 16];
+    let n =
+        tokio::time::timeout(Duration::from_secs(5), idle.read(&mut b)).await.expect("closed").unwrap_or(0);
+    assert_eq!(n, 0);
+    // One address over its cap: refused.
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        let s = TcpSocket::new_v4().unwrap();
+        s.bind(SocketAddr::from(([127, 0, 0, 3], 0))).unwrap();
+        held.push(s.connect(srv.addr).await.unwrap());
+    }
+    wait_until("eight more sockets", || srv.server.socket_count() >= 10).await;
+    let s = TcpSocket::new_v4().unwrap();
+    s.bind(SocketAddr::from(([127, 0, 0, 3], 0))).unwrap();
+    let mut refused = s.connect(srv.addr).await.unwrap();
+    let _ =
+        tokio::time::timeout(Duration::from_secs(5), refused.read(&mut b)).await.expect("refused at once");
+
+    let after = scrape(maddr).await;
+    let moved = |series: &str| get(&after, series) - get(&before, series);
+    assert!(moved("mazerace_sockets_accepted_total") >= 13.0, "{}", moved("mazerace_sockets_accepted_total"));
+    assert!(moved("mazerace_connections{state=\"websocket\"}") >= 2.0, "ann and bob are WebSockets");
+    assert!(moved("mazerace_connections{state=\"http\"}") >= 8.0, "the held sockets are not upgraded");
+    assert!(moved("mazerace_progress_frames_sent_total") >= 1.0);
+    assert!(moved("mazerace_clients_closed_total{code=\"1008\",reason=\"flood\"}") >= 1.0);
+    assert!(moved("mazerace_http_head_timeouts_total") >= 1.0);
+    assert!(moved("mazerace_sockets_refused_total{reason=\"per_address\"}") >= 1.0);
+    drop(held);
+    srv.stop().await;
+    assert!(TcpStream::connect(maddr).await.is_err(), "the metrics listener is closed with the server");
+}

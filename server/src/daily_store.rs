@@ -164,10 +164,13 @@ impl DailyHook for StoreHook {
                 (true, Some(time_ms)) => Outcome::Finished { steps: outcome.steps, time_ms },
                 _ => Outcome::NotFinished { steps: outcome.steps },
             };
+            crate::metrics::store_queue_depth(store.queued());
+            let asked = std::time::Instant::now();
             let finished = store
                 .finish_run(begun.run_id, stored, outcome.moves, outcome.move_times_ms)
                 .await
                 .map_err(typed)?;
+            crate::metrics::store_commit(asked.elapsed());
             // The best score for the share text: the board is rebuilt from its
             // seed (microseconds) rather than carried through the room.
             let best = Board::build(run.size, run.seed).ok().and_then(|b| b.best());

@@ -144,7 +144,7 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("queued", &(self.jobs.max_capacity() - self.jobs.capacity())).finish()
+        f.debug_struct("Store").field("queued", &self.queued()).finish()
     }
 }
 
@@ -255,6 +255,11 @@ impl Store {
     /// Whether the database answers right now (for `/healthz`): fails fast
     /// with [`StoreError::Busy`] when the queue is full, and with
     /// [`StoreError::Unavailable`] when the database cannot be reached.
+    /// Requests waiting for the database now (the queue's depth).
+    pub fn queued(&self) -> usize {
+        self.jobs.max_capacity() - self.jobs.capacity()
+    }
+
     pub async fn ping(&self) -> Result<(), StoreError> {
         self.request(false, |b| b.ping()).await
     }

@@ -74,9 +74,24 @@ async fn metrics_are_served_on_their_own_port_and_move() {
     let mut ann = srv.player("Ann").await;
     let mut bob = srv.player("Bob").await;
     let (_, line) = solution(Size::Easy, 1);
-    start_race(&mut ann, &mut [&mut bob], json!({"game": "maze", "size": "easy", "seed": "1"})).await;
+    let (code, _) =
+        start_race(&mut ann, &mut [&mut bob], json!({"game": "maze", "size": "easy", "seed": "1"})).await;
     ann.play(&line[..2], 1).await;
     bob.recv_type("progress").await;
+    // A wall and a move from a spectator-to-be: refused by the rules, and not racing.
+    let mut wall = None;
+    for d in ["up", "left"] {
+        let r = bob.mv(d, 1).await;
+        if r["ok"] == false {
+            wall = Some(r);
+        }
+    }
+    assert_eq!(wall.expect("a wall at the start")["reason"], "wall");
+    let mut late = srv.player("Late").await;
+    late.join(&code).await;
+    late.recv_type("snapshot").await;
+    late.send(json!({"type": "move", "dir": "up", "seq": 1})).await;
+    assert_eq!(late.recv().await["code"], "not_racing");
     // A flood: closed with 1008.
     let mut flood = srv.connect().await;
     for _ in 0..210 {
@@ -119,6 +134,13 @@ async fn metrics_are_served_on_their_own_port_and_move() {
     assert!(moved("mazerace_clients_closed_total{code=\"1008\",reason=\"flood\"}") >= 1.0);
     assert!(moved("mazerace_http_head_timeouts_total") >= 1.0);
     assert!(moved("mazerace_sockets_refused_total{reason=\"per_address\"}") >= 1.0);
+    // The room and race series, from the room's own calls.
+    assert!(moved("mazerace_moves_accepted_total") >= 2.0, "ann's two moves");
+    assert!(moved("mazerace_moves_rejected_total{reason=\"wall\"}") >= 1.0);
+    assert!(moved("mazerace_moves_rejected_total{reason=\"not_racing\"}") >= 1.0);
+    assert!(moved("mazerace_move_ack_seconds_count") >= 3.0);
+    assert!(moved("mazerace_races_started_total") >= 1.0);
+    assert_eq!(moved("mazerace_rooms{phase=\"racing\"}"), 1.0, "one room racing now");
     drop(held);
     srv.stop().await;
     assert!(TcpStream::connect(maddr).await.is_err(), "the metrics listener is closed with the server");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, Limits, ServerMsg};
 use mazerace_protocol::Action;
-use tokio::time::sleep;
+use tokio::time::{sleep, Instant};
 use tracing::Instrument;
 
 use super::Conn;
@@ -70,10 +70,11 @@ impl Conn {
             ClientMsg::Ready { ready } => self.forward(&s, RoomCmd::Ready { id, ready }).await,
             ClientMsg::Start {} => self.forward(&s, RoomCmd::Start { id }).await,
             ClientMsg::Move { dir, seq } => {
-                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Move(dir) }).await
+                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Move(dir), at: Instant::now() })
+                    .await
             }
             ClientMsg::Rewind { seq } => {
-                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Rewind }).await
+                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Rewind, at: Instant::now() }).await
             }
             ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {

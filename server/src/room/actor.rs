@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::messages::{ErrorCode, PlayerId, ServerMsg};
+use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, ServerMsg};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -15,6 +15,7 @@ use super::effects::Effect;
 use super::state::{Input, Room};
 use super::{NewMember, RoomCmd, RoomEnv, RoomSettings};
 use crate::address::Slot;
+use crate::metrics;
 use crate::outbox::{frame, Frame, Outbox};
 use crate::registry::Registry;
 
@@ -57,6 +58,7 @@ pub(super) fn start(
     tracker.spawn(
         async move {
             tracing::info!(game = %settings.game, size = %settings.size, "room created");
+            metrics::room_phase(None, Some(Phase::Lobby));
             let room = Room::new(Arc::clone(&code), settings, env.timings, (host.id, host.name, host.token));
             let actor = Actor {
                 room,
@@ -117,12 +119,23 @@ impl Actor {
                 break;
             }
         }
+        metrics::room_phase(Some(self.room.phase()), None);
         self.registry.remove(&self.code, self.id);
         tracing::info!("room closed");
     }
 
     fn input(&mut self, input: Input) {
+        let before = self.room.phase();
         self.room.handle(Instant::now(), input);
+        let after = self.room.phase();
+        if before != after {
+            metrics::room_phase(Some(before), Some(after));
+            match after {
+                Phase::Racing => metrics::race_started(),
+                Phase::Results => metrics::race_finished(),
+                Phase::Lobby | Phase::Countdown => {}
+            }
+        }
         self.carry_out();
     }
 
@@ -168,7 +181,11 @@ impl Actor {
             }
             RoomCmd::Ready { id, ready } => self.input(Input::Ready { id, ready }),
             RoomCmd::Start { id } => self.input(Input::Start { id }),
-            RoomCmd::Act { id, seq, action } => self.input(Input::Act { id, seq, action }),
+            RoomCmd::Act { id, seq, action, at } => {
+                self.input(Input::Act { id, seq, action });
+                // From the frame's read to its answer queued for the writer.
+                metrics::ack_latency(at.elapsed());
+            }
             RoomCmd::GiveUp { id } => self.input(Input::GiveUp { id }),
             RoomCmd::Rematch { id, same_board, seed } => self.input(Input::Rematch { id, same_board, seed }),
             RoomCmd::Rename { id, name, reply } => {
@@ -214,7 +231,10 @@ impl Actor {
         let mut effects = std::mem::take(&mut self.spare);
         for effect in effects.drain(..) {
             match effect {
-                Effect::To(id, msg) => self.send_to(id, &msg),
+                Effect::To(id, msg) => {
+                    count_answer(&msg);
+                    self.send_to(id, &msg);
+                }
                 Effect::All(msg) => self.send_all(&frame(&msg), None),
                 Effect::AllBut(id, msg) => self.send_all(&frame(&msg), Some(id)),
                 Effect::Progress { delta, skip } => {
@@ -238,7 +258,10 @@ impl Actor {
                     self.env.tracker.spawn(
                         async move {
                             let ranked = match fut.await {
-                                Ok(ranked) => Some(ranked),
+                                Ok(ranked) => {
+                                    metrics::daily_start();
+                                    Some(ranked)
+                                }
                                 Err(e) => {
                                     tracing::error!(error = %e, player, "daily start not saved: refused");
                                     None
@@ -259,7 +282,10 @@ impl Actor {
                         async move {
                             let result = match fut.await {
                                 // Only now, after the commit, does the player hear of it.
-                                Ok(result) => Some(Box::new(result)),
+                                Ok(result) => {
+                                    metrics::daily_finish();
+                                    Some(Box::new(result))
+                                }
                                 Err(e) => {
                                     tracing::error!(error = %e, player, "daily result not stored");
                                     None
@@ -275,5 +301,19 @@ impl Actor {
             }
         }
         self.spare = effects;
+    }
+}
+
+/// Counts a move's answer: applied, refused by the rules, or not racing.
+fn count_answer(msg: &ServerMsg) {
+    match msg {
+        ServerMsg::MoveResult { ok: true, .. } | ServerMsg::RewindResult { ok: true, .. } => {
+            metrics::move_accepted()
+        }
+        ServerMsg::MoveResult { reason: Some(r), .. } | ServerMsg::RewindResult { reason: Some(r), .. } => {
+            metrics::move_rejected(*r)
+        }
+        ServerMsg::Error { code: ErrorCode::NotRacing, .. } => metrics::move_not_racing(),
+        _ => {}
     }
 }

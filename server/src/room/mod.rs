@@ -149,6 +149,8 @@ pub enum RoomCmd {
         id: PlayerId,
         seq: u32,
         action: Action,
+        /// When the connection read the frame (for the ack latency metric).
+        at: tokio::time::Instant,
     },
     GiveUp {
         id: PlayerId,

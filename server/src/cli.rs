@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
-use crate::config::{Config, LogFormat, ServeArgs};
+use crate::config::{Config, ServeArgs};
 use crate::server::Server;
 use crate::StoreHook;
 
@@ -68,19 +68,9 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn init_logs(format: LogFormat) {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
-    };
-}
-
 /// `mazerace serve`: bind, print the URLs, serve until SIGINT/SIGTERM.
 pub fn serve(config: Config) -> anyhow::Result<()> {
-    init_logs(config.log_format);
+    crate::logs::init(config.log_format);
     crate::fdlimit::prepare(config.max_connections);
     let rt = match config.worker_threads {
         Some(0) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,

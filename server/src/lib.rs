@@ -35,6 +35,7 @@ pub mod gen;
 mod http;
 mod ids;
 mod limits;
+mod logs;
 pub mod metrics;
 mod names;
 pub mod net;

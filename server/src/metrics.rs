@@ -73,6 +73,7 @@ struct Metrics {
     closed_other: IntCounter,
     progress_sent: IntCounter,
     progress_coalesced: IntCounter,
+    log_lines_dropped: IntCounter,
     moves_accepted: IntCounter,
     moves_rejected: [IntCounter; REJECTS.len()],
     moves_not_racing: IntCounter,
@@ -167,6 +168,11 @@ impl Metrics {
                 &r,
                 "mazerace_progress_coalesced_total",
                 "progress superseded in its slot",
+            ),
+            log_lines_dropped: counter(
+                &r,
+                "mazerace_log_lines_dropped_total",
+                "log lines over a connection's or room's log budget, not written",
             ),
             moves_accepted: counter(&r, "mazerace_moves_accepted_total", "Moves and rewinds applied"),
             moves_rejected: REJECTS.map(|(_, why)| rejected.with_label_values(&[why])),
@@ -273,6 +279,12 @@ pub fn client_closed(code: u16) {
 /// `mazerace_progress_frames_sent_total`.
 pub fn progress_sent() {
     M.progress_sent.inc();
+}
+
+/// `mazerace_log_lines_dropped_total`: a line over its connection's or
+/// room's log budget (`logs.rs`), not written.
+pub fn log_dropped() {
+    M.log_lines_dropped.inc();
 }
 
 /// `mazerace_progress_coalesced_total`.

@@ -572,3 +572,36 @@ impl RawClient {
         panic!("stream ended without a close frame");
     }
 }
+
+/// `target/debug/mazerace`, the real binary, for the tests that run it as
+/// a process (crash safety, signals, log volume). It must exist and be newer
+/// than every source file it is built from: `./test.sh` builds it, and a
+/// stale one would test yesterday's server.
+pub fn server_binary() -> std::path::PathBuf {
+    use std::path::{Path, PathBuf};
+    use std::time::SystemTime;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let bin = root.join("target/debug/mazerace");
+    let built = std::fs::metadata(&bin).and_then(|m| m.modified()).unwrap_or_else(|_| {
+        panic!("{} is missing: run `cargo build -p mazerace-server` first (./test.sh does)", bin.display())
+    });
+    let mut dirs: Vec<PathBuf> =
+        ["server/src", "store/src", "protocol/src"].iter().map(|d| root.join(d)).collect();
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            let changed = std::fs::metadata(&p).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+            assert!(
+                changed <= built,
+                "{} is older than {}: run `cargo build -p mazerace-server` first",
+                bin.display(),
+                p.display()
+            );
+        }
+    }
+    bin
+}

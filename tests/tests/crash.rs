@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,41 +39,6 @@ const BOARDS: [(Game, Size); 6] = [
     (Game::Maze, Size::Normal),
     (Game::Maze, Size::Hard),
 ];
-
-/// `target/debug/mazerace`, which must exist and be newer than its sources.
-fn binary() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let bin = root.join("target/debug/mazerace");
-    let built = std::fs::metadata(&bin).and_then(|m| m.modified()).unwrap_or_else(|_| {
-        panic!("{} is missing: run `cargo build -p mazerace-server` first (./test.sh does)", bin.display())
-    });
-    for dir in ["server/src", "store/src", "protocol/src"] {
-        for entry in walk(&root.join(dir)) {
-            let changed =
-                std::fs::metadata(&entry).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
-            assert!(
-                changed <= built,
-                "{} is older than {}: run `cargo build -p mazerace-server` first",
-                bin.display(),
-                entry.display()
-            );
-        }
-    }
-    bin
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
 
 /// A running `mazerace serve` and the address from its first stdout line.
 struct Served {
@@ -287,7 +252,7 @@ async fn get_json(addr: &str, path: &str, headers: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_daily_results_survive_sigkill() {
-    let bin = binary();
+    let bin = mazerace_tests::server_binary();
     let data = tempfile::tempdir().unwrap();
     let first_day = mazerace_store::utc_date(SystemTime::now());
     let t0 = Instant::now();

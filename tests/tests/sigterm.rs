@@ -10,44 +10,16 @@
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// `target/debug/mazerace`, which must exist and be newer than its sources.
-fn binary() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let bin = root.join("target/debug/mazerace");
-    let built = std::fs::metadata(&bin).and_then(|m| m.modified()).unwrap_or_else(|_| {
-        panic!("{} is missing: run `cargo build -p mazerace-server` first (./test.sh does)", bin.display())
-    });
-    let mut dirs = vec![root.join("server/src")];
-    while let Some(dir) = dirs.pop() {
-        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-                continue;
-            }
-            let changed = std::fs::metadata(&p).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
-            assert!(
-                changed <= built,
-                "{} is older than {}: run `cargo build -p mazerace-server`",
-                bin.display(),
-                p.display()
-            );
-        }
-    }
-    bin
-}
-
 #[tokio::test]
 async fn sigterm_ends_the_process_within_the_grace_despite_half_sent_requests() {
     let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(binary())
+    let mut child = Command::new(mazerace_tests::server_binary())
         .args(["serve", "--bind", "127.0.0.1:0", "--metrics-bind", "", "--shutdown-grace-secs", "2"])
         .arg("--data-dir")
         .arg(data.path())

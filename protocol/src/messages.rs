@@ -452,6 +452,10 @@ pub enum ErrorCode {
     BadSize,
     /// A seed that is not a `u64` in decimal.
     BadSeed,
+    /// `create_room` with the seed of a daily board whose day is not over
+    /// (today's or a coming day's, any game or size): it is revealed, and
+    /// may be played in any room, from the next day.
+    DailySeed,
     /// A leaderboard `date` that is not a real day written `YYYY-MM-DD`.
     BadDate,
     /// A room message while in no room.

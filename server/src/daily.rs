@@ -161,6 +161,13 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = (token, date, game, size);
         Box::pin(async { Ok(None) })
     }
+    /// Whether `seed` is a daily board's seed whose day is not over yet
+    /// (today's or one of the next [`COMMIT_DAYS`] days', any game or
+    /// size): `create_room` refuses it (`daily_seed`). The default knows none.
+    fn is_active_daily_seed(&self, seed: u64) -> bool {
+        let _ = seed;
+        false
+    }
     /// Whether the daily storage answers right now (`/healthz`): an
     /// [`DailyError::Unavailable`] when it does not. The default always does.
     fn ping(&self) -> HookFuture<()> {
@@ -193,6 +200,10 @@ pub enum Replay {
     /// actions) with the public `board` to replay it on.
     Run(serde_json::Value),
 }
+
+/// Days after today whose commitments are published (and whose seeds
+/// `create_room` refuses): today and the next seven.
+pub const COMMIT_DAYS: i64 = 7;
 
 /// The message when no hook is configured.
 pub const NOT_CONFIGURED: &str = "daily challenge is not configured";

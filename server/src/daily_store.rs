@@ -212,7 +212,8 @@ impl DailyHook for StoreHook {
             let Some(run) = store.run(run_id).await.map_err(typed)? else { return Ok(Replay::NotFound) };
             // Dates compare as strings: YYYY-MM-DD sorts by time. A run on
             // today's board would spoil it, except for the one who made it.
-            if run.date >= today {
+            let hidden = run.date >= today;
+            if hidden {
                 let mine = match token {
                     Some(t) => store.owns_run(run_id, PlayerKey::from_token(&t)).await.map_err(typed)?,
                     None => false,
@@ -221,9 +222,15 @@ impl DailyHook for StoreHook {
                     return Ok(Replay::Hidden);
                 }
             }
-            let board = Board::build(run.size, run.seed.0)?.public();
+            // The player's own run on today's board comes without the seed:
+            // it stays secret until the day is over, like the room's board.
+            let built = Board::build(run.size, run.seed.0)?;
+            let board = if hidden { built.public_hidden() } else { built.public() };
             let mut json = serde_json::to_value(&run)?;
             if let Some(obj) = json.as_object_mut() {
+                if hidden {
+                    obj.remove("seed");
+                }
                 obj.insert("board".into(), serde_json::to_value(board)?);
             }
             Ok(Replay::Run(json))
@@ -242,6 +249,17 @@ impl DailyHook for StoreHook {
             let player = PlayerKey::from_token(&token);
             store.ranked_start(player, date, game, size).await.map_err(typed)
         })
+    }
+
+    fn is_active_daily_seed(&self, seed: u64) -> bool {
+        let today = self.clock.today();
+        (0..=crate::daily::COMMIT_DAYS).filter_map(|d| mazerace_store::clock::add_days(&today, d)).any(
+            |date| {
+                mazerace_store::daily::ALL_SIZES
+                    .iter()
+                    .any(|&size| daily_seed(&self.salt, &date, size.game(), size) == seed)
+            },
+        )
     }
 
     fn ping(&self) -> HookFuture<()> {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
 use mazerace_server::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
-use mazerace_tests::serde_json::json;
+use mazerace_tests::serde_json::{self, json};
 use mazerace_tests::{solution, test_config, Game, Size, TestServer};
 
 #[derive(Default)]
@@ -100,7 +100,12 @@ async fn a_daily_room_runs_through_the_hook() {
 
     ann.send(json!({"type": "start"})).await;
     let rs = ann.recv_type("race_start").await;
-    assert_eq!(rs["board"]["seed"], "42", "today's seed from the hook");
+    let hidden = mazerace_tests::Board::build(Size::Easy, 42).unwrap().public_hidden();
+    assert_eq!(
+        rs["board"],
+        serde_json::to_value(hidden).unwrap(),
+        "today's board from the hook, seed hidden"
+    );
     let (_, line) = solution(Size::Easy, 42);
     ann.play(&line, 1).await;
     let fin = ann.recv_type("finished").await;

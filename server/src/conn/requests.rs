@@ -66,6 +66,14 @@ impl Conn {
                 }
             }
         } else {
+            // A daily seed is secret until its day is over: a private room
+            // on it would be a practice run before the ranked one.
+            if let (Some(s), Some(hook)) = (seed, self.shared.daily.as_ref()) {
+                if hook.is_active_daily_seed(s.0) {
+                    let why = "that seed is a daily board's: it can be played in a room once its day is over";
+                    return self.error(ErrorCode::DailySeed, why);
+                }
+            }
             seed.map_or_else(|| self.shared.ids.seed(), |s| s.0)
         };
         if !self.rooms.take() {

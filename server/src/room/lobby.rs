@@ -91,7 +91,7 @@ impl Room {
     }
 
     pub(super) fn countdown_message(&mut self, seconds: u32) {
-        let board = self.settings.board.public();
+        let board = self.public_board();
         self.fx.all(ServerMsg::Countdown { seconds, board });
     }
 
@@ -107,7 +107,7 @@ impl Room {
         tracing::info!(seed = self.settings.board.seed(), "race started");
         self.stage = Stage::Racing(race);
         self.broadcast_room();
-        self.fx.all(ServerMsg::RaceStart { board: self.settings.board.public(), time_limit_ms, clock });
+        self.fx.all(ServerMsg::RaceStart { board: self.public_board(), time_limit_ms, clock });
     }
 
     pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64) {

@@ -47,6 +47,16 @@ impl Room {
         }
     }
 
+    /// The board as members see it: a daily room's carries no seed while
+    /// its day is on (the seed would let anyone practise it in a private
+    /// room before their ranked try; it is revealed once the day is over).
+    pub(super) fn public_board(&self) -> mazerace_protocol::PublicBoard {
+        match self.settings.daily {
+            Some(_) => self.settings.board.public_hidden(),
+            None => self.settings.board.public(),
+        }
+    }
+
     pub(super) fn broadcast_room(&mut self) {
         let room = ServerMsg::Room(self.room_info());
         self.fx.all(room);
@@ -64,10 +74,8 @@ impl Room {
         let room = self.room_info();
         let (board, race) = match &self.stage {
             Stage::Lobby | Stage::Saving { .. } => (None, None),
-            Stage::Countdown { .. } => (Some(self.settings.board.public()), None),
-            Stage::Racing(race) | Stage::Results { race, .. } => {
-                (Some(self.settings.board.public()), Some(race))
-            }
+            Stage::Countdown { .. } => (Some(self.public_board()), None),
+            Stage::Racing(race) | Stage::Results { race, .. } => (Some(self.public_board()), Some(race)),
         };
         let me = race.and_then(|r| r.racer(id));
         Snapshot {

@@ -1,0 +1,63 @@
+//! Issue 15 end to end: a daily board's seed stays secret while its day is
+//! on (no seed on the wire, no room on it), commitments published before a
+//! day match the seed revealed after it, ranked moves are paced to human
+//! input, and the per-address cap turns extra ranked starts into practice.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use mazerace_protocol::daily::daily_seed;
+use mazerace_server::{Config, StoreHook};
+use mazerace_store::{FixedClock, Store};
+use mazerace_tests::serde_json::{json, Value};
+use mazerace_tests::{test_config, Client, Game, Size, TestServer};
+
+const SALT: &[u8] = b"fair salt";
+/// 2026-12-01T12:00:00Z.
+const NOON: u64 = 1_796_126_400_000;
+
+async fn server(dir: &Path, clock: Arc<FixedClock>, config: Config) -> TestServer {
+    let store = Store::open(dir).await.expect("open store");
+    let hook = StoreHook::new(store, Some(SALT.to_vec()), clock).await.expect("hook");
+    TestServer::with_daily(config, Arc::new(hook)).await
+}
+
+async fn create_seeded(c: &mut Client, game: &str, size: &str, seed: u64) -> Value {
+    c.send(json!({"type": "create_room", "game": game, "size": size, "seed": seed.to_string()})).await;
+    c.recv().await
+}
+
+#[tokio::test]
+async fn a_daily_seed_is_neither_sent_nor_playable_until_its_day_is_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let srv = server(dir.path(), clock.clone(), test_config()).await;
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    let cd = ann.recv_type("countdown").await;
+    assert!(cd["board"].get("seed").is_none(), "{cd}");
+    let rs = ann.recv_type("race_start").await;
+    assert!(rs["board"].get("seed").is_none(), "{rs}");
+    assert!(rs["board"]["passages"].is_array(), "the board itself is there");
+    ann.send(json!({"type": "give_up"})).await;
+    ann.recv_type("daily_result").await;
+    ann.send(json!({"type": "leave_room"})).await;
+
+    // Today's seed, of this or another board, and a coming day's: refused.
+    for (date, size) in [("2026-12-01", Size::Easy), ("2026-12-01", Size::Small), ("2026-12-08", Size::Hard)]
+    {
+        let seed = daily_seed(SALT, date, size.game(), size);
+        let e = create_seeded(&mut ann, &size.game().to_string(), &size.to_string(), seed).await;
+        assert_eq!(e["type"], "error", "{date} {size}: {e}");
+        assert_eq!(e["code"], "daily_seed", "{date} {size}");
+    }
+    // Yesterday's is revealed: any room may use it.
+    let old = daily_seed(SALT, "2026-11-30", Game::Maze, Size::Easy);
+    let room = create_seeded(&mut ann, "maze", "easy", old).await;
+    assert_eq!(room["type"], "room", "{room}");
+    ann.send(json!({"type": "start"})).await;
+    let rs = ann.recv_type("race_start").await;
+    assert_eq!(rs["board"]["seed"], old.to_string(), "a private room shows its seed");
+    srv.stop().await;
+}

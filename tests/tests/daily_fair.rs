@@ -10,7 +10,7 @@ use mazerace_protocol::daily::daily_seed;
 use mazerace_server::{Config, StoreHook};
 use mazerace_store::{FixedClock, Store};
 use mazerace_tests::serde_json::{json, Value};
-use mazerace_tests::{test_config, Client, Game, Size, TestServer};
+use mazerace_tests::{solution, test_config, Client, Game, Size, TestServer};
 
 const SALT: &[u8] = b"fair salt";
 /// 2026-12-01T12:00:00Z.
@@ -59,5 +59,59 @@ async fn a_daily_seed_is_neither_sent_nor_playable_until_its_day_is_over() {
     ann.send(json!({"type": "start"})).await;
     let rs = ann.recv_type("race_start").await;
     assert_eq!(rs["board"]["seed"], old.to_string(), "a private room shows its seed");
+    srv.stop().await;
+}
+
+/// Sends `line` without waiting, then reads every answer: (ok, reason) in order.
+async fn blast(c: &mut Client, line: &[mazerace_tests::Action]) -> Vec<(bool, Value)> {
+    for (i, a) in line.iter().enumerate() {
+        let mazerace_tests::Action::Move(d) = a else { panic!("a maze line") };
+        c.send(json!({"type": "move", "dir": d, "seq": i + 1})).await;
+    }
+    let mut out = Vec::new();
+    for i in 0..line.len() {
+        let r = c.recv_type("move_result").await;
+        assert_eq!(r["seq"], i + 1);
+        out.push((r["ok"] == true, r["reason"].clone()));
+    }
+    out
+}
+
+#[tokio::test]
+async fn ranked_moves_faster_than_the_floor_are_refused_and_practice_moves_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    // A long floor, so the machine's speed cannot blur the test.
+    let config = Config {
+        ranked_move_floor: std::time::Duration::from_secs(60),
+        ranked_move_burst: 3,
+        ..test_config()
+    };
+    let srv = server(dir.path(), clock, config).await;
+    let seed = daily_seed(SALT, "2026-12-01", Game::Maze, Size::Easy);
+    let (_, line) = solution(Size::Easy, seed);
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    let got = blast(&mut ann, &line[..8]).await;
+    assert!(got[..3].iter().all(|(ok, _)| *ok), "the burst passes: {got:?}");
+    for (ok, reason) in &got[3..] {
+        assert!(!ok && reason == "too_fast", "{got:?}");
+    }
+    ann.send(json!({"type": "give_up"})).await;
+    let ranked = ann.recv_type("daily_result").await;
+    assert_eq!(
+        (ranked["ranked"].clone(), ranked["steps"].clone()),
+        (json!(true), json!(3)),
+        "refused moves are not counted"
+    );
+    ann.send(json!({"type": "rematch", "same_board": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    let got = blast(&mut ann, &line).await;
+    assert!(got.iter().all(|(ok, _)| *ok), "practice is not paced: {got:?}");
+    let practice = ann.recv_type("daily_result").await;
+    assert_eq!((practice["ranked"].clone(), practice["finished"].clone()), (json!(false), json!(true)));
     srv.stop().await;
 }

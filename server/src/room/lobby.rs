@@ -101,8 +101,13 @@ impl Room {
         };
         let t = &self.timings;
         let daily = self.settings.daily.is_some();
-        let race =
+        let mut race =
             Race::new(racers, &self.settings.board, now, t.race_time_limit, t.progress_interval, daily);
+        // Only a ranked daily attempt is paced: practice and private rooms
+        // keep the connection's message rate alone.
+        if self.settings.daily.as_ref().is_some_and(|d| d.ranked) {
+            race.pace = Some(t.ranked_pace);
+        }
         let (clock, time_limit_ms) = (race.clock, t.race_time_limit.as_millis() as u64);
         tracing::info!(seed = self.settings.board.seed(), "race started");
         self.stage = Stage::Racing(race);

@@ -5,8 +5,17 @@
 //! `seed = first 8 bytes, big-endian, of HMAC-SHA-256(key = salt,
 //! message = "mazerace daily v1|YYYY-MM-DD|game|size")`.
 
+//!
+//! Commit-reveal (PROTOCOL.md "Daily commitments"): before a day, the server
+//! publishes for each board `commitment = hex(SHA-256("mazerace-daily-commit:"
+//! + date + ":" + game + ":" + size + ":" + seed + ":" + nonce))`, with `seed`
+//! in decimal and `nonce` the 32 hex digits of the first 16 bytes of
+//! `HMAC-SHA-256(salt, "mazerace daily nonce v1|date|game|size")`; after the
+//! day it reveals `seed` and `nonce`. The nonce keeps the 64-bit seed from
+//! being found by hashing every candidate; the salt is never revealed.
+
 use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
 
 use crate::grid::{Game, Size};
 
@@ -19,6 +28,19 @@ pub fn daily_seed(salt: &[u8], date: &str, game: Game, size: Size) -> u64 {
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest[..8]);
     u64::from_be_bytes(first)
+}
+
+/// The nonce that blinds one board's commitment (32 hex digits).
+pub fn commit_nonce(salt: &[u8], date: &str, game: Game, size: Size) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(salt).unwrap_or_else(|_| unreachable!());
+    mac.update(format!("mazerace daily nonce v1|{date}|{game}|{size}").as_bytes());
+    hex::encode(&mac.finalize().into_bytes()[..16])
+}
+
+/// The published commitment to one board's seed (64 hex digits).
+pub fn commitment(date: &str, game: Game, size: Size, seed: u64, nonce: &str) -> String {
+    let input = format!("mazerace-daily-commit:{date}:{game}:{size}:{seed}:{nonce}");
+    hex::encode(Sha256::digest(input.as_bytes()))
 }
 
 /// Whether `date` is a real calendar date written `YYYY-MM-DD`.
@@ -55,6 +77,18 @@ mod tests {
         assert!(!is_valid_date("2026-1-01"));
         assert!(!is_valid_date("../etc/pw"));
     }
+
+    /// Pinned, and cross-checked with Python: `python3 -c "import hashlib;
+    /// print(hashlib.sha256(b'mazerace-daily-commit:2026-12-01:maze:easy:42:00ff').hexdigest())"`.
+    #[test]
+    fn the_commitment_is_the_documented_hash() {
+        assert_eq!(commitment("2026-12-01", Game::Maze, Size::Easy, 42, "00ff"), GOLDEN_COMMITMENT);
+        let nonce = commit_nonce(b"salt", "2026-12-01", Game::Maze, Size::Easy);
+        assert_eq!(nonce.len(), 32);
+        assert_ne!(nonce, commit_nonce(b"salt", "2026-12-02", Game::Maze, Size::Easy));
+    }
+
+    const GOLDEN_COMMITMENT: &str = "8013d5ccc7a7456bfe4b7384a1ac239894c925e98c495173f84687a331b83aeb";
 
     #[test]
     fn seeds_differ_by_every_input() {

@@ -1,4 +1,4 @@
-//! The `mazerace` command line: `serve` (the default), `gen` and `verify`.
+//! The `mazerace` command line: `serve` (the default), `gen`, `verify` and `verify-daily`.
 //! `main.rs` only calls [`main`].
 
 use std::io::Write;
@@ -41,6 +41,8 @@ enum Command {
         #[arg(long, env = "MAZERACE_DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
     },
+    /// Check a past day's revealed daily seeds against their commitments.
+    VerifyDaily(crate::verify_daily::VerifyDailyArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -49,6 +51,11 @@ pub fn main() -> ExitCode {
         None => serve(cli.serve.into_config()),
         Some(Command::Serve(args)) => serve(args.into_config()),
         Some(Command::Gen(args)) => crate::gen::run(args),
+        Some(Command::VerifyDaily(args)) => match crate::verify_daily::run(args) {
+            Ok(true) => return ExitCode::SUCCESS,
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Some(Command::Verify { data_dir, daily_salt, database_url }) => {
             match verify(&data_dir, database_url.as_deref(), daily_salt) {
                 Ok(true) => return ExitCode::SUCCESS,

@@ -41,6 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use mazerace_protocol::messages::{DailyResult, Leaderboard};
 use mazerace_protocol::{Action, Game, Size};
 
+pub use mazerace_store::commit::{Commitments, Reveal};
 pub use mazerace_store::{DayBoard, PlayedBoard, PlayerDay, RankedStart};
 
 /// A boxed future, so the trait stays object safe without `async_trait`.
@@ -168,6 +169,18 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = seed;
         false
     }
+    /// The commitments of today's boards and the next [`COMMIT_DAYS`] days'
+    /// (`GET /api/daily/commitments`); `None`: not offered (no salt).
+    fn commitments(&self) -> Option<Commitments> {
+        None
+    }
+    /// A past day's seeds with their nonces and commitments (`GET
+    /// /api/daily/{date}/reveal`): [`RevealAnswer::NotYet`] for today and
+    /// later days. The default offers none.
+    fn reveal(&self, date: &str) -> RevealAnswer {
+        let _ = date;
+        RevealAnswer::Unavailable
+    }
     /// Whether the daily storage answers right now (`/healthz`): an
     /// [`DailyError::Unavailable`] when it does not. The default always does.
     fn ping(&self) -> HookFuture<()> {
@@ -179,6 +192,16 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = token;
         Box::pin(async { Ok(None) })
     }
+}
+
+/// The answer to a reveal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RevealAnswer {
+    Revealed(Reveal),
+    /// The day is not over: its seeds are still secret.
+    NotYet,
+    /// This hook does not reveal seeds.
+    Unavailable,
 }
 
 /// Which daily day it is.

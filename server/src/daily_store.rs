@@ -262,6 +262,18 @@ impl DailyHook for StoreHook {
         )
     }
 
+    fn commitments(&self) -> Option<crate::daily::Commitments> {
+        Some(mazerace_store::commit::commitments(&self.salt, &self.clock.today(), crate::daily::COMMIT_DAYS))
+    }
+
+    fn reveal(&self, date: &str) -> crate::daily::RevealAnswer {
+        // Dates compare as strings: YYYY-MM-DD sorts by time.
+        if !is_valid_date(date) || *date >= *self.clock.today() {
+            return crate::daily::RevealAnswer::NotYet;
+        }
+        crate::daily::RevealAnswer::Revealed(mazerace_store::commit::reveal(&self.salt, date))
+    }
+
     fn ping(&self) -> HookFuture<()> {
         let store = self.store.clone();
         Box::pin(async move { store.ping().await.map_err(typed) })

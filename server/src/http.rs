@@ -40,6 +40,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/daily", get(daily_today))
         .route("/api/daily/runs/{id}", get(daily_replay))
         .route("/api/daily/{date}/{game}/{size}", get(daily_table))
+        .merge(crate::http_daily::routes())
         .fallback(get(static_file))
         .with_state(shared)
 }

@@ -28,6 +28,7 @@ pub mod daily_store;
 pub mod fdlimit;
 pub mod gen;
 mod http;
+mod http_daily;
 mod ids;
 mod limits;
 mod names;
@@ -37,6 +38,7 @@ mod registry;
 mod room;
 pub mod server;
 mod sessions;
+mod verify_daily;
 
 pub use config::{Config, MAX_PLAYERS_CAP};
 pub use daily::{

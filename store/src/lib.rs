@@ -47,6 +47,7 @@
 //! - [`player`], [`PlayerKey`]: the hashed reconnect token;
 //! - [`clock`], UTC days, the rollover and a fixable clock;
 //! - [`daily`], [`DailyBoards`]: the day's seeds;
+//! - [`commit`], the seeds' commit-reveal;
 //! - [`share`], the spoiler-free share text;
 //! - [`verify`](mod@verify), re-playing stored runs through the engine;
 //! - [`error`], the crate's one error type, [`StoreError`].
@@ -55,6 +56,7 @@
 
 pub mod backend;
 pub mod clock;
+pub mod commit;
 pub mod daily;
 pub mod error;
 pub mod node;

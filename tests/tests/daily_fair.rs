@@ -115,3 +115,74 @@ async fn ranked_moves_faster_than_the_floor_are_refused_and_practice_moves_are_n
     assert_eq!((practice["ranked"].clone(), practice["finished"].clone()), (json!(false), json!(true)));
     srv.stop().await;
 }
+
+async fn get_json(srv: &TestServer, path: &str) -> (u16, Value) {
+    let r = srv.get(path).await;
+    (r.status, serde_json::from_str(&r.text()).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn commitments_published_before_a_day_match_the_seed_revealed_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON)); // 2026-12-01
+    let srv = server(dir.path(), clock.clone(), test_config()).await;
+    let (status, published) = get_json(&srv, "/api/daily/commitments").await;
+    assert_eq!(status, 200);
+    assert_eq!(published["today"], "2026-12-01");
+    assert_eq!(published["boards"].as_array().unwrap().len(), 8 * 6, "today and the next 7 days");
+    assert!(!published.to_string().contains("seed"), "no seed is published in advance");
+    for date in ["2026-12-01", "2026-12-02", "2026-12-31"] {
+        let (status, _) = get_json(&srv, &format!("/api/daily/{date}/reveal")).await;
+        assert_eq!(status, 403, "{date} is not over");
+    }
+    assert_eq!(srv.get("/api/daily/2026-02-30/reveal").await.status, 400);
+
+    // On 2026-12-02 Ann plays that day's board; on 2026-12-03 it is revealed.
+    clock.advance(std::time::Duration::from_millis(86_400_000));
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    ann.send(json!({"type": "give_up"})).await;
+    let played = ann.recv_type("daily_result").await;
+    clock.advance(std::time::Duration::from_millis(86_400_000));
+    let (status, revealed) = get_json(&srv, "/api/daily/2026-12-02/reveal").await;
+    assert_eq!(status, 200, "{revealed}");
+    let day: mazerace_store::commit::Reveal = serde_json::from_value(revealed.clone()).unwrap();
+    let before: mazerace_store::commit::Commitments = serde_json::from_value(published.clone()).unwrap();
+    let boards =
+        mazerace_store::commit::check(&day, Some(&before)).expect("the reveal matches what was published");
+    assert_eq!(boards.len(), 6);
+    // The revealed seed is the one the room played: the replay, now public, says so.
+    let (_, run) = get_json(&srv, &format!("/api/daily/runs/{}", played["run_id"])).await;
+    let easy = day.boards.iter().find(|b| b.size == Size::Easy).unwrap();
+    assert_eq!(run["seed"], easy.seed.to_string());
+
+    // The command anyone can run, on the two saved answers.
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/mazerace");
+    assert!(bin.exists(), "run `cargo build -p mazerace-server` first");
+    let files = tempfile::tempdir().unwrap();
+    let (c, r) = (files.path().join("c.json"), files.path().join("r.json"));
+    std::fs::write(&c, published.to_string()).unwrap();
+    std::fs::write(&r, revealed.to_string()).unwrap();
+    let run = |reveal: &std::path::Path| {
+        std::process::Command::new(&bin)
+            .args(["verify-daily", "2026-12-02", "--commitments"])
+            .arg(&c)
+            .arg("--reveal")
+            .arg(reveal)
+            .output()
+            .unwrap()
+    };
+    let ok = run(&r);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stdout));
+    assert!(
+        String::from_utf8_lossy(&ok.stdout).contains("6 boards verified against the published commitments")
+    );
+    let mut forged = revealed.clone();
+    forged["boards"][3]["seed"] = json!("12345");
+    let bad = files.path().join("forged.json");
+    std::fs::write(&bad, forged.to_string()).unwrap();
+    assert_eq!(run(&bad).status.code(), Some(1), "a changed seed fails");
+    srv.stop().await;
+}

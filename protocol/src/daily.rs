@@ -30,6 +30,14 @@ pub fn daily_seed(salt: &[u8], date: &str, game: Game, size: Size) -> u64 {
     u64::from_be_bytes(first)
 }
 
+/// `HMAC-SHA-256(salt, message)` in hex: a keyed hash for values that
+/// must not be readable back from storage (an address).
+pub fn keyed_hex(salt: &[u8], message: &str) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(salt).unwrap_or_else(|_| unreachable!());
+    mac.update(message.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
 /// The nonce that blinds one board's commitment (32 hex digits).
 pub fn commit_nonce(salt: &[u8], date: &str, game: Game, size: Size) -> String {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(salt).unwrap_or_else(|_| unreachable!());

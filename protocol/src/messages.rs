@@ -217,6 +217,17 @@ pub enum RacerStatus {
     GaveUp,
 }
 
+/// Why a daily attempt is practice ([`RoomInfo::practice`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PracticeReason {
+    /// The player's ranked try on this board is done.
+    Played,
+    /// The player's network address (IPv6: its /64) has its cap of ranked
+    /// runs on this board today (`--ranked-per-address`).
+    AddressCap,
+}
+
 /// One member of a room, as listed in `room`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlayerInfo {
@@ -260,6 +271,11 @@ pub struct RoomInfo {
     /// started (RFC 3339, UTC), to say why this one is practice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranked_at: Option<String>,
+    /// Daily practice only: why it is practice (`played`: the ranked try
+    /// on this board is done; `address_cap`: the network address already
+    /// has its cap of ranked runs on this board today).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub practice: Option<PracticeReason>,
     /// The room's invite secret (16 hex digits) for links: `/r/CODE?k=KEY`.
     pub key: String,
     /// Every member, racers and spectators.

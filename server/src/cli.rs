@@ -106,7 +106,9 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("opening the daily store ({})", db.describe()))?;
         let salt = config.daily_salt.clone().map(String::into_bytes);
-        let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock)).await?;
+        let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock))
+            .await?
+            .with_ranked_per_address(config.ranked_per_address);
         let server = Server::new(config, Some(Arc::new(hook)))?;
         {
             let mut out = std::io::stdout().lock();

@@ -57,6 +57,22 @@ pub struct DailyBoard {
     pub ranked: bool,
     /// When it is not: when their ranked try started (RFC 3339, UTC).
     pub ranked_at: Option<String>,
+    /// Practice because the player's network address has its cap of ranked
+    /// runs on this board today (set from the store's answer at the start).
+    pub capped: bool,
+    /// The player's network address as the limits see it (IPv4, or an IPv6
+    /// /64), set by the connection that made the room; the hook stores only
+    /// a keyed hash of it.
+    pub address: String,
+}
+
+/// The store's answer to an attempt's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DailyStart {
+    /// The player's ranked attempt (else practice).
+    pub ranked: bool,
+    /// Practice because the address reached its cap (`ranked` is false).
+    pub capped: bool,
 }
 
 /// A fresh id for one daily attempt, unique in this process: the hook pairs
@@ -78,6 +94,9 @@ pub struct DailyRun {
     /// The player's session token: their identity (store only its hash).
     pub token: String,
     pub name: String,
+    /// The player's network address ([`DailyBoard::address`]), for the
+    /// per-address cap on ranked runs.
+    pub address: String,
 }
 
 /// How an attempt ended. The server measured all of it.
@@ -133,7 +152,7 @@ pub trait DailyHook: Send + Sync + 'static {
     /// The attempt is about to start (the host pressed start): resolves once
     /// it is saved, with whether it is the player's ranked attempt. The
     /// countdown waits for it, and an error refuses the start.
-    fn started(&self, run: DailyRun) -> HookFuture<bool>;
+    fn started(&self, run: DailyRun) -> HookFuture<DailyStart>;
     /// The attempt is over; resolves once the result is committed.
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult>;
     /// A daily board's table; `date` `None` means today. `token` finds `you`.

@@ -23,13 +23,14 @@ use mazerace_protocol::daily::{daily_seed, is_valid_date};
 use mazerace_protocol::messages::{DailyResult, Leaderboard};
 use mazerace_protocol::{Board, Game, Size};
 use mazerace_store::{
-    ms_until_next_utc_day, BeginRun, Clock, ErrorKind, NewRun, Outcome, PlayerKey, Store, StoreError,
+    ms_until_next_utc_day, AddressCap, BeginRun, Clock, ErrorKind, NewRun, Outcome, PlayerKey, Store,
+    StoreError,
 };
 use tokio::sync::OnceCell;
 
 use crate::daily::{
-    DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, PlayerDay,
-    RankedStart, Replay,
+    DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart, HookFuture,
+    PlayerDay, RankedStart, Replay,
 };
 
 /// A store error as the hook's caller needs it: typed by kind.
@@ -52,6 +53,8 @@ pub struct StoreHook {
     store: Store,
     salt: Vec<u8>,
     clock: Arc<dyn Clock>,
+    /// Ranked runs per board per address a day (`--ranked-per-address`).
+    per_address: u32,
     /// Attempts between `started` and `ended`, by attempt id.
     open: Mutex<HashMap<u64, BeginCell>>,
     /// The heartbeat task, stopped with the hook (it holds a store handle).
@@ -84,7 +87,31 @@ impl StoreHook {
             None => store.daily_salt().await.context("reading the daily salt")?,
         };
         let heartbeat = tokio::spawn(heartbeat(store.clone())).abort_handle();
-        Ok(StoreHook { store, salt, clock, open: Mutex::new(HashMap::new()), heartbeat })
+        Ok(StoreHook {
+            store,
+            salt,
+            clock,
+            per_address: crate::config::Config::default().ranked_per_address,
+            open: Mutex::new(HashMap::new()),
+            heartbeat,
+        })
+    }
+
+    /// At most `n` ranked runs per board per network address a day.
+    pub fn with_ranked_per_address(mut self, n: u32) -> Self {
+        self.per_address = n.max(1);
+        self
+    }
+
+    /// The cap for a run from `address`: the address is stored only as an
+    /// HMAC under the daily salt, so the table cannot be read back into
+    /// addresses (an unkeyed hash of an IPv4 address is a 2^32 search).
+    fn cap(&self, address: &str) -> Option<AddressCap> {
+        if address.is_empty() {
+            return None;
+        }
+        let key = mazerace_protocol::daily::keyed_hex(&self.salt, &format!("mazerace address v1|{address}"));
+        Some(AddressCap { key, limit: self.per_address })
     }
 
     pub fn store(&self) -> &Store {
@@ -130,7 +157,12 @@ async fn heartbeat(store: Store) {
 }
 
 /// Run `begin_run` for this attempt once, whoever asks first.
-async fn begin(store: &Store, cell: &BeginCell, run: &DailyRun) -> anyhow::Result<BeginRun> {
+async fn begin(
+    store: &Store,
+    cell: &BeginCell,
+    run: &DailyRun,
+    cap: Option<AddressCap>,
+) -> anyhow::Result<BeginRun> {
     let new = NewRun {
         player: PlayerKey::from_token(&run.token),
         name: run.name.clone(),
@@ -139,23 +171,38 @@ async fn begin(store: &Store, cell: &BeginCell, run: &DailyRun) -> anyhow::Resul
         size: run.size,
         seed: run.seed,
     };
-    Ok(*cell.get_or_try_init(|| store.begin_run(new)).await.map_err(typed)?)
+    Ok(*cell.get_or_try_init(|| store.begin_run_capped(new, cap)).await.map_err(typed)?)
 }
 
 impl DailyHook for StoreHook {
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
         let date = self.clock.today();
         let seed = daily_seed(&self.salt, &date, game, size);
-        Box::pin(async move { Ok(DailyBoard { date, seed, ranked: true, ranked_at: None }) })
+        Box::pin(async move {
+            Ok(DailyBoard {
+                date,
+                seed,
+                ranked: true,
+                ranked_at: None,
+                capped: false,
+                address: String::new(),
+            })
+        })
     }
 
-    fn started(&self, run: DailyRun) -> HookFuture<bool> {
+    fn started(&self, run: DailyRun) -> HookFuture<DailyStart> {
         let cell = self.cell(run.attempt, false);
         let store = self.store.clone();
+        let cap = self.cap(&run.address);
         Box::pin(async move {
-            let begun = begin(&store, &cell, &run).await?;
-            tracing::info!(run_id = begun.run_id, ranked = begun.ranked, "daily run started");
-            Ok(begun.ranked)
+            let begun = begin(&store, &cell, &run, cap).await?;
+            tracing::info!(
+                run_id = begun.run_id,
+                ranked = begun.ranked,
+                capped = begun.capped,
+                "daily run started"
+            );
+            Ok(DailyStart { ranked: begun.ranked, capped: begun.capped })
         })
     }
 
@@ -163,7 +210,8 @@ impl DailyHook for StoreHook {
         let cell = self.cell(run.attempt, true);
         let store = self.store.clone();
         Box::pin(async move {
-            let begun = begin(&store, &cell, &run).await?;
+            // The start normally ran already (`started`), so the cap is moot here.
+            let begun = begin(&store, &cell, &run, None).await?;
             let stored = match (outcome.finished, outcome.time_ms) {
                 (true, Some(time_ms)) => Outcome::Finished { steps: outcome.steps, time_ms },
                 _ => Outcome::NotFinished { steps: outcome.steps },
@@ -318,6 +366,7 @@ mod tests {
             seed: 9,
             token: token.into(),
             name: "Ann".into(),
+            address: "127.0.0.1".into(),
         }
     }
 

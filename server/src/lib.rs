@@ -43,7 +43,7 @@ mod verify_daily;
 pub use config::{Config, MAX_PLAYERS_CAP};
 pub use daily::{
     daily_error_kind, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
-    DailySchedule, HookFuture, Replay,
+    DailySchedule, DailyStart, HookFuture, Replay,
 };
 pub use daily_store::StoreHook;
 pub use ids::is_code_shaped;

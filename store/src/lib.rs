@@ -69,7 +69,7 @@ pub mod store;
 pub mod verify;
 
 pub use backend::{
-    Backend, BeginRun, DayBoard, FinishedRun, NewRun, Outcome, PlayedBoard, PlayerDay, RankedRow,
+    AddressCap, Backend, BeginRun, DayBoard, FinishedRun, NewRun, Outcome, PlayedBoard, PlayerDay, RankedRow,
     RankedStart, RunState, StoredRun, LEADERBOARD_LIMIT,
 };
 pub use clock::{ms_until_next_utc_day, utc_date, Clock, FixedClock, SystemClock};

@@ -24,7 +24,8 @@ use mazerace_protocol::messages::Leaderboard;
 use mazerace_protocol::{Action, Game, Size};
 
 use crate::backend::{
-    Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerDay, RankedStart, StoredRun, LEADERBOARD_LIMIT,
+    AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerDay, RankedStart, StoredRun,
+    LEADERBOARD_LIMIT,
 };
 use crate::error::StoreError;
 use crate::node::NodeOptions;
@@ -267,6 +268,15 @@ impl Store {
     /// Start a run; ranked if it is the player's first on this board.
     pub async fn begin_run(&self, run: NewRun) -> Result<BeginRun, StoreError> {
         self.request(true, move |b| b.begin_run(&run)).await
+    }
+
+    /// Start a run under a per-address cap (see [`Backend::begin_run_capped`]).
+    pub async fn begin_run_capped(
+        &self,
+        run: NewRun,
+        cap: Option<AddressCap>,
+    ) -> Result<BeginRun, StoreError> {
+        self.request(true, move |b| b.begin_run_capped(&run, cap.as_ref())).await
     }
 
     /// End a run; returns only after the result and moves are committed.

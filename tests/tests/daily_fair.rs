@@ -186,3 +186,33 @@ async fn commitments_published_before_a_day_match_the_seed_revealed_after_it() {
     assert_eq!(run(&bad).status.code(), Some(1), "a changed seed fails");
     srv.stop().await;
 }
+
+#[tokio::test]
+async fn the_fifth_private_window_on_one_address_plays_practice_and_is_told_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.expect("open store");
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), clock).await.expect("hook").with_ranked_per_address(4);
+    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    for window in 1..=5 {
+        // A private window: a new token, the same address (127.0.0.1).
+        let mut c = srv.player(&format!("W{window}")).await;
+        c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+        c.send(json!({"type": "start"})).await;
+        let room = c.recv_room_until(|r| r["phase"] == "countdown").await;
+        c.recv_type("race_start").await;
+        c.send(json!({"type": "give_up"})).await;
+        let result = c.recv_type("daily_result").await;
+        if window <= 4 {
+            assert_eq!(result["ranked"], true, "window {window}");
+            assert!(room.get("practice").is_none(), "{room}");
+        } else {
+            assert_eq!(result["ranked"], false, "past the cap a start is practice");
+            assert_eq!(room["ranked"], false);
+            assert_eq!(room["practice"], "address_cap", "and the room says why: {room}");
+            assert_eq!(result["entrants"], 4);
+        }
+    }
+    srv.stop().await;
+}

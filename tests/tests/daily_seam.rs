@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex};
 
 use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
-use mazerace_server::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
+use mazerace_server::{
+    DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart, HookFuture, Replay,
+};
 use mazerace_tests::serde_json::{self, json};
 use mazerace_tests::{solution, test_config, Game, Size, TestServer};
 
@@ -22,15 +24,22 @@ impl DailyHook for FakeStore {
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
         self.calls.lock().unwrap().push(format!("today {game} {size}"));
         Box::pin(async {
-            Ok(DailyBoard { date: "2026-11-29".into(), seed: 42, ranked: true, ranked_at: None })
+            Ok(DailyBoard {
+                date: "2026-11-29".into(),
+                seed: 42,
+                ranked: true,
+                ranked_at: None,
+                capped: false,
+                address: String::new(),
+            })
         })
     }
-    fn started(&self, run: DailyRun) -> HookFuture<bool> {
+    fn started(&self, run: DailyRun) -> HookFuture<DailyStart> {
         self.calls.lock().unwrap().push(format!("started {} {} {}", run.name, run.seed, run.token.len()));
         let fail = self.cannot_save;
         Box::pin(async move {
             anyhow::ensure!(!fail, "disk full");
-            Ok(true)
+            Ok(DailyStart { ranked: true, capped: false })
         })
     }
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult> {

@@ -52,8 +52,9 @@ impl Conn {
                 return self.error(ErrorCode::Internal, NOT_CONFIGURED);
             };
             match timeout(STORE_WAIT, hook.today(game, size)).await {
-                Ok(Ok(b)) => {
+                Ok(Ok(mut b)) => {
                     let seed = b.seed;
+                    b.address = crate::address::AddressKey::of(self.ip).label();
                     daily_board = Some(b);
                     seed
                 }

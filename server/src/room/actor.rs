@@ -238,7 +238,7 @@ impl Actor {
                     self.env.tracker.spawn(
                         async move {
                             let ranked = match fut.await {
-                                Ok(ranked) => Some(ranked),
+                                Ok(start) => Some(start),
                                 Err(e) => {
                                     tracing::error!(error = %e, player, "daily start not saved: refused");
                                     None

@@ -58,13 +58,19 @@ impl Room {
 
     /// The daily store answered the attempt's start: `Some(ranked)` once it
     /// is saved (ranked or practice), `None` if it could not be.
-    pub(super) fn daily_saved(&mut self, id: PlayerId, ranked: Option<bool>, now: Instant) {
+    pub(super) fn daily_saved(
+        &mut self,
+        id: PlayerId,
+        ranked: Option<crate::daily::DailyStart>,
+        now: Instant,
+    ) {
         let Stage::Saving { .. } = &self.stage else { return };
         let Stage::Saving { mut racers } = std::mem::replace(&mut self.stage, Stage::Lobby) else { return };
         match ranked {
-            Some(ranked) => {
+            Some(start) => {
                 if let Some(d) = &mut self.settings.daily {
-                    d.ranked = ranked;
+                    d.ranked = start.ranked;
+                    d.capped = start.capped;
                 }
                 self.countdown(racers, now);
             }

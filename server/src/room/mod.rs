@@ -168,7 +168,7 @@ pub enum RoomCmd {
     /// or could not (`None`).
     DailySaved {
         id: PlayerId,
-        ranked: Option<bool>,
+        ranked: Option<crate::daily::DailyStart>,
     },
     /// The daily store committed a result for `id` (or failed to).
     DailyDone {

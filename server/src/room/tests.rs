@@ -298,8 +298,14 @@ fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
 /// from the returned instant.
 fn daily_race(ranked: bool) -> (Room, Instant) {
     let b = board();
-    let daily =
-        crate::daily::DailyBoard { date: "2026-12-01".into(), seed: SEED, ranked: true, ranked_at: None };
+    let daily = crate::daily::DailyBoard {
+        date: "2026-12-01".into(),
+        seed: SEED,
+        ranked: true,
+        ranked_at: None,
+        capped: false,
+        address: "a".into(),
+    };
     let settings = RoomSettings {
         game: b.game(),
         size: b.size(),
@@ -312,7 +318,10 @@ fn daily_race(ranked: bool) -> (Room, Instant) {
     let mut r = Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()));
     let t0 = Instant::now();
     r.handle(t0, Input::Start { id: 1 });
-    r.handle(t0, Input::DailySaved { id: 1, ranked: Some(ranked) });
+    r.handle(
+        t0,
+        Input::DailySaved { id: 1, ranked: Some(crate::daily::DailyStart { ranked, capped: false }) },
+    );
     for s in 1..=3 {
         r.handle(t0 + Duration::from_secs(s), Input::Tick);
     }

@@ -32,6 +32,10 @@ impl Room {
             daily: daily.is_some(),
             ranked: daily.map(|d| d.ranked),
             ranked_at: daily.and_then(|d| d.ranked_at.clone()),
+            practice: daily.filter(|d| !d.ranked).map(|d| match d.capped {
+                true => mazerace_protocol::messages::PracticeReason::AddressCap,
+                false => mazerace_protocol::messages::PracticeReason::Played,
+            }),
             key: self.settings.key.to_string(),
             players: self
                 .members

@@ -103,6 +103,12 @@ pub const MIGRATIONS: &[&str] = &[
         SELECT date, game, size, steps, COUNT(*) FROM runs WHERE ranked AND state = 'finished'
         GROUP BY date, game, size, steps;
     "#,
+    // 3 (issue 15): the per-address cap on ranked runs.
+    r#"
+    -- The keyed hash of the network address a run started from (NULL: not kept).
+    ALTER TABLE runs ADD COLUMN address TEXT;
+    CREATE INDEX runs_address ON runs (date, game, size, address) WHERE ranked AND address IS NOT NULL;
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

@@ -51,6 +51,9 @@ pub fn commitment(date: &str, game: Game, size: Size, seed: u64, nonce: &str) ->
     hex::encode(Sha256::digest(input.as_bytes()))
 }
 
+/// The first daily's day: puzzle number 1 (the share line's `#N`).
+pub const FIRST_DAILY: &str = "2026-11-29";
+
 /// Whether `date` is a real calendar date written `YYYY-MM-DD`.
 pub fn is_valid_date(date: &str) -> bool {
     let b = date.as_bytes();

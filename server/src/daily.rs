@@ -38,7 +38,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mazerace_protocol::messages::{DailyResult, Leaderboard};
+use mazerace_protocol::messages::{DailyResult, Leaderboard, ServerMsg};
 use mazerace_protocol::{Action, Game, Size};
 
 pub use mazerace_store::commit::{Commitments, Reveal};
@@ -126,6 +126,10 @@ pub enum DailyError {
     /// the text is safe to show the player.
     #[error("{0}")]
     Refused(String),
+    /// Refused with this protocol code (a league that is full, unknown ...);
+    /// the text is safe to show the player.
+    #[error("{1}")]
+    Denied(mazerace_protocol::messages::ErrorCode, String),
 }
 
 /// What kind of failure a hook error is (see [`DailyError`]).
@@ -140,7 +144,7 @@ pub enum DailyErrorKind {
 pub fn daily_error_kind(e: &anyhow::Error) -> DailyErrorKind {
     match e.downcast_ref::<DailyError>() {
         Some(DailyError::Unavailable(_)) => DailyErrorKind::Unavailable,
-        Some(DailyError::Refused(_)) => DailyErrorKind::Refused,
+        Some(DailyError::Refused(_) | DailyError::Denied(..)) => DailyErrorKind::Refused,
         None => DailyErrorKind::Internal,
     }
 }
@@ -200,6 +204,13 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = date;
         RevealAnswer::Unavailable
     }
+    /// A league request from the player with `token`, known as
+    /// `player_name`; answers with the `ServerMsg` to send, or a
+    /// [`DailyError::Denied`] with its code. The default keeps no leagues.
+    fn league(&self, token: String, player_name: String, op: LeagueOp) -> HookFuture<ServerMsg> {
+        let _ = (token, player_name, op);
+        Box::pin(async { Err(anyhow::anyhow!(NOT_CONFIGURED)) })
+    }
     /// Whether the daily storage answers right now (`/healthz`): an
     /// [`DailyError::Unavailable`] when it does not. The default always does.
     fn ping(&self) -> HookFuture<()> {
@@ -211,6 +222,17 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = token;
         Box::pin(async { Ok(None) })
     }
+}
+
+/// What a player asks of their leagues (socket and HTTP alike).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeagueOp {
+    Create { name: String },
+    Join { code: String },
+    Leave { code: String },
+    Mine,
+    Board { code: String, game: Game, size: Size, date: Option<String> },
+    Standings { code: String, days: u32 },
 }
 
 /// The answer to a reveal.

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mazerace_protocol::daily::{daily_seed, is_valid_date};
-use mazerace_protocol::messages::{DailyResult, Leaderboard};
+use mazerace_protocol::messages::{DailyResult, Leaderboard, ServerMsg};
 use mazerace_protocol::{Board, Game, Size};
 use mazerace_store::{
     ms_until_next_utc_day, AddressCap, BeginRun, Clock, ErrorKind, NewRun, Outcome, PlayerKey, Store,
@@ -34,7 +34,7 @@ use crate::daily::{
 };
 
 /// A store error as the hook's caller needs it: typed by kind.
-fn typed(e: StoreError) -> anyhow::Error {
+pub(crate) fn typed(e: StoreError) -> anyhow::Error {
     match e.kind() {
         ErrorKind::Busy => DailyError::Unavailable(Box::new(e)).into(),
         ErrorKind::Refused => DailyError::Refused(e.to_string()).into(),
@@ -223,7 +223,13 @@ impl DailyHook for StoreHook {
             // The best score for the share text: the board is rebuilt from its
             // seed (microseconds) rather than carried through the room.
             let best = Board::build(run.size, run.seed).ok().and_then(|b| b.best());
-            Ok(finished.to_daily_result(best))
+            let mut result = finished.to_daily_result(best);
+            if result.ranked {
+                let player = PlayerKey::from_token(&run.token);
+                result.leagues =
+                    crate::daily_leagues::places(&store, &player, &run.date, run.game, run.size).await;
+            }
+            Ok(result)
         })
     }
 
@@ -320,6 +326,17 @@ impl DailyHook for StoreHook {
             return crate::daily::RevealAnswer::NotYet;
         }
         crate::daily::RevealAnswer::Revealed(mazerace_store::commit::reveal(&self.salt, date))
+    }
+
+    fn league(
+        &self,
+        token: String,
+        player_name: String,
+        op: crate::daily::LeagueOp,
+    ) -> HookFuture<ServerMsg> {
+        let (store, today) = (self.store.clone(), self.clock.today());
+        let player = PlayerKey::from_token(&token);
+        Box::pin(crate::daily_leagues::handle(store, today, player, player_name, op))
     }
 
     fn ping(&self) -> HookFuture<()> {

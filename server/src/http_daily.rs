@@ -22,6 +22,7 @@ pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/api/daily/commitments", get(commitments))
         .route("/api/daily/{date}/reveal", get(reveal))
+        .merge(crate::http_leagues::routes())
 }
 
 fn api_error(status: StatusCode, message: &str) -> Response {

@@ -324,6 +324,16 @@ pub trait Backend: Send {
     /// on today's board; everyone else waits for tomorrow).
     fn owns_run(&mut self, run_id: i64, player: &PlayerKey) -> Result<bool, StoreError>;
 
+    /// Leagues and their members (see [`crate::league`]). The default (a
+    /// backend without leagues) refuses.
+    fn league(
+        &mut self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        let _ = req;
+        Err(StoreError::Invalid("this store keeps no leagues".into()))
+    }
+
     /// Up to `limit` runs with id greater than `after_id`, in id order: page
     /// through everything with `after_id` = the last id seen (start at 0).
     fn runs_after(&mut self, after_id: i64, limit: u32) -> Result<Vec<StoredRun>, StoreError>;

@@ -59,6 +59,7 @@ pub mod clock;
 pub mod commit;
 pub mod daily;
 pub mod error;
+pub mod league;
 pub mod node;
 pub mod player;
 pub mod postgres;

@@ -355,6 +355,42 @@ impl Store {
         self.request(false, move |b| b.owns_run(run_id, &player)).await
     }
 
+    /// A league request (see [`crate::league`]); writes wait for room in the queue.
+    pub async fn league(
+        &self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        self.request(true, move |b| b.league(req)).await
+    }
+
+    /// A league's members, their ranked runs from `from` to `to` and each
+    /// member's streak as of `to`, in one request: `None` for an unknown code.
+    pub async fn league_view(
+        &self,
+        code: String,
+        from: String,
+        to: String,
+    ) -> Result<Option<crate::league::LeagueView>, StoreError> {
+        use crate::league::{LeagueAnswer, LeagueRequest};
+        self.request(false, move |b| {
+            let LeagueAnswer::Members(league, members) =
+                b.league(LeagueRequest::Members { code: code.clone() })?
+            else {
+                return Ok(None);
+            };
+            let LeagueAnswer::Runs(runs) = b.league(LeagueRequest::Runs { code, from, to: to.clone() })?
+            else {
+                return Ok(None);
+            };
+            let mut streaks = Vec::with_capacity(members.len());
+            for m in &members {
+                streaks.push((m.player.clone(), b.streak(&PlayerKey::from_stored(m.player.clone()), &to)?));
+            }
+            Ok(Some(crate::league::LeagueView { league, members, runs, streaks }))
+        })
+        .await
+    }
+
     /// Re-play every stored run (see [`verify`]). Holds the worker for the
     /// whole check: an admin action, not a per-request one.
     pub async fn verify(&self, salt: Option<Vec<u8>>) -> Result<VerifyReport, StoreError> {

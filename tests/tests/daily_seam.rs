@@ -57,6 +57,8 @@ impl DailyHook for FakeStore {
             streak: 1,
             share: "shared".into(),
             run_id: 7,
+            puzzle: 1,
+            leagues: Vec::new(),
         };
         self.ended.lock().unwrap().push((run, outcome));
         Box::pin(async move { Ok(result) })

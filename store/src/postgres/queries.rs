@@ -63,6 +63,13 @@ fn streak_in(c: &mut impl GenericClient, player: &str, today: &str) -> Result<u3
 }
 
 impl Backend for PostgresBackend {
+    fn league(
+        &mut self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        super::leagues::handle(self, req)
+    }
+
     fn ping(&mut self) -> Result<(), StoreError> {
         self.with(|c, _| Ok(c.simple_query("SELECT 1").map(drop)?))
     }

@@ -94,6 +94,13 @@ fn raw_run(r: &Row<'_>) -> rusqlite::Result<RawRun> {
 }
 
 impl Backend for SqliteBackend {
+    fn league(
+        &mut self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        super::leagues::handle(self, req)
+    }
+
     fn ping(&mut self) -> Result<(), StoreError> {
         self.conn.query_row("SELECT 1", [], |_| Ok(()))?;
         Ok(())

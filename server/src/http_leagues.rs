@@ -1,0 +1,165 @@
+//! Leagues over HTTP (issue 15), beside the socket's messages: the league
+//! link `/l/{code}` (the web client, which reads the code from the path),
+//! `GET /api/leagues` (yours, with today's standing), `POST /api/leagues`
+//! (make one), `POST /api/leagues/{code}/join` and `/leave`, a league's
+//! table per board and its standings. The player is the one whose token
+//! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use mazerace_protocol::messages::ErrorCode;
+use mazerace_protocol::{Game, Size};
+
+use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp};
+use crate::server::Shared;
+
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/l/{code}", get(league_page))
+        .route("/api/leagues", get(mine).post(create))
+        .route("/api/leagues/{code}/join", post(join))
+        .route("/api/leagues/{code}/leave", post(leave))
+        .route("/api/leagues/{code}/standings", get(standings))
+        .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
+}
+
+fn api_error(status: StatusCode, message: &str) -> Response {
+    (status, Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    value.strip_prefix("Bearer ").map(str::to_owned).filter(|t| !t.is_empty())
+}
+
+async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
+    crate::assets::serve("index.html", &headers)
+}
+
+/// Runs `op` for `token` (empty: an anonymous read) and answers its JSON.
+async fn run(shared: &Shared, token: Option<String>, name: String, op: LeagueOp) -> Response {
+    let Some(hook) = shared.daily.clone() else {
+        return api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED);
+    };
+    match hook.league(token.unwrap_or_default(), name, op).await {
+        // The body is the message without its `type` (as the other daily routes).
+        Ok(msg) => {
+            let mut v = serde_json::to_value(&msg).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("type");
+            }
+            Json(v).into_response()
+        }
+        Err(e) => match e.downcast_ref::<DailyError>() {
+            Some(DailyError::Denied(code, why)) => {
+                let status = match code {
+                    ErrorCode::LeagueNotFound => StatusCode::NOT_FOUND,
+                    ErrorCode::LeagueFull | ErrorCode::TooManyLeagues => StatusCode::CONFLICT,
+                    _ => StatusCode::BAD_REQUEST,
+                };
+                api_error(status, why)
+            }
+            _ if daily_error_kind(&e) == DailyErrorKind::Unavailable => {
+                api_error(StatusCode::SERVICE_UNAVAILABLE, "leagues are unavailable right now")
+            }
+            _ => {
+                tracing::error!(error = %e, "league request failed");
+                api_error(StatusCode::INTERNAL_SERVER_ERROR, "leagues are unavailable right now")
+            }
+        },
+    }
+}
+
+fn needs_token() -> Response {
+    api_error(StatusCode::UNAUTHORIZED, "send your token: Authorization: Bearer <token>")
+}
+
+async fn mine(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&shared, Some(token), String::new(), LeagueOp::Mine).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    /// The league's name.
+    name: String,
+    /// Your name in it (validated like `hello`'s).
+    player_name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinBody {
+    player_name: String,
+}
+
+fn player_name(raw: &str) -> Result<String, Response> {
+    crate::names::validate(raw).map_err(|why| api_error(StatusCode::BAD_REQUEST, why))
+}
+
+async fn create(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Json(body): Json<CreateBody>,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    let name = match player_name(&body.player_name) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    run(&shared, Some(token), name, LeagueOp::Create { name: body.name }).await
+}
+
+async fn join(
+    State(shared): State<Arc<Shared>>,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<JoinBody>,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    let name = match player_name(&body.player_name) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    run(&shared, Some(token), name, LeagueOp::Join { code }).await
+}
+
+async fn leave(State(shared): State<Arc<Shared>>, Path(code): Path<String>, headers: HeaderMap) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&shared, Some(token), String::new(), LeagueOp::Leave { code }).await
+}
+
+#[derive(Deserialize)]
+struct Days {
+    days: Option<u32>,
+}
+
+async fn standings(
+    State(shared): State<Arc<Shared>>,
+    Path(code): Path<String>,
+    Query(q): Query<Days>,
+    headers: HeaderMap,
+) -> Response {
+    run(&shared, bearer(&headers), String::new(), LeagueOp::Standings { code, days: q.days.unwrap_or(7) })
+        .await
+}
+
+async fn board(
+    State(shared): State<Arc<Shared>>,
+    Path((code, date, game, size)): Path<(String, String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
+        return api_error(StatusCode::NOT_FOUND, "no such game or size");
+    };
+    run(&shared, bearer(&headers), String::new(), LeagueOp::Board { code, game, size, date: Some(date) })
+        .await
+}

@@ -7,8 +7,8 @@
 
 //!
 //! Commit-reveal (PROTOCOL.md "Daily commitments"): before a day, the server
-//! publishes for each board `commitment = hex(SHA-256("mazerace-daily-commit:"
-//! + date + ":" + game + ":" + size + ":" + seed + ":" + nonce))`, with `seed`
+//! publishes for each board the commitment, hex SHA-256 of
+//! `mazerace-daily-commit:{date}:{game}:{size}:{seed}:{nonce}`, with `seed`
 //! in decimal and `nonce` the 32 hex digits of the first 16 bytes of
 //! `HMAC-SHA-256(salt, "mazerace daily nonce v1|date|game|size")`; after the
 //! day it reveals `seed` and `nonce`. The nonce keeps the 64-bit seed from

@@ -101,8 +101,8 @@ struct JoinBody {
     player_name: String,
 }
 
-fn player_name(raw: &str) -> Result<String, Response> {
-    crate::names::validate(raw).map_err(|why| api_error(StatusCode::BAD_REQUEST, why))
+fn player_name(raw: &str) -> Result<String, &'static str> {
+    crate::names::validate(raw)
 }
 
 async fn create(
@@ -113,7 +113,7 @@ async fn create(
     let Some(token) = bearer(&headers) else { return needs_token() };
     let name = match player_name(&body.player_name) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
     run(&shared, Some(token), name, LeagueOp::Create { name: body.name }).await
 }
@@ -127,7 +127,7 @@ async fn join(
     let Some(token) = bearer(&headers) else { return needs_token() };
     let name = match player_name(&body.player_name) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
     run(&shared, Some(token), name, LeagueOp::Join { code }).await
 }

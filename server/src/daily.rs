@@ -26,6 +26,11 @@
 //! 5. [`DailyHook::ranked_start`] and [`DailyHook::player_day`] for the web
 //!    client (PROTOCOL-NEXT items 8 and 9): the player's ranked try on a
 //!    board, and their day across every board with their streak.
+//! 6. Issue 15: [`DailyHook::is_active_daily_seed`] on `create_room` with a
+//!    seed (refused while its day is on), [`DailyHook::commitments`] and
+//!    [`DailyHook::reveal`] for the commit-reveal routes, and
+//!    [`DailyHook::league`] for every league message and route. A daily
+//!    room's boards carry no seed; ranked moves are paced in the room's race.
 //!
 //! Errors: a hook's `anyhow::Error` may carry a [`DailyError`] saying what
 //! kind of failure it is; [`daily_error_kind`] reads it (anything else is

@@ -184,6 +184,26 @@ async fn commitments_published_before_a_day_match_the_seed_revealed_after_it() {
     let bad = files.path().join("forged.json");
     std::fs::write(&bad, forged.to_string()).unwrap();
     assert_eq!(run(&bad).status.code(), Some(1), "a changed seed fails");
+    // Fetched from the server itself, against the commitments saved before
+    // (off the runtime: the server answers on this test's one thread).
+    let server = format!("http://{}", srv.addr);
+    let fetch = |date: &'static str| {
+        let (bin, c, server) = (bin.clone(), c.clone(), server.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut cmd = std::process::Command::new(&bin);
+            cmd.args(["verify-daily", date, "--commitments"]).arg(&c).args(["--server", &server]);
+            cmd.output().unwrap()
+        })
+    };
+    let fetched = fetch("2026-12-02").await.unwrap();
+    assert!(fetched.status.success(), "{}", String::from_utf8_lossy(&fetched.stderr));
+    let early = fetch("2026-12-03").await.unwrap();
+    assert!(!early.status.success(), "today is not revealed");
+    assert!(
+        String::from_utf8_lossy(&early.stderr).contains("403"),
+        "{}",
+        String::from_utf8_lossy(&early.stderr)
+    );
     srv.stop().await;
 }
 

@@ -229,7 +229,8 @@ pub struct ServeArgs {
     /// Ranked daily runs: moves allowed at once above the floor.
     #[arg(long, env = "MAZERACE_RANKED_MOVE_BURST", default_value_t = Config::default().ranked_move_burst)]
     pub ranked_move_burst: u32,
-    /// Ranked daily starts per board per address (IPv6: per /64) a day; later ones are practice.
+    /// Ranked daily starts per board per address (IPv6: per /64) a day; later ones are practice
+    /// (0: no cap, for a reverse proxy that hides the players' addresses).
     #[arg(long, env = "MAZERACE_RANKED_PER_ADDRESS", default_value_t = Config::default().ranked_per_address)]
     pub ranked_per_address: u32,
     /// Log format.
@@ -281,7 +282,7 @@ impl ServeArgs {
             max_sessions_per_address: self.max_sessions_per_address,
             ranked_move_floor: Duration::from_millis(self.ranked_move_floor_ms),
             ranked_move_burst: self.ranked_move_burst.max(1),
-            ranked_per_address: self.ranked_per_address.max(1),
+            ranked_per_address: self.ranked_per_address,
             log_format: self.log_format,
             worker_threads: self.worker_threads,
             // tungstenite needs room for a frame header (at most 14 bytes).

@@ -97,9 +97,9 @@ impl StoreHook {
         })
     }
 
-    /// At most `n` ranked runs per board per network address a day.
+    /// At most `n` ranked runs per board per network address a day (0: no cap).
     pub fn with_ranked_per_address(mut self, n: u32) -> Self {
-        self.per_address = n.max(1);
+        self.per_address = n;
         self
     }
 
@@ -107,7 +107,7 @@ impl StoreHook {
     /// HMAC under the daily salt, so the table cannot be read back into
     /// addresses (an unkeyed hash of an IPv4 address is a 2^32 search).
     fn cap(&self, address: &str) -> Option<AddressCap> {
-        if address.is_empty() {
+        if address.is_empty() || self.per_address == 0 {
             return None;
         }
         let key = mazerace_protocol::daily::keyed_hex(&self.salt, &format!("mazerace address v1|{address}"));

@@ -5,22 +5,33 @@
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde::Deserialize;
 
 use mazerace_protocol::messages::ErrorCode;
 use mazerace_protocol::{Game, Size};
 
 use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp};
+use crate::limits::JoinLimiter;
 use crate::server::Shared;
 
+/// League writes (make, join) over HTTP per source address: a burst of
+/// 20, one more every 30 s (the socket has its own per-connection budget).
+const HTTP_WRITES: u32 = 20;
+const HTTP_WRITE_REFILL: Duration = Duration::from_secs(30);
+
+type Writes = Arc<JoinLimiter>;
+
 pub fn routes() -> Router<Arc<Shared>> {
+    let writes: Writes = Arc::new(JoinLimiter::new(HTTP_WRITES, HTTP_WRITE_REFILL));
     Router::new()
         .route("/l/{code}", get(league_page))
         .route("/api/leagues", get(mine).post(create))
@@ -28,6 +39,23 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/api/leagues/{code}/leave", post(leave))
         .route("/api/leagues/{code}/standings", get(standings))
         .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
+        .layer(Extension(writes))
+}
+
+/// Takes one of `ip`'s league writes; `false` when none is left.
+fn take_write(writes: &JoinLimiter, ip: IpAddr) -> bool {
+    if !writes.allowed(ip) {
+        return false;
+    }
+    writes.failed(ip); // "failed" is the limiter's word for spending a token
+    true
+}
+
+fn too_many() -> Response {
+    api_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too many leagues made or joined from your address; wait a little",
+    )
 }
 
 fn api_error(status: StatusCode, message: &str) -> Response {
@@ -107,10 +135,15 @@ fn player_name(raw: &str) -> Result<String, &'static str> {
 
 async fn create(
     State(shared): State<Arc<Shared>>,
+    Extension(writes): Extension<Writes>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     Json(body): Json<CreateBody>,
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
+    if !take_write(&writes, peer.ip()) {
+        return too_many();
+    }
     let name = match player_name(&body.player_name) {
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
@@ -120,16 +153,29 @@ async fn create(
 
 async fn join(
     State(shared): State<Arc<Shared>>,
+    Extension(writes): Extension<Writes>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(code): Path<String>,
     headers: HeaderMap,
     Json(body): Json<JoinBody>,
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
+    // Guessing codes costs the address failed joins, as on the socket.
+    if !shared.joins.allowed(peer.ip()) {
+        return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
+    }
+    if !take_write(&writes, peer.ip()) {
+        return too_many();
+    }
     let name = match player_name(&body.player_name) {
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    run(&shared, Some(token), name, LeagueOp::Join { code }).await
+    let answer = run(&shared, Some(token), name, LeagueOp::Join { code }).await;
+    if answer.status() == StatusCode::NOT_FOUND {
+        shared.joins.failed(peer.ip());
+    }
+    answer
 }
 
 async fn leave(State(shared): State<Arc<Shared>>, Path(code): Path<String>, headers: HeaderMap) -> Response {

@@ -163,7 +163,8 @@ pub struct HttpResponse {
 }
 
 impl HttpResponse {
-    fn parse(raw: &[u8]) -> HttpResponse {
+    /// Parses a whole raw HTTP/1.1 answer (status line, headers, body).
+    pub fn parse(raw: &[u8]) -> HttpResponse {
         let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("no header end");
         let head = String::from_utf8_lossy(&raw[..split]).to_string();
         let mut lines = head.split("\r\n");

@@ -141,3 +141,54 @@ async fn league_creation_and_joining_are_limited_per_connection() {
     assert_eq!(sixth["code"], "too_many_leagues", "five a minute per connection");
     srv.stop().await;
 }
+
+/// A plain HTTP/1.1 POST with a JSON body and extra header lines.
+async fn post(srv: &TestServer, path: &str, headers: &str, body: &str) -> mazerace_tests::HttpResponse {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {}\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        srv.addr,
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.unwrap().unwrap();
+    mazerace_tests::HttpResponse::parse(&raw)
+}
+
+#[tokio::test]
+async fn leagues_over_http_make_join_leave_and_are_limited_per_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    let auth = |t: &str| format!("Authorization: Bearer {t}\r\n");
+    let made = post(&srv, "/api/leagues", &auth("tok-ann"), r#"{"name":"Club","player_name":"Ann"}"#).await;
+    assert_eq!(made.status, 200, "{}", made.text());
+    let league: Value = serde_json::from_str(&made.text()).unwrap();
+    let code = league["code"].as_str().unwrap().to_owned();
+    assert!(league.get("type").is_none());
+    assert_eq!(post(&srv, "/api/leagues", "", r#"{"name":"X","player_name":"Ann"}"#).await.status, 401);
+    let join = format!("/api/leagues/{code}/join");
+    let joined = post(&srv, &join, &auth("tok-bob"), r#"{"player_name":"Bob"}"#).await;
+    assert_eq!(serde_json::from_str::<Value>(&joined.text()).unwrap()["members"], 2);
+    let unknown =
+        post(&srv, "/api/leagues/ZZZZ2222/join", &auth("tok-bob"), r#"{"player_name":"Bob"}"#).await;
+    assert_eq!(unknown.status, 404);
+    let mine: Value =
+        serde_json::from_str(&srv.get_with("/api/leagues", &auth("tok-bob")).await.text()).unwrap();
+    assert_eq!(mine["leagues"][0]["code"], code.as_str());
+    let left = post(&srv, &format!("/api/leagues/{code}/leave"), &auth("tok-bob"), "").await;
+    assert_eq!(serde_json::from_str::<Value>(&left.text()).unwrap()["left"], true);
+    // 20 writes from one address, then 429 (three are spent above).
+    let mut statuses = Vec::new();
+    for i in 0..18 {
+        let body = format!(r#"{{"name":"L{i}","player_name":"P{i}"}}"#);
+        statuses.push(post(&srv, "/api/leagues", &auth(&format!("tok-{i}")), &body).await.status);
+    }
+    assert_eq!(&statuses[..17], &[200; 17][..], "{statuses:?}");
+    assert_eq!(statuses[17], 429, "{statuses:?}");
+    srv.stop().await;
+}

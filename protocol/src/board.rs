@@ -111,7 +111,7 @@ impl Board {
         match self {
             Board::Ghost(v) => PublicBoard::Ghost(PublicVault {
                 size: v.size,
-                seed: Seed(v.seed),
+                seed: Some(Seed(v.seed)),
                 n: v.cells.n,
                 cells: v.cells.rows(),
                 start: v.start,
@@ -125,13 +125,24 @@ impl Board {
             }),
             Board::Maze(m) => PublicBoard::Maze(PublicMaze {
                 size: m.size,
-                seed: Seed(m.seed),
+                seed: Some(Seed(m.seed)),
                 n: m.n,
                 passages: m.passage_rows(),
                 start: m.start,
                 exit: m.exit,
             }),
         }
+    }
+
+    /// [`Board::public`] without the seed: what a daily room sends while
+    /// the board's day is on.
+    pub fn public_hidden(&self) -> PublicBoard {
+        let mut board = self.public();
+        match &mut board {
+            PublicBoard::Ghost(v) => v.seed = None,
+            PublicBoard::Maze(m) => m.seed = None,
+        }
+        board
     }
 
     /// What is revealed only after the race.
@@ -215,8 +226,10 @@ pub enum PublicBoard {
 pub struct PublicVault {
     /// The vault's size.
     pub size: Size,
-    /// The seed it was built from.
-    pub seed: Seed,
+    /// The seed it was built from; absent on a daily board until its day
+    /// is over (the seed would let anyone practise it in a private room).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<Seed>,
     /// Cells per side.
     pub n: u8,
     /// `n` rows of `#` (wall) and `.` (open).
@@ -245,8 +258,10 @@ pub struct PublicVault {
 pub struct PublicMaze {
     /// The maze's size.
     pub size: Size,
-    /// The seed it was built from.
-    pub seed: Seed,
+    /// The seed it was built from; absent on a daily board until its day
+    /// is over (the seed would let anyone practise it in a private room).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<Seed>,
     /// Cells per side.
     pub n: u8,
     /// `n` rows of one hex digit per cell: bit 1 up, 2 right, 4 down, 8 left.

@@ -4,6 +4,14 @@
 //!
 //! `seed = first 8 bytes, big-endian, of HMAC-SHA-256(key = salt,
 //! message = "mazerace daily v1|YYYY-MM-DD|game|size")`.
+//!
+//! Commit-reveal (PROTOCOL.md "Daily commitments"): before a day, the server
+//! publishes for each board the commitment, hex SHA-256 of
+//! `mazerace-daily-commit:{date}:{game}:{size}:{seed}:{nonce}`, with `seed`
+//! in decimal and `nonce` the 32 hex digits of the first 16 bytes of
+//! `HMAC-SHA-256(salt, "mazerace daily nonce v1|date|game|size")`; after the
+//! day it reveals `seed` and `nonce`. The nonce keeps the 64-bit seed from
+//! being found by hashing every candidate; the salt is never revealed.
 
 use std::fmt;
 use std::str::FromStr;
@@ -11,7 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
 use time::{Date, Duration, Month};
 
 use crate::grid::{Game, Size};
@@ -111,6 +119,30 @@ pub fn daily_seed(salt: &[u8], date: &str, game: Game, size: Size) -> u64 {
     u64::from_be_bytes(first)
 }
 
+/// `HMAC-SHA-256(salt, message)` in hex: a keyed hash for values that
+/// must not be readable back from storage (an address).
+pub fn keyed_hex(salt: &[u8], message: &str) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(salt).unwrap_or_else(|_| unreachable!());
+    mac.update(message.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// The nonce that blinds one board's commitment (32 hex digits).
+pub fn commit_nonce(salt: &[u8], date: &str, game: Game, size: Size) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(salt).unwrap_or_else(|_| unreachable!());
+    mac.update(format!("mazerace daily nonce v1|{date}|{game}|{size}").as_bytes());
+    hex::encode(&mac.finalize().into_bytes()[..16])
+}
+
+/// The published commitment to one board's seed (64 hex digits).
+pub fn commitment(date: &str, game: Game, size: Size, seed: u64, nonce: &str) -> String {
+    let input = format!("mazerace-daily-commit:{date}:{game}:{size}:{seed}:{nonce}");
+    hex::encode(Sha256::digest(input.as_bytes()))
+}
+
+/// The first daily's day: puzzle number 1 (the share line's `#N`).
+pub const FIRST_DAILY: &str = "2026-11-29";
+
 /// Whether `date` is a real calendar date written `YYYY-MM-DD`.
 pub fn is_valid_date(date: &str) -> bool {
     date.parse::<DailyDate>().is_ok()
@@ -149,6 +181,18 @@ mod tests {
         assert_eq!(serde_json::to_string(&d).unwrap(), "\"2026-11-29\"");
         assert!(serde_json::from_str::<DailyDate>("\"2026-02-30\"").is_err());
     }
+
+    /// Pinned, and cross-checked with Python: `python3 -c "import hashlib;
+    /// print(hashlib.sha256(b'mazerace-daily-commit:2026-12-01:maze:easy:42:00ff').hexdigest())"`.
+    #[test]
+    fn the_commitment_is_the_documented_hash() {
+        assert_eq!(commitment("2026-12-01", Game::Maze, Size::Easy, 42, "00ff"), GOLDEN_COMMITMENT);
+        let nonce = commit_nonce(b"salt", "2026-12-01", Game::Maze, Size::Easy);
+        assert_eq!(nonce.len(), 32);
+        assert_ne!(nonce, commit_nonce(b"salt", "2026-12-02", Game::Maze, Size::Easy));
+    }
+
+    const GOLDEN_COMMITMENT: &str = "8013d5ccc7a7456bfe4b7384a1ac239894c925e98c495173f84687a331b83aeb";
 
     #[test]
     fn seeds_differ_by_every_input() {

@@ -10,6 +10,7 @@
 //! - [`race`]: the rules of a race: when clocks start, ranking, the reveal.
 //! - [`board`]: the board's wire shape (what `mazerace gen` prints).
 //! - [`daily`]: the daily seed derivation.
+//! - [`league`]: leagues' wire shapes (tables, standings).
 //! - [`messages`]: every WebSocket message, client to server and back.
 
 #![forbid(unsafe_code)]
@@ -19,6 +20,7 @@ pub mod board;
 pub mod daily;
 pub mod ghost;
 pub mod grid;
+pub mod league;
 pub mod maze;
 pub mod messages;
 pub mod play;

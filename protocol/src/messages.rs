@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::board::{PublicBoard, Seed};
 use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Pos, Size};
+use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
 use crate::play::{Action, GameView, Reject};
 use crate::race::Clock;
 
@@ -132,6 +133,43 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         date: Option<DailyDate>,
     },
+    /// Make a league (you are its first member); answered with `league`.
+    /// `{"type":"create_league","name":"Friday club"}`
+    CreateLeague {
+        /// Validated like a player name (`bad_name`); markup is data.
+        name: String,
+    },
+    /// Join a league by its code (from its link `/l/CODE`); answered with `league`.
+    JoinLeague {
+        /// The league's code.
+        code: String,
+    },
+    /// Leave a league; answered with `league_left`.
+    LeaveLeague {
+        /// The league's code.
+        code: String,
+    },
+    /// Your leagues with today's standing in each; answered with `leagues`.
+    MyLeagues {},
+    /// A league's table for one daily board (today when `date` is absent).
+    LeagueBoard {
+        /// The league's code.
+        code: String,
+        /// The daily board's game.
+        game: Game,
+        /// The daily board's size.
+        size: Size,
+        /// The UTC day; absent: today.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date: Option<String>,
+    },
+    /// A league's standings over the last 7 or 30 days.
+    LeagueStandings {
+        /// The league's code.
+        code: String,
+        /// 7 or 30 (else `bad_message`-like `bad_days`).
+        days: u32,
+    },
 }
 
 fn is_false(b: &bool) -> bool {
@@ -224,6 +262,17 @@ pub enum RacerStatus {
     GaveUp,
 }
 
+/// Why a daily attempt is practice ([`RoomInfo::practice`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PracticeReason {
+    /// The player's ranked try on this board is done.
+    Played,
+    /// The player's network address (IPv6: its /64) has its cap of ranked
+    /// runs on this board today (`--ranked-per-address`).
+    AddressCap,
+}
+
 /// One member of a room, as listed in `room`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlayerInfo {
@@ -267,6 +316,11 @@ pub struct RoomInfo {
     /// started (RFC 3339, UTC), to say why this one is practice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranked_at: Option<String>,
+    /// Daily practice only: why it is practice (`played`: the ranked try
+    /// on this board is done; `address_cap`: the network address already
+    /// has its cap of ranked runs on this board today).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub practice: Option<PracticeReason>,
     /// The room's invite secret (16 hex digits) for links: `/r/CODE?k=KEY`.
     pub key: String,
     /// Every member, racers and spectators.
@@ -369,6 +423,11 @@ pub struct DailyResult {
     pub share: String,
     /// The stored run, for the replay view (`GET /api/daily/runs/{id}`).
     pub run_id: i64,
+    /// The puzzle number: days since the first daily (2026-11-29 is 1).
+    pub puzzle: u32,
+    /// A ranked run: where it placed in each of your leagues.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leagues: Vec<LeaguePlace>,
 }
 
 /// One line of a daily leaderboard.
@@ -459,6 +518,10 @@ pub enum ErrorCode {
     BadSize,
     /// A seed that is not a `u64` in decimal.
     BadSeed,
+    /// `create_room` with the seed of a daily board whose day is not over
+    /// (today's or a coming day's, any game or size): it is revealed, and
+    /// may be played in any room, from the next day.
+    DailySeed,
     /// A leaderboard `date` that is not a real day written `YYYY-MM-DD`.
     BadDate,
     /// A room message while in no room.
@@ -488,6 +551,15 @@ pub enum ErrorCode {
     DailyUnavailable,
     /// The server has all the connections it takes.
     ServerFull,
+    /// No league has that code (a failed join, counted like a room code's).
+    LeagueNotFound,
+    /// The league has all the members it takes (50).
+    LeagueFull,
+    /// You are in as many leagues as a player may be (10), or made leagues
+    /// or joined too fast from this connection.
+    TooManyLeagues,
+    /// `league_standings` with `days` other than 7 or 30.
+    BadDays,
     /// The server could not do it (a board or the daily store failed, or the
     /// daily challenge is not configured).
     Internal,
@@ -600,6 +672,24 @@ pub enum ServerMsg {
         /// A sentence for a person.
         message: String,
     },
+    /// The answer to `create_league` and `join_league`.
+    League(League),
+    /// The answer to `leave_league`.
+    LeagueLeft {
+        /// The league left.
+        code: String,
+        /// Whether you were a member.
+        left: bool,
+    },
+    /// The answer to `my_leagues`.
+    Leagues {
+        /// Your leagues, in the order you joined them, each with `today`.
+        leagues: Vec<League>,
+    },
+    /// The answer to `league_board`.
+    LeagueBoard(LeagueBoard),
+    /// The answer to `league_standings`.
+    LeagueStandings(LeagueStandings),
     /// The answer to `ping`.
     Pong,
     /// The server is going down; the socket closes with 1001 next.

@@ -92,6 +92,11 @@ pub enum Reject {
     /// `no_rewind`: a rewind in Maze Escape.
     #[error("only Ghost has a rewind")]
     NoRewind,
+    /// `too_fast`: a ranked daily move sooner after the last than human
+    /// input allows (the server's pacing, never the engine's): not
+    /// applied, no step used; send it again a little later.
+    #[error("too fast: ranked daily moves are paced to human input")]
+    TooFast,
 }
 
 /// A player's own state after an action, as `move_result` carries it.

@@ -14,6 +14,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub struct AddressKey(u128);
 
 impl AddressKey {
+    /// The key as text (32 hex digits), for the daily store's per-address
+    /// cap (which stores only a keyed hash of it).
+    pub fn label(&self) -> String {
+        format!("{:032x}", self.0)
+    }
+
     pub fn of(ip: IpAddr) -> AddressKey {
         match ip {
             IpAddr::V4(v4) => AddressKey(u128::from(u32::from(v4))),

@@ -1,4 +1,4 @@
-//! The `mazerace` command line: `serve` (the default), `gen` and `verify`.
+//! The `mazerace` command line: `serve` (the default), `gen`, `verify` and `verify-daily`.
 //! `main.rs` only calls [`main`].
 
 use std::io::Write;
@@ -43,6 +43,8 @@ enum Command {
         #[arg(long, env = "MAZERACE_DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
     },
+    /// Check a past day's revealed daily seeds against their commitments.
+    VerifyDaily(crate::verify_daily::VerifyDailyArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -51,6 +53,11 @@ pub fn main() -> ExitCode {
         None => serve(cli.serve.into_config()),
         Some(Command::Serve(args)) => serve(args.into_config()),
         Some(Command::Gen(args)) => crate::gen::run(args),
+        Some(Command::VerifyDaily(args)) => match crate::verify_daily::run(args) {
+            Ok(true) => return ExitCode::SUCCESS,
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Some(Command::Verify { data_dir, daily_salt, database_url }) => {
             match verify(&data_dir, database_url.as_deref(), daily_salt) {
                 Ok(true) => return ExitCode::SUCCESS,
@@ -91,7 +98,9 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("opening the daily store ({})", db.describe()))?;
         let salt = config.daily_salt.clone().map(String::into_bytes);
-        let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock)).await?;
+        let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock))
+            .await?
+            .with_ranked_per_address(config.ranked_per_address);
         let server = Server::new(config, Some(Arc::new(hook)))?;
         {
             let mut out = std::io::stdout().lock();

@@ -95,6 +95,15 @@ pub struct Config {
     /// Live sessions (players, connected or waiting for a resume) one
     /// network address may hold: enough for a LAN party behind one NAT.
     pub max_sessions_per_address: u32,
+    /// Ranked daily runs only: the least time between two accepted moves
+    /// (the fastest human key repeat), so a script does no better than a hand ...
+    pub ranked_move_floor: Duration,
+    /// ... with this many moves allowed at once above it.
+    pub ranked_move_burst: u32,
+    /// Ranked daily starts per board per network address (IPv6: per /64) a
+    /// day; later starts from the address are practice. High enough for a
+    /// household or a LAN party.
+    pub ranked_per_address: u32,
     /// How long a closing connection waits for the client's close frame.
     pub close_linger: Duration,
     /// Text or JSON log lines.
@@ -155,6 +164,9 @@ impl Default for Config {
             join_refill: Duration::from_secs(6),
             max_rooms_per_address: 64,
             max_sessions_per_address: 256,
+            ranked_move_floor: Duration::from_millis(25),
+            ranked_move_burst: 3,
+            ranked_per_address: 8,
             close_linger: Duration::from_secs(2),
             log_format: LogFormat::Text,
             shutdown_grace: Duration::from_secs(5),
@@ -237,6 +249,16 @@ pub struct ServeArgs {
     /// Live sessions per network address (IPv6: per /64).
     #[arg(long, env = "MAZERACE_MAX_SESSIONS_PER_ADDRESS", default_value_t = Config::default().max_sessions_per_address)]
     pub max_sessions_per_address: u32,
+    /// Ranked daily runs: least milliseconds between accepted moves (faster: `too_fast`).
+    #[arg(long, env = "MAZERACE_RANKED_MOVE_FLOOR_MS", default_value_t = millis(Config::default().ranked_move_floor))]
+    pub ranked_move_floor_ms: u64,
+    /// Ranked daily runs: moves allowed at once above the floor.
+    #[arg(long, env = "MAZERACE_RANKED_MOVE_BURST", default_value_t = Config::default().ranked_move_burst)]
+    pub ranked_move_burst: u32,
+    /// Ranked daily starts per board per address (IPv6: per /64) a day; later ones are practice
+    /// (0: no cap, for a reverse proxy that hides the players' addresses).
+    #[arg(long, env = "MAZERACE_RANKED_PER_ADDRESS", default_value_t = Config::default().ranked_per_address)]
+    pub ranked_per_address: u32,
     /// Log format.
     #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = Config::default().log_format)]
     pub log_format: LogFormat,
@@ -328,6 +350,9 @@ impl ServeArgs {
             join_attempts: self.join_attempts,
             max_rooms_per_address: self.max_rooms_per_address,
             max_sessions_per_address: self.max_sessions_per_address,
+            ranked_move_floor: Duration::from_millis(self.ranked_move_floor_ms),
+            ranked_move_burst: self.ranked_move_burst.max(1),
+            ranked_per_address: self.ranked_per_address,
             log_format: self.log_format,
             worker_threads: self.worker_threads,
             // tungstenite needs room for a frame header (at most 14 bytes).

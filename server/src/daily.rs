@@ -26,6 +26,11 @@
 //! 5. [`DailyHook::ranked_start`] and [`DailyHook::player_day`] for the web
 //!    client (PROTOCOL-NEXT items 8 and 9): the player's ranked try on a
 //!    board, and their day across every board with their streak.
+//! 6. Issue 15: [`DailyHook::is_active_daily_seed`] on `create_room` with a
+//!    seed (refused while its day is on), [`DailyHook::commitments`] and
+//!    [`DailyHook::reveal`] for the commit-reveal routes, and
+//!    [`DailyHook::league`] for every league message and route. A daily
+//!    room's boards carry no seed; ranked moves are paced in the room's race.
 //!
 //! Errors: a hook's `anyhow::Error` may carry a [`DailyError`] saying what
 //! kind of failure it is; [`daily_error_kind`] reads it (anything else is
@@ -39,9 +44,10 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mazerace_protocol::daily::{BadDate, DailyDate};
-use mazerace_protocol::messages::{DailyResult, Leaderboard};
+use mazerace_protocol::messages::{DailyResult, Leaderboard, ServerMsg};
 use mazerace_protocol::{Action, Game, Size};
 
+pub use mazerace_store::commit::{Commitments, Reveal};
 pub use mazerace_store::{DayBoard, PlayedBoard, PlayerDay, RankedStart};
 
 /// A boxed future, so the trait stays object safe without `async_trait`.
@@ -57,6 +63,22 @@ pub struct DailyBoard {
     pub ranked: bool,
     /// When it is not: when their ranked try started (RFC 3339, UTC).
     pub ranked_at: Option<String>,
+    /// Practice because the player's network address has its cap of ranked
+    /// runs on this board today (set from the store's answer at the start).
+    pub capped: bool,
+    /// The player's network address as the limits see it (IPv4, or an IPv6
+    /// /64), set by the connection that made the room; the hook stores only
+    /// a keyed hash of it.
+    pub address: String,
+}
+
+/// The store's answer to an attempt's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DailyStart {
+    /// The player's ranked attempt (else practice).
+    pub ranked: bool,
+    /// Practice because the address reached its cap (`ranked` is false).
+    pub capped: bool,
 }
 
 /// A fresh id for one daily attempt, unique in this process: the hook pairs
@@ -78,6 +100,9 @@ pub struct DailyRun {
     /// The player's session token: their identity (store only its hash).
     pub token: String,
     pub name: String,
+    /// The player's network address ([`DailyBoard::address`]), for the
+    /// per-address cap on ranked runs.
+    pub address: String,
 }
 
 /// How an attempt ended. The server measured all of it.
@@ -107,6 +132,10 @@ pub enum DailyError {
     /// the text is safe to show the player.
     #[error("{0}")]
     Refused(String),
+    /// Refused with this protocol code (a league that is full, unknown ...);
+    /// the text is safe to show the player.
+    #[error("{1}")]
+    Denied(mazerace_protocol::messages::ErrorCode, String),
 }
 
 /// What kind of failure a hook error is (see [`DailyError`]).
@@ -121,7 +150,7 @@ pub enum DailyErrorKind {
 pub fn daily_error_kind(e: &anyhow::Error) -> DailyErrorKind {
     match e.downcast_ref::<DailyError>() {
         Some(DailyError::Unavailable(_)) => DailyErrorKind::Unavailable,
-        Some(DailyError::Refused(_)) => DailyErrorKind::Refused,
+        Some(DailyError::Refused(_) | DailyError::Denied(..)) => DailyErrorKind::Refused,
         None => DailyErrorKind::Internal,
     }
 }
@@ -171,7 +200,7 @@ pub trait DailyHook: Send + Sync + 'static {
     /// The attempt is about to start (the host pressed start): resolves once
     /// it is saved, with whether it is the player's ranked attempt. The
     /// countdown waits for it, and an error refuses the start.
-    fn started(&self, run: DailyRun) -> HookFuture<bool>;
+    fn started(&self, run: DailyRun) -> HookFuture<DailyStart>;
     /// The attempt is over; resolves once the result is committed.
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult>;
     /// A daily board's table (the query's date `None` means today). `token`
@@ -195,6 +224,32 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = (token, date, game, size);
         Box::pin(async { Ok(None) })
     }
+    /// Whether `seed` is a daily board's seed whose day is not over yet
+    /// (today's or one of the next [`COMMIT_DAYS`] days', any game or
+    /// size): `create_room` refuses it (`daily_seed`). The default knows none.
+    fn is_active_daily_seed(&self, seed: u64) -> bool {
+        let _ = seed;
+        false
+    }
+    /// The commitments of today's boards and the next [`COMMIT_DAYS`] days'
+    /// (`GET /api/daily/commitments`); `None`: not offered (no salt).
+    fn commitments(&self) -> Option<Commitments> {
+        None
+    }
+    /// A past day's seeds with their nonces and commitments (`GET
+    /// /api/daily/{date}/reveal`): [`RevealAnswer::NotYet`] for today and
+    /// later days. The default offers none.
+    fn reveal(&self, date: DailyDate) -> RevealAnswer {
+        let _ = date;
+        RevealAnswer::Unavailable
+    }
+    /// A league request from the player with `token`, known as
+    /// `player_name`; answers with the `ServerMsg` to send, or a
+    /// [`DailyError::Denied`] with its code. The default keeps no leagues.
+    fn league(&self, token: String, player_name: String, op: LeagueOp) -> HookFuture<ServerMsg> {
+        let _ = (token, player_name, op);
+        Box::pin(async { Err(anyhow::anyhow!(NOT_CONFIGURED)) })
+    }
     /// Whether the daily storage answers right now (`/healthz`): an
     /// [`DailyError::Unavailable`] when it does not. The default always does.
     fn ping(&self) -> HookFuture<()> {
@@ -206,6 +261,27 @@ pub trait DailyHook: Send + Sync + 'static {
         let _ = token;
         Box::pin(async { Ok(None) })
     }
+}
+
+/// What a player asks of their leagues (socket and HTTP alike).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeagueOp {
+    Create { name: String },
+    Join { code: String },
+    Leave { code: String },
+    Mine,
+    Board { code: String, game: Game, size: Size, date: Option<String> },
+    Standings { code: String, days: u32 },
+}
+
+/// The answer to a reveal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RevealAnswer {
+    Revealed(Reveal),
+    /// The day is not over: its seeds are still secret.
+    NotYet,
+    /// This hook does not reveal seeds.
+    Unavailable,
 }
 
 /// Which daily day it is.
@@ -227,6 +303,10 @@ pub enum Replay {
     /// actions) with the public `board` to replay it on.
     Run(serde_json::Value),
 }
+
+/// Days after today whose commitments are published (and whose seeds
+/// `create_room` refuses): today and the next seven.
+pub const COMMIT_DAYS: i64 = 7;
 
 /// The message when no hook is configured.
 pub const NOT_CONFIGURED: &str = "daily challenge is not configured";

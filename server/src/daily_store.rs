@@ -19,21 +19,22 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use mazerace_protocol::daily::daily_seed;
-use mazerace_protocol::messages::{DailyResult, Leaderboard};
+use mazerace_protocol::daily::{daily_seed, DailyDate};
+use mazerace_protocol::messages::{DailyResult, Leaderboard, ServerMsg};
 use mazerace_protocol::{Board, Game, Size};
 use mazerace_store::{
-    ms_until_next_utc_day, BeginRun, Clock, ErrorKind, NewRun, Outcome, PlayerKey, Store, StoreError,
+    ms_until_next_utc_day, AddressCap, BeginRun, Clock, ErrorKind, NewRun, Outcome, PlayerKey, Store,
+    StoreError,
 };
 use tokio::sync::OnceCell;
 
 use crate::daily::{
-    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture,
-    PlayerDay, RankedStart, Replay,
+    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart,
+    HookFuture, PlayerDay, RankedStart, Replay,
 };
 
 /// A store error as the hook's caller needs it: typed by kind.
-fn typed(e: StoreError) -> anyhow::Error {
+pub(crate) fn typed(e: StoreError) -> anyhow::Error {
     match e.kind() {
         ErrorKind::Busy => DailyError::Unavailable(Box::new(e)).into(),
         ErrorKind::Refused => DailyError::Refused(e.to_string()).into(),
@@ -48,6 +49,8 @@ pub struct StoreHook {
     store: Store,
     salt: Vec<u8>,
     clock: Arc<dyn Clock>,
+    /// Ranked runs per board per address a day (`--ranked-per-address`).
+    per_address: u32,
     /// Attempts between `started` and `ended`, by attempt id.
     open: Mutex<HashMap<u64, BeginCell>>,
     /// The heartbeat task, stopped with the hook (it holds a store handle).
@@ -80,7 +83,31 @@ impl StoreHook {
             None => store.daily_salt().await.context("reading the daily salt")?,
         };
         let heartbeat = tokio::spawn(heartbeat(store.clone())).abort_handle();
-        Ok(StoreHook { store, salt, clock, open: Mutex::new(HashMap::new()), heartbeat })
+        Ok(StoreHook {
+            store,
+            salt,
+            clock,
+            per_address: crate::config::Config::default().ranked_per_address,
+            open: Mutex::new(HashMap::new()),
+            heartbeat,
+        })
+    }
+
+    /// At most `n` ranked runs per board per network address a day (0: no cap).
+    pub fn with_ranked_per_address(mut self, n: u32) -> Self {
+        self.per_address = n;
+        self
+    }
+
+    /// The cap for a run from `address`: the address is stored only as an
+    /// HMAC under the daily salt, so the table cannot be read back into
+    /// addresses (an unkeyed hash of an IPv4 address is a 2^32 search).
+    fn cap(&self, address: &str) -> Option<AddressCap> {
+        if address.is_empty() || self.per_address == 0 {
+            return None;
+        }
+        let key = mazerace_protocol::daily::keyed_hex(&self.salt, &format!("mazerace address v1|{address}"));
+        Some(AddressCap { key, limit: self.per_address })
     }
 
     pub fn store(&self) -> &Store {
@@ -126,7 +153,12 @@ async fn heartbeat(store: Store) {
 }
 
 /// Run `begin_run` for this attempt once, whoever asks first.
-async fn begin(store: &Store, cell: &BeginCell, run: &DailyRun) -> anyhow::Result<BeginRun> {
+async fn begin(
+    store: &Store,
+    cell: &BeginCell,
+    run: &DailyRun,
+    cap: Option<AddressCap>,
+) -> anyhow::Result<BeginRun> {
     let new = NewRun {
         player: PlayerKey::from_token(&run.token),
         name: run.name.clone(),
@@ -135,23 +167,38 @@ async fn begin(store: &Store, cell: &BeginCell, run: &DailyRun) -> anyhow::Resul
         size: run.size,
         seed: run.seed,
     };
-    Ok(*cell.get_or_try_init(|| store.begin_run(new)).await.map_err(typed)?)
+    Ok(*cell.get_or_try_init(|| store.begin_run_capped(new, cap)).await.map_err(typed)?)
 }
 
 impl DailyHook for StoreHook {
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
         let date = self.clock.today();
         let seed = daily_seed(&self.salt, &date, game, size);
-        Box::pin(async move { Ok(DailyBoard { date, seed, ranked: true, ranked_at: None }) })
+        Box::pin(async move {
+            Ok(DailyBoard {
+                date,
+                seed,
+                ranked: true,
+                ranked_at: None,
+                capped: false,
+                address: String::new(),
+            })
+        })
     }
 
-    fn started(&self, run: DailyRun) -> HookFuture<bool> {
+    fn started(&self, run: DailyRun) -> HookFuture<DailyStart> {
         let cell = self.cell(run.attempt, false);
         let store = self.store.clone();
+        let cap = self.cap(&run.address);
         Box::pin(async move {
-            let begun = begin(&store, &cell, &run).await?;
-            tracing::info!(run_id = begun.run_id, ranked = begun.ranked, "daily run started");
-            Ok(begun.ranked)
+            let begun = begin(&store, &cell, &run, cap).await?;
+            tracing::info!(
+                run_id = begun.run_id,
+                ranked = begun.ranked,
+                capped = begun.capped,
+                "daily run started"
+            );
+            Ok(DailyStart { ranked: begun.ranked, capped: begun.capped })
         })
     }
 
@@ -159,7 +206,8 @@ impl DailyHook for StoreHook {
         let cell = self.cell(run.attempt, true);
         let store = self.store.clone();
         Box::pin(async move {
-            let begun = begin(&store, &cell, &run).await?;
+            // The start normally ran already (`started`), so the cap is moot here.
+            let begun = begin(&store, &cell, &run, None).await?;
             let stored = match (outcome.finished, outcome.time_ms) {
                 (true, Some(time_ms)) => Outcome::Finished { steps: outcome.steps, time_ms },
                 _ => Outcome::NotFinished { steps: outcome.steps },
@@ -174,7 +222,13 @@ impl DailyHook for StoreHook {
             // The best score for the share text: the board is rebuilt from its
             // seed (microseconds) rather than carried through the room.
             let best = Board::build(run.size, run.seed).ok().and_then(|b| b.best());
-            Ok(finished.to_daily_result(best))
+            let mut result = finished.to_daily_result(best);
+            if result.ranked {
+                let player = PlayerKey::from_token(&run.token);
+                result.leagues =
+                    crate::daily_leagues::places(&store, &player, &run.date, run.game, run.size).await;
+            }
+            Ok(result)
         })
     }
 
@@ -199,7 +253,8 @@ impl DailyHook for StoreHook {
             let Some(run) = store.run(run_id).await.map_err(typed)? else { return Ok(Replay::NotFound) };
             // Dates compare as strings: YYYY-MM-DD sorts by time. A run on
             // today's board would spoil it, except for the one who made it.
-            if run.date >= today {
+            let hidden = run.date >= today;
+            if hidden {
                 let mine = match token {
                     Some(t) => store.owns_run(run_id, PlayerKey::from_token(&t)).await.map_err(typed)?,
                     None => false,
@@ -208,9 +263,15 @@ impl DailyHook for StoreHook {
                     return Ok(Replay::Hidden);
                 }
             }
-            let board = Board::build(run.size, run.seed.0)?.public();
+            // The player's own run on today's board comes without the seed:
+            // it stays secret until the day is over, like the room's board.
+            let built = Board::build(run.size, run.seed.0)?;
+            let board = if hidden { built.public_hidden() } else { built.public() };
             let mut json = serde_json::to_value(&run)?;
             if let Some(obj) = json.as_object_mut() {
+                if hidden {
+                    obj.remove("seed");
+                }
                 obj.insert("board".into(), serde_json::to_value(board)?);
             }
             Ok(Replay::Run(json))
@@ -229,6 +290,39 @@ impl DailyHook for StoreHook {
             let player = PlayerKey::from_token(&token);
             store.ranked_start(player, date, game, size).await.map_err(typed)
         })
+    }
+
+    fn is_active_daily_seed(&self, seed: u64) -> bool {
+        let today = self.clock.today();
+        (0..=crate::daily::COMMIT_DAYS).filter_map(|d| mazerace_store::clock::add_days(&today, d)).any(
+            |date| {
+                mazerace_store::daily::ALL_SIZES
+                    .iter()
+                    .any(|&size| daily_seed(&self.salt, &date, size.game(), size) == seed)
+            },
+        )
+    }
+
+    fn commitments(&self) -> Option<crate::daily::Commitments> {
+        Some(mazerace_store::commit::commitments(&self.salt, &self.clock.today(), crate::daily::COMMIT_DAYS))
+    }
+
+    fn reveal(&self, date: DailyDate) -> crate::daily::RevealAnswer {
+        if date >= DailyDate::of(self.clock.now()) {
+            return crate::daily::RevealAnswer::NotYet;
+        }
+        crate::daily::RevealAnswer::Revealed(mazerace_store::commit::reveal(&self.salt, &date.to_string()))
+    }
+
+    fn league(
+        &self,
+        token: String,
+        player_name: String,
+        op: crate::daily::LeagueOp,
+    ) -> HookFuture<ServerMsg> {
+        let (store, today) = (self.store.clone(), self.clock.today());
+        let player = PlayerKey::from_token(&token);
+        Box::pin(crate::daily_leagues::handle(store, today, player, player_name, op))
     }
 
     fn ping(&self) -> HookFuture<()> {
@@ -275,6 +369,7 @@ mod tests {
             seed: 9,
             token: token.into(),
             name: "Ann".into(),
+            address: "127.0.0.1".into(),
         }
     }
 

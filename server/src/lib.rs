@@ -28,6 +28,7 @@ pub mod cli;
 pub mod config;
 mod conn;
 pub mod daily;
+mod daily_leagues;
 pub mod daily_store;
 pub mod fdlimit;
 mod gate;
@@ -44,12 +45,13 @@ mod registry;
 mod room;
 pub mod server;
 mod sessions;
+mod verify_daily;
 
 pub use accept::set_backlog;
 pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
 pub use daily::{
     daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
-    DailySchedule, HookFuture, Replay,
+    DailySchedule, DailyStart, HookFuture, Replay,
 };
 pub use daily_store::StoreHook;
 pub use ids::is_code_shaped;

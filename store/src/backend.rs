@@ -46,6 +46,18 @@ pub struct BeginRun {
     pub run_id: i64,
     /// True for the player's one ranked attempt on this board; false for practice.
     pub ranked: bool,
+    /// Practice because the network address already has its cap of ranked
+    /// runs on this board (the player's own first try).
+    pub capped: bool,
+}
+
+/// The per-address cap on ranked runs (issue 15): at most `limit` ranked
+/// runs per board from one network address. `key` is the address's keyed
+/// hash (64 hex digits), never the address itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddressCap {
+    pub key: String,
+    pub limit: u32,
 }
 
 /// How a run ended. Steps and time are the server's own measurements.
@@ -203,7 +215,15 @@ pub trait Backend: Send {
 
     /// Record the start of a run. The first run of `player` on the board
     /// (date, game, size) is ranked; any later one is practice.
-    fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError>;
+    fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError> {
+        self.begin_run_capped(run, None)
+    }
+
+    /// [`Backend::begin_run`], and with a `cap` the player's first run is
+    /// practice too (`capped`) when the address already has `cap.limit`
+    /// ranked runs on the board: counted in the same transaction as the
+    /// insert, so concurrent starts from one address cannot pass the cap.
+    fn begin_run_capped(&mut self, run: &NewRun, cap: Option<&AddressCap>) -> Result<BeginRun, StoreError>;
 
     /// Record how a run ended and its full move list (accepted actions only),
     /// committed before this returns. A run ends once: a different ending
@@ -303,6 +323,16 @@ pub trait Backend: Send {
     /// Whether `player` made run `run_id` (a player may replay their own run
     /// on today's board; everyone else waits for tomorrow).
     fn owns_run(&mut self, run_id: i64, player: &PlayerKey) -> Result<bool, StoreError>;
+
+    /// Leagues and their members (see [`crate::league`]). The default (a
+    /// backend without leagues) refuses.
+    fn league(
+        &mut self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        let _ = req;
+        Err(StoreError::Invalid("this store keeps no leagues".into()))
+    }
 
     /// Up to `limit` runs with id greater than `after_id`, in id order: page
     /// through everything with `after_id` = the last id seen (start at 0).

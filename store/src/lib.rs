@@ -47,6 +47,7 @@
 //! - [`player`], [`PlayerKey`]: the hashed reconnect token;
 //! - [`clock`], UTC days, the rollover and a fixable clock;
 //! - [`daily`], [`DailyBoards`]: the day's seeds;
+//! - [`commit`], the seeds' commit-reveal;
 //! - [`share`], the spoiler-free share text;
 //! - [`verify`](mod@verify), re-playing stored runs through the engine;
 //! - [`error`], the crate's one error type, [`StoreError`].
@@ -55,8 +56,10 @@
 
 pub mod backend;
 pub mod clock;
+pub mod commit;
 pub mod daily;
 pub mod error;
+pub mod league;
 pub mod node;
 pub mod player;
 pub mod postgres;
@@ -67,7 +70,7 @@ pub mod store;
 pub mod verify;
 
 pub use backend::{
-    Backend, BeginRun, DayBoard, FinishedRun, NewRun, Outcome, PlayedBoard, PlayerDay, RankedRow,
+    AddressCap, Backend, BeginRun, DayBoard, FinishedRun, NewRun, Outcome, PlayedBoard, PlayerDay, RankedRow,
     RankedStart, RunState, StoredRun, LEADERBOARD_LIMIT,
 };
 pub use clock::{ms_until_next_utc_day, utc_date, Clock, FixedClock, SystemClock};

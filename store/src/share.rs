@@ -54,6 +54,34 @@ pub fn clock_time(ms: u64) -> String {
     }
 }
 
+/// The puzzle number of a daily date: days since
+/// [`mazerace_protocol::daily::FIRST_DAILY`], which is 1 (0 before it).
+pub fn puzzle_number(date: &str) -> u32 {
+    let first = crate::clock::day_number(mazerace_protocol::daily::FIRST_DAILY).unwrap_or(0);
+    crate::clock::day_number(date).map_or(0, |d| u32::try_from(d - first + 1).unwrap_or(0))
+}
+
+/// A league's share line: `mazerace daily #3 - Friday club - Maze easy - 2nd of 5`
+/// (`did not finish` for a run without a finish).
+pub fn league_share(
+    date: &str,
+    league: &str,
+    game: Game,
+    size: mazerace_protocol::Size,
+    rank: Option<u32>,
+    entrants: u32,
+) -> String {
+    let game = match game {
+        Game::Ghost => "Ghost",
+        Game::Maze => "Maze",
+    };
+    let place = match rank {
+        Some(r) => format!("#{r} of {entrants}"),
+        None => "did not finish".to_owned(),
+    };
+    format!("mazerace daily #{} - {league} - {game} {size} - {place}", puzzle_number(date))
+}
+
 impl FinishedRun {
     /// The `daily_result` message for this run; `best` as for [`share_text`].
     pub fn to_daily_result(&self, best: Option<u32>) -> DailyResult {
@@ -70,6 +98,8 @@ impl FinishedRun {
             streak: self.streak,
             share: share_text(self, best),
             run_id: self.run_id,
+            puzzle: puzzle_number(&self.date),
+            leagues: Vec::new(),
         }
     }
 }

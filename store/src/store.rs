@@ -24,7 +24,8 @@ use mazerace_protocol::messages::Leaderboard;
 use mazerace_protocol::{Action, Game, Size};
 
 use crate::backend::{
-    Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerDay, RankedStart, StoredRun, LEADERBOARD_LIMIT,
+    AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerDay, RankedStart, StoredRun,
+    LEADERBOARD_LIMIT,
 };
 use crate::error::StoreError;
 use crate::node::NodeOptions;
@@ -274,6 +275,15 @@ impl Store {
         self.request(true, move |b| b.begin_run(&run)).await
     }
 
+    /// Start a run under a per-address cap (see [`Backend::begin_run_capped`]).
+    pub async fn begin_run_capped(
+        &self,
+        run: NewRun,
+        cap: Option<AddressCap>,
+    ) -> Result<BeginRun, StoreError> {
+        self.request(true, move |b| b.begin_run_capped(&run, cap.as_ref())).await
+    }
+
     /// End a run; returns only after the result and moves are committed.
     /// `times_ms`: each action's ms since the run's first move, one per
     /// action, or `None` when not measured (see [`Backend::finish_run`]).
@@ -348,6 +358,42 @@ impl Store {
     /// Whether `player` made run `run_id`.
     pub async fn owns_run(&self, run_id: i64, player: PlayerKey) -> Result<bool, StoreError> {
         self.request(false, move |b| b.owns_run(run_id, &player)).await
+    }
+
+    /// A league request (see [`crate::league`]); writes wait for room in the queue.
+    pub async fn league(
+        &self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        self.request(true, move |b| b.league(req)).await
+    }
+
+    /// A league's members, their ranked runs from `from` to `to` and each
+    /// member's streak as of `to`, in one request: `None` for an unknown code.
+    pub async fn league_view(
+        &self,
+        code: String,
+        from: String,
+        to: String,
+    ) -> Result<Option<crate::league::LeagueView>, StoreError> {
+        use crate::league::{LeagueAnswer, LeagueRequest};
+        self.request(false, move |b| {
+            let LeagueAnswer::Members(league, members) =
+                b.league(LeagueRequest::Members { code: code.clone() })?
+            else {
+                return Ok(None);
+            };
+            let LeagueAnswer::Runs(runs) = b.league(LeagueRequest::Runs { code, from, to: to.clone() })?
+            else {
+                return Ok(None);
+            };
+            let mut streaks = Vec::with_capacity(members.len());
+            for m in &members {
+                streaks.push((m.player.clone(), b.streak(&PlayerKey::from_stored(m.player.clone()), &to)?));
+            }
+            Ok(Some(crate::league::LeagueView { league, members, runs, streaks }))
+        })
+        .await
     }
 
     /// Re-play every stored run (see [`verify`]). Holds the worker for the

@@ -46,7 +46,7 @@ both!(fn a_fresh_database_is_migrated_and_reopens(db) {
         b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
     }
     assert_eq!(db.schema_version(), mazerace_store::sqlite::SCHEMA_VERSION);
-    let mut tables = vec!["board_entrants", "board_steps", "meta", "nodes", "players", "runs"];
+    let mut tables = vec!["board_entrants", "board_steps", "league_members", "leagues", "meta", "nodes", "players", "runs"];
     if db.is_postgres() {
         tables.push("schema_migrations");
     }

@@ -158,8 +158,12 @@ impl Backend for Gate {
     fn daily_salt(&mut self) -> Result<Vec<u8>, StoreError> {
         self.inner.daily_salt()
     }
-    fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError> {
-        self.inner.begin_run(run)
+    fn begin_run_capped(
+        &mut self,
+        run: &NewRun,
+        cap: Option<&mazerace_store::AddressCap>,
+    ) -> Result<BeginRun, StoreError> {
+        self.inner.begin_run_capped(run, cap)
     }
     fn finish_run(
         &mut self,

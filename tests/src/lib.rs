@@ -35,6 +35,9 @@ pub fn test_config() -> Config {
         msgs_burst: 10_000,
         bind: SocketAddr::from(([127, 0, 0, 1], 0)),
         countdown_step: Duration::from_millis(10),
+        // Solvers play ranked daily runs at machine speed; the pacing has
+        // its own tests (tests/tests/daily_fair.rs, the room's unit tests).
+        ranked_move_floor: Duration::ZERO,
         close_linger: Duration::from_millis(200),
         // Tests run many servers in one process: none binds the metrics port.
         metrics_bind: None,
@@ -162,7 +165,8 @@ pub struct HttpResponse {
 }
 
 impl HttpResponse {
-    fn parse(raw: &[u8]) -> HttpResponse {
+    /// Parses a whole raw HTTP/1.1 answer (status line, headers, body).
+    pub fn parse(raw: &[u8]) -> HttpResponse {
         let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("no header end");
         let head = String::from_utf8_lossy(&raw[..split]).to_string();
         let mut lines = head.split("\r\n");

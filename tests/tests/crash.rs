@@ -51,6 +51,8 @@ async fn serve(bin: &Path, data: &Path) -> Served {
         .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
         .arg(data)
         .args(["--daily-salt", SALT, "--countdown-secs", "1"])
+        // Solvers play at machine speed, every player from 127.0.0.1.
+        .args(["--ranked-move-floor-ms", "0", "--ranked-per-address", "100000"])
         // A solver plays a hundred moves in a few milliseconds.
         .args(["--msgs-per-sec", "10000", "--msgs-burst", "10000"])
         .env("RUST_LOG", "warn")
@@ -159,7 +161,18 @@ impl Player {
         self.send(json!({"type": "start"})).await?;
         let _ = self.tx.send(Event::StartSent { game, size });
         let rs = self.until("race_start").await?;
-        let seed: u64 = rs["board"]["seed"].as_str().and_then(|s| s.parse().ok()).unwrap_or_default();
+        // A daily board comes without its seed: find the daily seed (today's,
+        // or yesterday's just after midnight) whose board this is; 0 if none.
+        let now = SystemTime::now();
+        let seed = [now, now - Duration::from_secs(120)]
+            .iter()
+            .map(|t| daily_seed(SALT.as_bytes(), &mazerace_store::utc_date(*t), game, size))
+            .find(|&s| {
+                let board = mazerace_tests::Board::build(size, s).ok();
+                board.and_then(|b| serde_json::to_value(b.public_hidden()).ok()).as_ref()
+                    == Some(&rs["board"])
+            })
+            .unwrap_or_default();
         let _ = self.tx.send(Event::Started { game, size, seed });
         Ok(line_for(lines, size, seed))
     }

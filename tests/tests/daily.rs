@@ -10,7 +10,7 @@ use std::time::Duration;
 use mazerace_protocol::daily::daily_seed;
 use mazerace_server::StoreHook;
 use mazerace_store::{Clock, FixedClock, SqliteBackend, Store};
-use mazerace_tests::serde_json::{json, Value};
+use mazerace_tests::serde_json::{self, json, Value};
 use mazerace_tests::{dir_str, solution, test_config, Action, Board, Client, Game, Size, TestServer};
 
 const SALT: &[u8] = b"test salt";
@@ -26,6 +26,11 @@ async fn daily_server(dir: &Path, clock: Arc<FixedClock>) -> TestServer {
 
 fn seed_of(date: &str, game: Game, size: Size) -> u64 {
     daily_seed(SALT, date, game, size)
+}
+
+/// A daily board as a daily room sends it: without its seed.
+fn hidden(size: Size, seed: u64) -> Value {
+    serde_json::to_value(Board::build(size, seed).unwrap().public_hidden()).unwrap()
 }
 
 /// Plays one daily attempt with `line`; returns (race_start, daily_result).
@@ -49,7 +54,8 @@ async fn one_ranked_attempt_a_day_then_practice() {
 
     let mut ann = srv.player("Ann").await;
     let (start, first) = attempt(&mut ann, "maze", "easy", &line).await;
-    assert_eq!(start["board"]["seed"], seed.to_string(), "today's daily seed");
+    assert!(start["board"].get("seed").is_none(), "a daily board's seed stays secret: {start}");
+    assert_eq!(start["board"], serde_json::to_value(board.public_hidden()).unwrap(), "today's daily board");
     assert_eq!(first["ranked"], true);
     assert_eq!(first["finished"], true);
     assert_eq!(first["steps"], best);
@@ -162,12 +168,18 @@ async fn api_daily_replays_and_the_spoiler_rule() {
     assert_eq!(other.status, 403, "for everyone but its player");
     let own = srv.get_with(&path, &format!("Authorization: Bearer {}\r\n", ann.token)).await;
     assert_eq!(own.status, 200, "a player may replay their own run today");
+    assert!(!own.text().contains("seed"), "but not learn the seed before the day is over: {}", own.text());
 
     clock.advance(Duration::from_millis(DAY_MS));
     let shown = srv.get(&path).await;
     assert_eq!(shown.status, 200);
     let run: Value = serde_json::from_str(&shown.text()).unwrap();
     assert_eq!(run["name"], "Ann");
+    assert_eq!(
+        run["seed"],
+        seed_of("2026-12-01", Game::Maze, Size::Easy).to_string(),
+        "revealed the next day"
+    );
     assert_eq!(run["actions"], serde_json::to_value(&line).unwrap());
     assert_eq!(run["steps"], line.len());
     let board = Board::build(Size::Easy, seed_of("2026-12-01", Game::Maze, Size::Easy)).unwrap();
@@ -193,14 +205,14 @@ async fn the_day_rolls_over_at_midnight_utc() {
     let mut ann = srv.player("Ann").await;
     let late = seed_of("2026-12-01", Game::Maze, Size::Easy);
     let (start, r1) = attempt(&mut ann, "maze", "easy", &solution(Size::Easy, late).1).await;
-    assert_eq!(start["board"]["seed"], late.to_string());
+    assert_eq!(start["board"], hidden(Size::Easy, late));
     assert_eq!(r1["ranked"], true);
 
     clock.advance(Duration::from_millis(1));
     let next = seed_of("2026-12-02", Game::Maze, Size::Easy);
     assert_ne!(next, late);
     let (start, r2) = attempt(&mut ann, "maze", "easy", &solution(Size::Easy, next).1).await;
-    assert_eq!(start["board"]["seed"], next.to_string(), "a new board at 00:00 UTC");
+    assert_eq!(start["board"], hidden(Size::Easy, next), "a new board at 00:00 UTC");
     assert_eq!(r2["date"], "2026-12-02");
     assert_eq!(r2["ranked"], true, "a new day, a new ranked attempt");
     assert_eq!(r2["streak"], 2, "two days in a row");

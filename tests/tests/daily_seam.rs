@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
 use mazerace_server::{
-    BoardQuery, DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay,
+    BoardQuery, DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart, HookFuture, Replay,
 };
-use mazerace_tests::serde_json::json;
+use mazerace_tests::serde_json::{self, json};
 use mazerace_tests::{solution, test_config, Game, Size, TestServer};
 
 #[derive(Default)]
@@ -24,15 +24,22 @@ impl DailyHook for FakeStore {
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
         self.calls.lock().unwrap().push(format!("today {game} {size}"));
         Box::pin(async {
-            Ok(DailyBoard { date: "2026-11-29".into(), seed: 42, ranked: true, ranked_at: None })
+            Ok(DailyBoard {
+                date: "2026-11-29".into(),
+                seed: 42,
+                ranked: true,
+                ranked_at: None,
+                capped: false,
+                address: String::new(),
+            })
         })
     }
-    fn started(&self, run: DailyRun) -> HookFuture<bool> {
+    fn started(&self, run: DailyRun) -> HookFuture<DailyStart> {
         self.calls.lock().unwrap().push(format!("started {} {} {}", run.name, run.seed, run.token.len()));
         let fail = self.cannot_save;
         Box::pin(async move {
             anyhow::ensure!(!fail, "disk full");
-            Ok(true)
+            Ok(DailyStart { ranked: true, capped: false })
         })
     }
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult> {
@@ -50,6 +57,8 @@ impl DailyHook for FakeStore {
             streak: 1,
             share: "shared".into(),
             run_id: 7,
+            puzzle: 1,
+            leagues: Vec::new(),
         };
         self.ended.lock().unwrap().push((run, outcome));
         Box::pin(async move { Ok(result) })
@@ -96,7 +105,12 @@ async fn a_daily_room_runs_through_the_hook() {
 
     ann.send(json!({"type": "start"})).await;
     let rs = ann.recv_type("race_start").await;
-    assert_eq!(rs["board"]["seed"], "42", "today's seed from the hook");
+    let hidden = mazerace_tests::Board::build(Size::Easy, 42).unwrap().public_hidden();
+    assert_eq!(
+        rs["board"],
+        serde_json::to_value(hidden).unwrap(),
+        "today's board from the hook, seed hidden"
+    );
     let (_, line) = solution(Size::Easy, 42);
     ann.play(&line, 1).await;
     let fin = ann.recv_type("finished").await;

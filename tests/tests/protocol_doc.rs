@@ -70,6 +70,12 @@ fn client_examples_are_exact() {
         "rename",
         "ping",
         "leaderboard",
+        "create_league",
+        "join_league",
+        "leave_league",
+        "my_leagues",
+        "league_board",
+        "league_standings",
     ];
     assert_eq!(seen, all.iter().map(|s| s.to_string()).collect());
 }
@@ -97,6 +103,11 @@ fn server_examples_are_exact() {
         "snapshot",
         "daily_result",
         "leaderboard",
+        "league",
+        "league_left",
+        "leagues",
+        "league_board",
+        "league_standings",
         "error",
         "pong",
         "server_shutdown",

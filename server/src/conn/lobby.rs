@@ -85,6 +85,16 @@ impl Conn {
             ClientMsg::Leaderboard { game, size, date } => {
                 Box::pin(self.leaderboard(&s, game, size, date)).await
             }
+            msg @ (ClientMsg::CreateLeague { .. }
+            | ClientMsg::JoinLeague { .. }
+            | ClientMsg::LeaveLeague { .. }
+            | ClientMsg::MyLeagues {}
+            | ClientMsg::LeagueBoard { .. }
+            | ClientMsg::LeagueStandings { .. }) => {
+                if let Some(op) = super::leagues::op_of(&msg) {
+                    Box::pin(self.league(&s, op)).await;
+                }
+            }
         }
     }
 

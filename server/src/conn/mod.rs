@@ -27,6 +27,7 @@ use crate::outbox::{close, run_writer, Outbox};
 use crate::server::Shared;
 
 mod deadlines;
+mod leagues;
 mod lobby;
 mod requests;
 
@@ -84,6 +85,8 @@ struct Conn {
     msgs: TokenBucket,
     strikes: TokenBucket,
     rooms: TokenBucket,
+    /// League creations and joins this connection may make (5, one more a minute).
+    leagues: TokenBucket,
 }
 
 async fn run_inner(
@@ -123,6 +126,7 @@ async fn run_inner(
         msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
         strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
         rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
+        leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
     };
     let mut deadlines = Deadlines::new(Instant::now(), cfg);
     let timer = sleep_until(deadlines.next(cfg, false));

@@ -62,8 +62,9 @@ impl Conn {
                 anyhow::Ok(board)
             };
             match timeout(STORE_WAIT, today).await {
-                Ok(Ok(b)) => {
+                Ok(Ok(mut b)) => {
                     let seed = b.seed;
+                    b.address = crate::address::AddressKey::of(self.ip).label();
                     daily_board = Some(b);
                     seed
                 }
@@ -71,6 +72,14 @@ impl Conn {
                 Err(_) => return self.daily_late("the daily challenge"),
             }
         } else {
+            // A daily seed is secret until its day is over: a private room
+            // on it would be a practice run before the ranked one.
+            if let (Some(s), Some(hook)) = (seed, self.shared.daily.as_ref()) {
+                if hook.is_active_daily_seed(s.0) {
+                    let why = "that seed is a daily board's: it can be played in a room once its day is over";
+                    return self.error(ErrorCode::DailySeed, why);
+                }
+            }
             seed.map_or_else(|| self.shared.ids.seed(), |s| s.0)
         };
         if !self.rooms.take() {

@@ -258,9 +258,9 @@ impl Actor {
                     self.env.tracker.spawn(
                         async move {
                             let ranked = match fut.await {
-                                Ok(ranked) => {
+                                Ok(start) => {
                                     metrics::daily_start();
-                                    Some(ranked)
+                                    Some(start)
                                 }
                                 Err(e) => {
                                     tracing::error!(error = %e, player, "daily start not saved: refused");

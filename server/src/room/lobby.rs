@@ -58,13 +58,19 @@ impl Room {
 
     /// The daily store answered the attempt's start: `Some(ranked)` once it
     /// is saved (ranked or practice), `None` if it could not be.
-    pub(super) fn daily_saved(&mut self, id: PlayerId, ranked: Option<bool>, now: Instant) {
+    pub(super) fn daily_saved(
+        &mut self,
+        id: PlayerId,
+        ranked: Option<crate::daily::DailyStart>,
+        now: Instant,
+    ) {
         let Stage::Saving { .. } = &self.stage else { return };
         let Stage::Saving { mut racers } = std::mem::replace(&mut self.stage, Stage::Lobby) else { return };
         match ranked {
-            Some(ranked) => {
+            Some(start) => {
                 if let Some(d) = &mut self.settings.daily {
-                    d.ranked = ranked;
+                    d.ranked = start.ranked;
+                    d.capped = start.capped;
                 }
                 self.countdown(racers, now);
             }
@@ -91,7 +97,7 @@ impl Room {
     }
 
     pub(super) fn countdown_message(&mut self, seconds: u32) {
-        let board = self.settings.board.public();
+        let board = self.public_board();
         self.fx.all(ServerMsg::Countdown { seconds, board });
     }
 
@@ -101,13 +107,18 @@ impl Room {
         };
         let t = &self.timings;
         let daily = self.settings.daily.is_some();
-        let race =
+        let mut race =
             Race::new(racers, &self.settings.board, now, t.race_time_limit, t.progress_interval, daily);
+        // Only a ranked daily attempt is paced: practice and private rooms
+        // keep the connection's message rate alone.
+        if self.settings.daily.as_ref().is_some_and(|d| d.ranked) {
+            race.pace = Some(t.ranked_pace);
+        }
         let (clock, time_limit_ms) = (race.clock, t.race_time_limit.as_millis() as u64);
         tracing::info!(seed = self.settings.board.seed(), "race started");
         self.stage = Stage::Racing(race);
         self.broadcast_room();
-        self.fx.all(ServerMsg::RaceStart { board: self.settings.board.public(), time_limit_ms, clock });
+        self.fx.all(ServerMsg::RaceStart { board: self.public_board(), time_limit_ms, clock });
     }
 
     pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64) {

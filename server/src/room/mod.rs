@@ -20,7 +20,7 @@ mod effects;
 mod lobby;
 mod play;
 mod progress;
-mod race;
+pub mod race;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -170,7 +170,7 @@ pub enum RoomCmd {
     /// or could not (`None`).
     DailySaved {
         id: PlayerId,
-        ranked: Option<bool>,
+        ranked: Option<crate::daily::DailyStart>,
     },
     /// The daily store committed a result for `id` (or failed to).
     DailyDone {
@@ -200,6 +200,8 @@ pub struct Timings {
     pub countdown_step: Duration,
     pub race_time_limit: Duration,
     pub progress_interval: Duration,
+    /// Ranked daily runs: the pace of accepted moves (see [`race::Pace`]).
+    pub ranked_pace: race::Pace,
 }
 
 /// What every room needs from the server, shared by all rooms.
@@ -224,6 +226,7 @@ impl RoomEnv {
                 countdown_step: cfg.countdown_step,
                 race_time_limit: cfg.race_time_limit,
                 progress_interval: cfg.progress_interval,
+                ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
             },
             max_spectators: cfg.max_spectators,
             daily,

@@ -152,5 +152,6 @@ pub(super) fn daily_run(settings: &RoomSettings, r: &Racer) -> Option<DailyRun> 
         seed: d.seed,
         token: r.token.to_string(),
         name: r.name.to_string(),
+        address: d.address.clone(),
     })
 }

@@ -32,6 +32,9 @@ pub struct Racer {
     pub reported: bool,
     /// This attempt's id for the daily store.
     pub attempt: u64,
+    /// Paced races: when the racer's next move is due by the floor alone
+    /// (GCRA's theoretical arrival time); `None` before their first.
+    pub due: Option<Instant>,
 }
 
 impl Racer {
@@ -48,6 +51,7 @@ impl Racer {
             change: Change::None,
             reported: false,
             attempt: crate::daily::next_attempt(),
+            due: None,
         }
     }
 
@@ -99,6 +103,26 @@ impl Racer {
     }
 }
 
+/// Human pacing for ranked daily moves: at most one accepted move per
+/// `floor` sustained, `burst` at once (a generic cell rate algorithm, so no
+/// timer is needed). A refused move is not applied and sets nothing back,
+/// so a client that waits a floor is always let through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pace {
+    pub floor: Duration,
+    pub burst: u32,
+}
+
+impl Pace {
+    /// Whether a move at `now` is allowed given the racer's `due`; if so,
+    /// the new `due`.
+    fn admit(&self, due: Option<Instant>, now: Instant) -> Option<Instant> {
+        let tat = due.map_or(now, |d| d.max(now));
+        let slack = self.floor * self.burst.saturating_sub(1);
+        (tat.saturating_duration_since(now) <= slack).then_some(tat + self.floor)
+    }
+}
+
 /// A race under way or just over.
 pub struct Race {
     pub racers: Vec<Racer>,
@@ -108,6 +132,9 @@ pub struct Race {
     pub progress: Coalescer,
     /// The board's distances to the goal, for `progress.left`.
     pub left: GoalDistances,
+    /// Ranked daily races: moves paced to human input; `None`: only the
+    /// connection's message rate applies.
+    pub pace: Option<Pace>,
 }
 
 /// What one accepted or refused action led to.
@@ -136,6 +163,7 @@ impl Race {
             clock,
             progress: Coalescer::new(interval),
             left: board.goal_distances(),
+            pace: None,
         }
     }
 
@@ -160,7 +188,22 @@ impl Race {
     pub fn act(&mut self, idx: usize, seq: u32, action: Action, now: Instant) -> Acted {
         let (clock, started) = (self.clock, self.started);
         let r = &mut self.racers[idx];
-        let result = if r.racing() { r.game.apply(action) } else { Err(Reject::GameOver) };
+        let paced = match self.pace {
+            Some(pace) if r.racing() => match pace.admit(r.due, now) {
+                Some(due) => Ok(Some(due)),
+                None => Err(Reject::TooFast),
+            },
+            _ => Ok(None),
+        };
+        let result = match paced {
+            Err(e) => Err(e),
+            Ok(_) if !r.racing() => Err(Reject::GameOver),
+            Ok(due) => r.game.apply(action).inspect(|_| {
+                if due.is_some() {
+                    r.due = due;
+                }
+            }),
+        };
         let ok = result.is_ok();
         if ok {
             let first = *r.first_move.get_or_insert(now);

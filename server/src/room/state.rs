@@ -69,7 +69,7 @@ pub enum Input {
     /// not (`None`).
     DailySaved {
         id: PlayerId,
-        ranked: Option<bool>,
+        ranked: Option<crate::daily::DailyStart>,
     },
     /// The timer fired: whatever is due at `now` happens.
     Tick,

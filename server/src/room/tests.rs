@@ -21,6 +21,7 @@ fn timings() -> Timings {
         countdown_step: Duration::from_secs(1),
         race_time_limit: Duration::from_secs(600),
         progress_interval: Duration::from_millis(50),
+        ranked_pace: super::race::Pace { floor: Duration::from_millis(25), burst: 3 },
     }
 }
 
@@ -291,4 +292,104 @@ fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
     r.handle(t, Input::GiveUp { id: 1 });
     assert!(matches!(&fx(&mut r)[..], [Effect::To(1, ServerMsg::Error { .. })]), "once");
     assert_eq!(r.phase(), Phase::Racing);
+}
+
+/// A daily room of one whose attempt the store saved as `ranked`, raced
+/// from the returned instant.
+fn daily_race(ranked: bool) -> (Room, Instant) {
+    let b = board();
+    let daily = crate::daily::DailyBoard {
+        date: "2026-12-01".into(),
+        seed: SEED,
+        ranked: true,
+        ranked_at: None,
+        capped: false,
+        address: "a".into(),
+    };
+    let settings = RoomSettings {
+        game: b.game(),
+        size: b.size(),
+        rank_by: RankBy::Steps,
+        max_players: 1,
+        board: b,
+        daily: Some(daily),
+        key: "00112233aabbccdd".into(),
+    };
+    let mut r = Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()));
+    let t0 = Instant::now();
+    r.handle(t0, Input::Start { id: 1 });
+    r.handle(
+        t0,
+        Input::DailySaved { id: 1, ranked: Some(crate::daily::DailyStart { ranked, capped: false }) },
+    );
+    for s in 1..=3 {
+        r.handle(t0 + Duration::from_secs(s), Input::Tick);
+    }
+    fx(&mut r);
+    assert_eq!(r.phase(), Phase::Racing);
+    (r, t0 + Duration::from_secs(3))
+}
+
+/// Each move's (seq, ok, reason) from the effects.
+fn answers(e: &[Effect]) -> Vec<(u32, bool, Option<mazerace_protocol::Reject>)> {
+    e.iter()
+        .filter_map(|e| match e {
+            Effect::To(1, ServerMsg::MoveResult { seq, ok, reason, .. }) => Some((*seq, *ok, *reason)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn ranked_daily_moves_are_paced_to_human_input_and_a_refused_one_costs_nothing() {
+    use mazerace_protocol::Reject::TooFast;
+    let (mut r, t) = daily_race(true);
+    let line = solution();
+    // Five moves at one instant: the burst of three passes, the rest are too fast.
+    for (seq, &a) in line.iter().take(5).enumerate() {
+        r.handle(t, Input::Act { id: 1, seq: seq as u32, action: a });
+    }
+    let got = answers(&fx(&mut r));
+    assert_eq!(
+        got,
+        vec![
+            (0, true, None),
+            (1, true, None),
+            (2, true, None),
+            (3, false, Some(TooFast)),
+            (4, false, Some(TooFast))
+        ]
+    );
+    // 24 ms later is still inside the floor; 25 ms later one more is let through.
+    r.handle(t + Duration::from_millis(24), Input::Act { id: 1, seq: 5, action: line[3] });
+    r.handle(t + Duration::from_millis(25), Input::Act { id: 1, seq: 6, action: line[3] });
+    r.handle(t + Duration::from_millis(25), Input::Act { id: 1, seq: 7, action: line[4] });
+    let e = fx(&mut r);
+    assert_eq!(answers(&e), vec![(5, false, Some(TooFast)), (6, true, None), (7, false, Some(TooFast))]);
+    let steps = e.iter().find_map(|e| match e {
+        Effect::To(1, ServerMsg::MoveResult { seq: 6, view, .. }) => Some(view.steps),
+        _ => None,
+    });
+    assert_eq!(steps, Some(4), "refused moves used no step");
+    // At the floor's pace the rest of the line goes through and finishes.
+    let mut at = t + Duration::from_millis(25);
+    for (i, &a) in line.iter().enumerate().skip(4) {
+        at += Duration::from_millis(25);
+        r.handle(at, Input::Act { id: 1, seq: 100 + i as u32, action: a });
+    }
+    assert!(answers(&fx(&mut r)).iter().all(|&(_, ok, _)| ok));
+    assert_eq!(r.phase(), Phase::Results);
+}
+
+#[test]
+fn practice_daily_moves_and_private_rooms_are_not_paced() {
+    let (mut daily, t) = daily_race(false);
+    solve(&mut daily, 1, t);
+    assert!(answers(&fx(&mut daily)).iter().all(|&(_, ok, _)| ok), "practice keeps the message rate alone");
+    assert_eq!(daily.phase(), Phase::Results);
+    let mut private = room(1);
+    let t = race(&mut private, Instant::now());
+    solve(&mut private, 1, t);
+    assert!(answers(&fx(&mut private)).iter().all(|&(_, ok, _)| ok));
+    assert_eq!(private.phase(), Phase::Results);
 }

@@ -32,6 +32,10 @@ impl Room {
             daily: daily.is_some(),
             ranked: daily.map(|d| d.ranked),
             ranked_at: daily.and_then(|d| d.ranked_at.clone()),
+            practice: daily.filter(|d| !d.ranked).map(|d| match d.capped {
+                true => mazerace_protocol::messages::PracticeReason::AddressCap,
+                false => mazerace_protocol::messages::PracticeReason::Played,
+            }),
             key: self.settings.key.to_string(),
             players: self
                 .members
@@ -44,6 +48,16 @@ impl Room {
                     connected: m.connected,
                 })
                 .collect(),
+        }
+    }
+
+    /// The board as members see it: a daily room's carries no seed while
+    /// its day is on (the seed would let anyone practise it in a private
+    /// room before their ranked try; it is revealed once the day is over).
+    pub(super) fn public_board(&self) -> mazerace_protocol::PublicBoard {
+        match self.settings.daily {
+            Some(_) => self.settings.board.public_hidden(),
+            None => self.settings.board.public(),
         }
     }
 
@@ -64,10 +78,8 @@ impl Room {
         let room = self.room_info();
         let (board, race) = match &self.stage {
             Stage::Lobby | Stage::Saving { .. } => (None, None),
-            Stage::Countdown { .. } => (Some(self.settings.board.public()), None),
-            Stage::Racing(race) | Stage::Results { race, .. } => {
-                (Some(self.settings.board.public()), Some(race))
-            }
+            Stage::Countdown { .. } => (Some(self.public_board()), None),
+            Stage::Racing(race) | Stage::Results { race, .. } => (Some(self.public_board()), Some(race)),
         };
         let me = race.and_then(|r| r.racer(id));
         Snapshot {

@@ -17,6 +17,7 @@
 //! NOTHING` (atomic across nodes), the salt made once the same way, and
 //! `SELECT .. FOR UPDATE` so a run ends once.
 
+mod leagues;
 mod queries;
 pub mod schema;
 

@@ -8,7 +8,8 @@ use mazerace_protocol::{Action, Game, Size};
 
 use super::{col, count, entrant_shard, raw_run, renew_lease, snapshot, PostgresBackend};
 use crate::backend::{
-    check_board, new_salt, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState, StoredRun,
+    check_board, new_salt, AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState,
+    StoredRun,
 };
 use crate::error::StoreError;
 use crate::player::PlayerKey;
@@ -62,6 +63,13 @@ fn streak_in(c: &mut impl GenericClient, player: &str, today: &str) -> Result<u3
 }
 
 impl Backend for PostgresBackend {
+    fn league(
+        &mut self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        super::leagues::handle(self, req)
+    }
+
     fn ping(&mut self) -> Result<(), StoreError> {
         self.with(|c, _| Ok(c.simple_query("SELECT 1").map(drop)?))
     }
@@ -85,7 +93,7 @@ impl Backend for PostgresBackend {
         })
     }
 
-    fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError> {
+    fn begin_run_capped(&mut self, run: &NewRun, cap: Option<&AddressCap>) -> Result<BeginRun, StoreError> {
         check_board(&run.date, run.game, run.size)?;
         self.with(|c, me| {
             let mut tx = c.transaction()?;
@@ -96,16 +104,40 @@ impl Backend for PostgresBackend {
             )?;
             let seed = run.seed.to_string();
             let (player, game, size) = (run.player.as_str(), run.game.as_str(), run.size.as_str());
+            let address = cap.map(|c| c.key.as_str());
+            let capped = match cap {
+                None => false,
+                Some(cap) => {
+                    // One start at a time per (board, address), across nodes:
+                    // the lock is held to the commit, and under READ COMMITTED
+                    // the count after it sees every start committed before.
+                    let lock = format!("{}|{game}|{size}|{}", run.date, cap.key);
+                    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 15))", &[&lock])?;
+                    let row = tx.query_one(
+                        "SELECT EXISTS (SELECT 1 FROM runs WHERE player = $4 AND date = $1 AND game = $2
+                                          AND size = $3 AND ranked),
+                                (SELECT COUNT(*) FROM runs WHERE date = $1 AND game = $2 AND size = $3
+                                          AND ranked AND address = $5)",
+                        &[&run.date, &game, &size, &player, &cap.key],
+                    )?;
+                    let (own, from_address): (bool, i64) = (col(&row, 0)?, col(&row, 1)?);
+                    !own && from_address >= i64::from(cap.limit)
+                }
+            };
             // Ask for the ranked run and let the unique index say no: the
             // database decides, atomically across nodes (a second insert
             // waits for the first to commit, then does nothing).
-            let ranked = tx.query_opt(
-                "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot)
-                 VALUES ($1, $2, $3, $4, $5, $6, TRUE, $7, $8)
-                 ON CONFLICT (player, date, game, size) WHERE ranked DO NOTHING
-                 RETURNING id",
-                &[&player, &run.name, &run.date, &game, &size, &seed, &me.node, &me.boot],
-            )?;
+            let ranked = if capped {
+                None
+            } else {
+                tx.query_opt(
+                    "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot, address)
+                     VALUES ($1, $2, $3, $4, $5, $6, TRUE, $7, $8, $9)
+                     ON CONFLICT (player, date, game, size) WHERE ranked DO NOTHING
+                     RETURNING id",
+                    &[&player, &run.name, &run.date, &game, &size, &seed, &me.node, &me.boot, &address],
+                )?
+            };
             let begun = match ranked {
                 Some(row) => {
                     tx.execute(
@@ -113,15 +145,15 @@ impl Backend for PostgresBackend {
                          ON CONFLICT (date, game, size, shard) DO UPDATE SET n = board_entrants.n + 1",
                         &[&run.date, &game, &size, &entrant_shard()?],
                     )?;
-                    BeginRun { run_id: col(&row, 0)?, ranked: true }
+                    BeginRun { run_id: col(&row, 0)?, ranked: true, capped: false }
                 }
                 None => {
                     let row = tx.query_one(
-                        "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot)
-                         VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8) RETURNING id",
-                        &[&player, &run.name, &run.date, &game, &size, &seed, &me.node, &me.boot],
+                        "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot, address)
+                         VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $9) RETURNING id",
+                        &[&player, &run.name, &run.date, &game, &size, &seed, &me.node, &me.boot, &address],
                     )?;
-                    BeginRun { run_id: col(&row, 0)?, ranked: false }
+                    BeginRun { run_id: col(&row, 0)?, ranked: false, capped }
                 }
             };
             tx.commit()?;

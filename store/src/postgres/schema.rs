@@ -103,6 +103,30 @@ pub const MIGRATIONS: &[&str] = &[
         SELECT date, game, size, steps, COUNT(*) FROM runs WHERE ranked AND state = 'finished'
         GROUP BY date, game, size, steps;
     "#,
+    // 3 (issue 15): the per-address cap on ranked runs.
+    r#"
+    -- The keyed hash of the network address a run started from (NULL: not kept).
+    ALTER TABLE runs ADD COLUMN address TEXT;
+    CREATE INDEX runs_address ON runs (date, game, size, address) WHERE ranked AND address IS NOT NULL;
+    "#,
+    // 4 (issue 15): leagues, the daily among friends.
+    r#"
+    CREATE TABLE leagues (
+        id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        code       TEXT NOT NULL UNIQUE,
+        name       TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    -- A member is a player key (the hash of their token), as in runs.
+    CREATE TABLE league_members (
+        league    BIGINT NOT NULL REFERENCES leagues (id),
+        player    TEXT NOT NULL CHECK (length(player) = 64),
+        name      TEXT NOT NULL,
+        joined_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (league, player)
+    );
+    CREATE INDEX league_members_player ON league_members (player);
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

@@ -7,6 +7,7 @@
 //! ranked runs, so no interleaving of requests, processes or restarts can
 //! make two ranked runs for one player and board.
 
+mod leagues;
 mod queries;
 pub mod schema;
 

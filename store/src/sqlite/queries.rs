@@ -7,7 +7,7 @@ use mazerace_protocol::{Action, Game, Size};
 
 use super::SqliteBackend;
 use crate::backend::{
-    check_board, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState, StoredRun,
+    check_board, AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState, StoredRun,
 };
 use crate::error::StoreError;
 use crate::player::PlayerKey;
@@ -94,6 +94,13 @@ fn raw_run(r: &Row<'_>) -> rusqlite::Result<RawRun> {
 }
 
 impl Backend for SqliteBackend {
+    fn league(
+        &mut self,
+        req: crate::league::LeagueRequest,
+    ) -> Result<crate::league::LeagueAnswer, StoreError> {
+        super::leagues::handle(self, req)
+    }
+
     fn ping(&mut self) -> Result<(), StoreError> {
         self.conn.query_row("SELECT 1", [], |_| Ok(()))?;
         Ok(())
@@ -120,10 +127,27 @@ impl Backend for SqliteBackend {
         Ok(salt)
     }
 
-    fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError> {
+    fn begin_run_capped(&mut self, run: &NewRun, cap: Option<&AddressCap>) -> Result<BeginRun, StoreError> {
         check_board(&run.date, run.game, run.size)?;
         let (node, boot) = (self.me.node.clone(), self.me.boot.clone());
+        // Immediate: the write lock is held from here, so the cap's count
+        // and the insert below see no other start in between.
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let capped = match cap {
+            None => false,
+            Some(cap) => {
+                let (own, from_address): (bool, i64) = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM runs WHERE player = ?4 AND date = ?1 AND game = ?2
+                                      AND size = ?3 AND ranked = 1),
+                            (SELECT COUNT(*) FROM runs WHERE date = ?1 AND game = ?2 AND size = ?3
+                                      AND ranked = 1 AND address = ?5)",
+                    params![run.date, run.game.as_str(), run.size.as_str(), run.player.as_str(), cap.key],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                !own && from_address >= i64::from(cap.limit)
+            }
+        };
+        let address = cap.map(|c| c.key.as_str());
         tx.execute(
             "INSERT INTO players (key, name) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET name = excluded.name",
@@ -131,8 +155,8 @@ impl Backend for SqliteBackend {
         )?;
         let insert = |ranked: bool| {
             tx.execute(
-                "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO runs (player, name, date, game, size, seed, ranked, node, boot, address)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     run.player.as_str(),
                     run.name,
@@ -143,12 +167,17 @@ impl Backend for SqliteBackend {
                     ranked,
                     node,
                     boot,
+                    address,
                 ],
             )
         };
         // Ask for a ranked run and let the unique index say no: the database,
         // not a read-then-write here, decides which attempt is the ranked one.
-        let ranked = match insert(true) {
+        let ranked = match if capped { Ok(0) } else { insert(true) } {
+            Ok(_) if capped => {
+                insert(false)?;
+                false
+            }
             Ok(_) => true,
             Err(e) if is_unique_violation(&e) => {
                 insert(false)?;
@@ -165,7 +194,7 @@ impl Backend for SqliteBackend {
             )?;
         }
         tx.commit()?;
-        Ok(BeginRun { run_id, ranked })
+        Ok(BeginRun { run_id, ranked, capped })
     }
 
     fn finish_run(

@@ -101,6 +101,30 @@ pub const MIGRATIONS: &[&str] = &[
         SELECT date, game, size, steps, COUNT(*) FROM runs WHERE ranked = 1 AND state = 'finished'
         GROUP BY date, game, size, steps;
     "#,
+    // 3 (issue 15): the per-address cap on ranked runs.
+    r#"
+    -- The keyed hash of the network address a run started from (NULL: not kept).
+    ALTER TABLE runs ADD COLUMN address TEXT;
+    CREATE INDEX runs_address ON runs (date, game, size, address) WHERE ranked = 1 AND address IS NOT NULL;
+    "#,
+    // 4 (issue 15): leagues, the daily among friends.
+    r#"
+    CREATE TABLE leagues (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        code       TEXT NOT NULL UNIQUE,
+        name       TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    ) STRICT;
+    -- A member is a player key (the hash of their token), as in runs.
+    CREATE TABLE league_members (
+        league    INTEGER NOT NULL REFERENCES leagues (id),
+        player    TEXT NOT NULL CHECK (length(player) = 64),
+        name      TEXT NOT NULL,
+        joined_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        PRIMARY KEY (league, player)
+    ) STRICT;
+    CREATE INDEX league_members_player ON league_members (player);
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

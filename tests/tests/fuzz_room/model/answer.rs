@@ -34,7 +34,14 @@ impl Fuzz {
             ClientMsg::Move { dir, seq } => Expect::Act { action: Action::Move(*dir), seq: *seq },
             ClientMsg::Rewind { seq } => Expect::Act { action: Action::Rewind, seq: *seq },
             ClientMsg::Rematch { .. } => Expect::Rematch,
-            ClientMsg::Leaderboard { .. } => Expect::Error(vec![ErrorCode::Internal]),
+            // The fuzzed server has no daily store: leagues are not configured either.
+            ClientMsg::Leaderboard { .. }
+            | ClientMsg::CreateLeague { .. }
+            | ClientMsg::JoinLeague { .. }
+            | ClientMsg::LeaveLeague { .. }
+            | ClientMsg::MyLeagues {}
+            | ClientMsg::LeagueBoard { .. }
+            | ClientMsg::LeagueStandings { .. } => Expect::Error(vec![ErrorCode::Internal]),
             ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => {
                 unreachable!("the strategies never send {m:?}")
             }

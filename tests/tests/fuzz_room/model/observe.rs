@@ -102,8 +102,8 @@ impl Fuzz {
             ServerMsg::RaceStart { board, time_limit_ms, .. } => {
                 ensure!(*time_limit_ms == limit, "time limit {time_limit_ms}");
                 let (size, seed) = match board {
-                    PublicBoard::Ghost(v) => (v.size, v.seed.0),
-                    PublicBoard::Maze(m) => (m.size, m.seed.0),
+                    PublicBoard::Ghost(v) => (v.size, v.seed.map_or(0, |s| s.0)),
+                    PublicBoard::Maze(m) => (m.size, m.seed.map_or(0, |s| s.0)),
                 };
                 let built = self.board(size, seed)?;
                 ensure!(built.public() == *board, "race_start's board is not the one its seed builds");
@@ -270,8 +270,8 @@ impl Fuzz {
             return Ok(());
         };
         let (size, seed) = match board {
-            PublicBoard::Ghost(v) => (v.size, v.seed.0),
-            PublicBoard::Maze(m) => (m.size, m.seed.0),
+            PublicBoard::Ghost(v) => (v.size, v.seed.map_or(0, |s| s.0)),
+            PublicBoard::Maze(m) => (m.size, m.seed.map_or(0, |s| s.0)),
         };
         let built = self.board(size, seed)?;
         ensure!(built.public() == *board, "snapshot board is not the one its seed builds");

@@ -5,6 +5,9 @@
 //! `GET /api/daily/runs/{id}`), and the upgrade to a WebSocket at `/ws`
 //! with the socket settings for many players.
 
+mod leagues;
+mod reveal;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -40,6 +43,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/daily", get(daily_today))
         .route("/api/daily/runs/{id}", get(daily_replay))
         .route("/api/daily/{date}/{game}/{size}", get(daily_table))
+        .merge(reveal::routes())
+        .merge(leagues::routes())
         .fallback(get(static_file))
         .with_state(shared)
 }
@@ -74,19 +79,20 @@ async fn urls(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// A JSON error body with a status.
-fn api_error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn api_error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
 /// The player's token from `Authorization: Bearer <token>`, if sent.
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    value.strip_prefix("Bearer ").map(str::to_owned)
+    // An empty token is no token.
+    value.strip_prefix("Bearer ").map(str::to_owned).filter(|t| !t.is_empty())
 }
 
 /// A daily-store failure as HTTP, by its kind: busy or away is 503 (try
 /// again), a refused request 400, anything else 500.
-fn hook_error(e: &anyhow::Error, what: &str) -> Response {
+pub(crate) fn hook_error(e: &anyhow::Error, what: &str) -> Response {
     match daily_error_kind(e) {
         DailyErrorKind::Unavailable => {
             tracing::warn!(error = %e, "{what} unavailable");
@@ -103,7 +109,7 @@ fn hook_error(e: &anyhow::Error, what: &str) -> Response {
     }
 }
 
-fn not_configured() -> Response {
+pub(crate) fn not_configured() -> Response {
     api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED)
 }
 

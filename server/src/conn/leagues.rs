@@ -1,0 +1,69 @@
+//! The league messages on a connection (issue 15): each goes to the daily
+//! hook; `create_league` and `join_league` are held to a small budget per
+//! connection, and a join with an unknown code costs the address a failed
+//! join, as a room code does, so codes cannot be guessed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mazerace_protocol::messages::{ClientMsg, ErrorCode};
+use tokio::time::timeout;
+
+use super::Conn;
+use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp, NOT_CONFIGURED};
+use crate::sessions::Session;
+
+/// How long a request waits for the daily store.
+const STORE_WAIT: Duration = Duration::from_secs(5);
+
+/// The league operation a message asks for (`None`: not a league message).
+pub(super) fn op_of(msg: &ClientMsg) -> Option<LeagueOp> {
+    Some(match msg.clone() {
+        ClientMsg::CreateLeague { name } => LeagueOp::Create { name },
+        ClientMsg::JoinLeague { code } => LeagueOp::Join { code },
+        ClientMsg::LeaveLeague { code } => LeagueOp::Leave { code },
+        ClientMsg::MyLeagues {} => LeagueOp::Mine,
+        ClientMsg::LeagueBoard { code, game, size, date } => LeagueOp::Board { code, game, size, date },
+        ClientMsg::LeagueStandings { code, days } => LeagueOp::Standings { code, days },
+        _ => return None,
+    })
+}
+
+impl Conn {
+    pub(super) async fn league(&mut self, s: &Arc<Session>, op: LeagueOp) {
+        let Some(hook) = self.shared.daily.clone() else {
+            return self.error(ErrorCode::Internal, NOT_CONFIGURED);
+        };
+        let joining = matches!(op, LeagueOp::Join { .. });
+        if matches!(op, LeagueOp::Create { .. } | LeagueOp::Join { .. }) {
+            if joining && !self.shared.joins.allowed(self.ip) {
+                return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
+            }
+            if !self.leagues.take() {
+                return self
+                    .error(ErrorCode::TooManyLeagues, "too many leagues made or joined; wait a little");
+            }
+        }
+        let fut = hook.league(s.token.to_string(), s.name().to_string(), op);
+        match timeout(STORE_WAIT, fut).await {
+            Ok(Ok(msg)) => self.send(&msg),
+            Ok(Err(e)) => match e.downcast_ref::<DailyError>() {
+                Some(DailyError::Denied(code, why)) => {
+                    if joining && *code == ErrorCode::LeagueNotFound {
+                        self.shared.joins.failed(self.ip);
+                    }
+                    self.error(*code, why.clone());
+                }
+                _ if daily_error_kind(&e) == DailyErrorKind::Unavailable => self.error(
+                    ErrorCode::DailyUnavailable,
+                    "leagues are unavailable right now; try again shortly",
+                ),
+                _ => {
+                    tracing::error!(error = %e, "league request failed");
+                    self.error(ErrorCode::Internal, "leagues are unavailable right now");
+                }
+            },
+            Err(_) => self.error(ErrorCode::DailyUnavailable, "leagues did not answer in time"),
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Leagues on the store (issue 15), for [`crate::StoreHook`]: create, join
+//! and leave with their limits, a player's leagues with today's standing,
+//! a league's table per board and its standings (7 or 30 days), and where
+//! a ranked daily result placed in each of the player's leagues.
+
+use mazerace_protocol::daily::is_valid_date;
+use mazerace_protocol::league::{LeagueBoard, LeaguePlace, LeagueStandings, LeagueToday};
+use mazerace_protocol::messages::{ErrorCode, ServerMsg};
+use mazerace_protocol::{Game, Size};
+use mazerace_store::clock::add_days;
+use mazerace_store::league::{
+    board_table, is_code, new_code, standings, LeagueAnswer, LeagueRequest, LeagueView,
+    MAX_LEAGUES_PER_PLAYER, MAX_MEMBERS,
+};
+use mazerace_store::share::league_share;
+use mazerace_store::{PlayerKey, Store};
+
+use crate::daily::{DailyError, LeagueOp};
+
+fn denied(code: ErrorCode, message: impl Into<String>) -> anyhow::Error {
+    DailyError::Denied(code, message.into()).into()
+}
+
+fn not_found() -> anyhow::Error {
+    denied(ErrorCode::LeagueNotFound, "no league with that code")
+}
+
+fn typed(e: mazerace_store::StoreError) -> anyhow::Error {
+    crate::daily_store::typed(e)
+}
+
+/// A league code as typed or linked: trimmed, upper case, of the right shape.
+fn code_of(raw: &str) -> Result<String, anyhow::Error> {
+    let code = raw.trim().to_ascii_uppercase();
+    if is_code(&code) {
+        Ok(code)
+    } else {
+        Err(not_found())
+    }
+}
+
+async fn view(store: &Store, code: String, from: String, to: String) -> anyhow::Result<LeagueView> {
+    store.league_view(code, from, to).await.map_err(typed)?.ok_or_else(not_found)
+}
+
+/// Answers one league request from `player`.
+pub(crate) async fn handle(
+    store: Store,
+    today: String,
+    player: PlayerKey,
+    player_name: String,
+    op: LeagueOp,
+) -> anyhow::Result<ServerMsg> {
+    let me = player.as_str().to_owned();
+    let answer = |req| async { store.league(req).await.map_err(typed) };
+    match op {
+        LeagueOp::Create { name } => {
+            let name = crate::names::validate(&name).map_err(|why| denied(ErrorCode::BadName, why))?;
+            // A fresh code a few times over: 31^8 codes, so a clash is rare.
+            for _ in 0..4 {
+                let code = new_code().map_err(typed)?;
+                let req = LeagueRequest::Create {
+                    player: me.clone(),
+                    player_name: player_name.clone(),
+                    name: name.clone(),
+                    code,
+                    max_leagues: MAX_LEAGUES_PER_PLAYER,
+                };
+                match answer(req).await? {
+                    LeagueAnswer::League(l) => return Ok(ServerMsg::League(l)),
+                    LeagueAnswer::TooMany => return Err(too_many()),
+                    _ => continue,
+                }
+            }
+            anyhow::bail!("no free league code after four tries")
+        }
+        LeagueOp::Join { code } => {
+            let req = LeagueRequest::Join {
+                player: me,
+                player_name,
+                code: code_of(&code)?,
+                max_members: MAX_MEMBERS,
+                max_leagues: MAX_LEAGUES_PER_PLAYER,
+            };
+            match answer(req).await? {
+                LeagueAnswer::League(l) => Ok(ServerMsg::League(l)),
+                LeagueAnswer::Full => {
+                    Err(denied(ErrorCode::LeagueFull, format!("that league has its {MAX_MEMBERS} members")))
+                }
+                LeagueAnswer::TooMany => Err(too_many()),
+                _ => Err(not_found()),
+            }
+        }
+        LeagueOp::Leave { code } => {
+            let code = code_of(&code)?;
+            match answer(LeagueRequest::Leave { player: me, code: code.clone() }).await? {
+                LeagueAnswer::Left(left) => Ok(ServerMsg::LeagueLeft { code, left }),
+                _ => Err(not_found()),
+            }
+        }
+        LeagueOp::Mine => {
+            let LeagueAnswer::Leagues(mut leagues) =
+                answer(LeagueRequest::Mine { player: me.clone() }).await?
+            else {
+                anyhow::bail!("the store answered my_leagues with something else");
+            };
+            for l in &mut leagues {
+                let v = view(&store, l.code.clone(), today.clone(), today.clone()).await?;
+                let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
+                let played = v.members.iter().filter(|m| v.runs.iter().any(|r| r.player == m.player)).count();
+                l.today = lines.iter().find(|s| s.you).map(|s| LeagueToday {
+                    rank: s.rank,
+                    points: s.points,
+                    played: played as u32,
+                });
+            }
+            Ok(ServerMsg::Leagues { leagues })
+        }
+        LeagueOp::Board { code, game, size, date } => {
+            let date = date.unwrap_or_else(|| today.clone());
+            if !is_valid_date(&date) {
+                return Err(denied(ErrorCode::BadDate, "dates are YYYY-MM-DD"));
+            }
+            if size.game() != game {
+                return Err(denied(ErrorCode::BadSize, format!("{size} is not a size of {game}")));
+            }
+            let v = view(&store, code_of(&code)?, date.clone(), date.clone()).await?;
+            let entries = board_table(&v.runs, &date, game, size, Some(&me));
+            Ok(ServerMsg::LeagueBoard(LeagueBoard {
+                code: v.league.code,
+                name: v.league.name,
+                date,
+                game,
+                size,
+                entries,
+            }))
+        }
+        LeagueOp::Standings { code, days } => {
+            if days != 7 && days != 30 {
+                return Err(denied(ErrorCode::BadDays, "standings are over 7 or 30 days"));
+            }
+            let from = add_days(&today, 1 - i64::from(days)).ok_or_else(|| anyhow::anyhow!("bad today"))?;
+            let v = view(&store, code_of(&code)?, from.clone(), today.clone()).await?;
+            let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
+            Ok(ServerMsg::LeagueStandings(LeagueStandings {
+                code: v.league.code,
+                name: v.league.name,
+                days,
+                from,
+                to: today,
+                lines,
+            }))
+        }
+    }
+}
+
+fn too_many() -> anyhow::Error {
+    denied(ErrorCode::TooManyLeagues, format!("a player can be in {MAX_LEAGUES_PER_PLAYER} leagues at most"))
+}
+
+/// Where a ranked run on (date, game, size) placed in each of the player's
+/// leagues (the run is committed by now). Bounded: 10 leagues of 50.
+pub(crate) async fn places(
+    store: &Store,
+    player: &PlayerKey,
+    date: &str,
+    game: Game,
+    size: Size,
+) -> Vec<LeaguePlace> {
+    let me = player.as_str().to_owned();
+    let Ok(LeagueAnswer::Leagues(leagues)) = store.league(LeagueRequest::Mine { player: me.clone() }).await
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(leagues.len());
+    for l in leagues {
+        let Ok(Some(v)) = store.league_view(l.code.clone(), date.to_owned(), date.to_owned()).await else {
+            continue;
+        };
+        let table = board_table(&v.runs, date, game, size, Some(&me));
+        let rank = table.iter().find(|e| e.you).and_then(|e| e.rank);
+        let entrants = table.len() as u32;
+        let share = league_share(date, &l.name, game, size, rank, entrants);
+        out.push(LeaguePlace { code: l.code, name: l.name, rank, entrants, share });
+    }
+    out
+}

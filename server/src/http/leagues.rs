@@ -1,0 +1,203 @@
+//! Leagues over HTTP (issue 15), beside the socket's messages: the league
+//! link `/l/{code}` (the web client, which reads the code from the path),
+//! `GET /api/leagues` (yours, with today's standing), `POST /api/leagues`
+//! (make one), `POST /api/leagues/{code}/join` and `/leave`, a league's
+//! table per board and its standings. The player is the one whose token
+//! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde::Deserialize;
+
+use mazerace_protocol::messages::ErrorCode;
+use mazerace_protocol::{Game, Size};
+
+use super::{api_error, bearer};
+use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp};
+use crate::limits::JoinLimiter;
+use crate::server::Shared;
+
+/// League writes (make, join) over HTTP per source address: a burst of
+/// 20, one more every 30 s (the socket has its own per-connection budget).
+const HTTP_WRITES: u32 = 20;
+const HTTP_WRITE_REFILL: Duration = Duration::from_secs(30);
+
+type Writes = Arc<JoinLimiter>;
+
+pub fn routes() -> Router<Arc<Shared>> {
+    let writes: Writes = Arc::new(JoinLimiter::new(HTTP_WRITES, HTTP_WRITE_REFILL));
+    Router::new()
+        .route("/l/{code}", get(league_page))
+        .route("/api/leagues", get(mine).post(create))
+        .route("/api/leagues/{code}/join", post(join))
+        .route("/api/leagues/{code}/leave", post(leave))
+        .route("/api/leagues/{code}/standings", get(standings))
+        .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
+        .layer(Extension(writes))
+}
+
+/// Takes one of `ip`'s league writes; `false` when none is left.
+fn take_write(writes: &JoinLimiter, ip: IpAddr) -> bool {
+    if !writes.allowed(ip) {
+        return false;
+    }
+    writes.failed(ip); // "failed" is the limiter's word for spending a token
+    true
+}
+
+fn too_many() -> Response {
+    api_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too many leagues made or joined from your address; wait a little",
+    )
+}
+
+async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
+    crate::assets::serve("index.html", &headers)
+}
+
+/// Runs `op` for `token` (empty: an anonymous read) and answers its JSON.
+async fn run(shared: &Shared, token: Option<String>, name: String, op: LeagueOp) -> Response {
+    let Some(hook) = shared.daily.clone() else {
+        return api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED);
+    };
+    match hook.league(token.unwrap_or_default(), name, op).await {
+        // The body is the message without its `type` (as the other daily routes).
+        Ok(msg) => {
+            let mut v = serde_json::to_value(&msg).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("type");
+            }
+            Json(v).into_response()
+        }
+        Err(e) => match e.downcast_ref::<DailyError>() {
+            Some(DailyError::Denied(code, why)) => {
+                let status = match code {
+                    ErrorCode::LeagueNotFound => StatusCode::NOT_FOUND,
+                    ErrorCode::LeagueFull | ErrorCode::TooManyLeagues => StatusCode::CONFLICT,
+                    _ => StatusCode::BAD_REQUEST,
+                };
+                api_error(status, why)
+            }
+            _ if daily_error_kind(&e) == DailyErrorKind::Unavailable => {
+                api_error(StatusCode::SERVICE_UNAVAILABLE, "leagues are unavailable right now")
+            }
+            _ => {
+                tracing::error!(error = %e, "league request failed");
+                api_error(StatusCode::INTERNAL_SERVER_ERROR, "leagues are unavailable right now")
+            }
+        },
+    }
+}
+
+fn needs_token() -> Response {
+    api_error(StatusCode::UNAUTHORIZED, "send your token: Authorization: Bearer <token>")
+}
+
+async fn mine(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&shared, Some(token), String::new(), LeagueOp::Mine).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    /// The league's name.
+    name: String,
+    /// Your name in it (validated like `hello`'s).
+    player_name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinBody {
+    player_name: String,
+}
+
+fn player_name(raw: &str) -> Result<String, &'static str> {
+    crate::names::validate(raw)
+}
+
+async fn create(
+    State(shared): State<Arc<Shared>>,
+    Extension(writes): Extension<Writes>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Json(body): Json<CreateBody>,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    if !take_write(&writes, peer.ip()) {
+        return too_many();
+    }
+    let name = match player_name(&body.player_name) {
+        Ok(n) => n,
+        Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
+    };
+    run(&shared, Some(token), name, LeagueOp::Create { name: body.name }).await
+}
+
+async fn join(
+    State(shared): State<Arc<Shared>>,
+    Extension(writes): Extension<Writes>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<JoinBody>,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    // Guessing codes costs the address failed joins, as on the socket.
+    if !shared.joins.allowed(peer.ip()) {
+        return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
+    }
+    if !take_write(&writes, peer.ip()) {
+        return too_many();
+    }
+    let name = match player_name(&body.player_name) {
+        Ok(n) => n,
+        Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
+    };
+    let answer = run(&shared, Some(token), name, LeagueOp::Join { code }).await;
+    if answer.status() == StatusCode::NOT_FOUND {
+        shared.joins.failed(peer.ip());
+    }
+    answer
+}
+
+async fn leave(State(shared): State<Arc<Shared>>, Path(code): Path<String>, headers: HeaderMap) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&shared, Some(token), String::new(), LeagueOp::Leave { code }).await
+}
+
+#[derive(Deserialize)]
+struct Days {
+    days: Option<u32>,
+}
+
+async fn standings(
+    State(shared): State<Arc<Shared>>,
+    Path(code): Path<String>,
+    Query(q): Query<Days>,
+    headers: HeaderMap,
+) -> Response {
+    run(&shared, bearer(&headers), String::new(), LeagueOp::Standings { code, days: q.days.unwrap_or(7) })
+        .await
+}
+
+async fn board(
+    State(shared): State<Arc<Shared>>,
+    Path((code, date, game, size)): Path<(String, String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
+        return api_error(StatusCode::NOT_FOUND, "no such game or size");
+    };
+    run(&shared, bearer(&headers), String::new(), LeagueOp::Board { code, game, size, date: Some(date) })
+        .await
+}

@@ -1,0 +1,194 @@
+//! Leagues end to end (issue 15) on the real store: create, join by code,
+//! leave, a league's table per board (members only), standings over 7 days
+//! with points, wins and streaks, my leagues with today's standing, the
+//! daily result's places and share lines, the limits, and the HTTP reads.
+
+use std::sync::Arc;
+
+use mazerace_protocol::daily::daily_seed;
+use mazerace_server::StoreHook;
+use mazerace_store::{FixedClock, Store};
+use mazerace_tests::serde_json::{self, json, Value};
+use mazerace_tests::{solution, test_config, Action, Client, Size, TestServer};
+
+const SALT: &[u8] = b"league salt";
+/// 2026-12-01T12:00:00Z: puzzle #3 (the first daily is 2026-11-29).
+const NOON: u64 = 1_796_126_400_000;
+
+async fn daily(c: &mut Client, line: &[Action]) -> Value {
+    c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    c.send(json!({"type": "start"})).await;
+    c.recv_type("race_start").await;
+    if line.is_empty() {
+        c.send(json!({"type": "give_up"})).await;
+    } else {
+        c.play(line, 1).await;
+    }
+    let r = c.recv_type("daily_result").await;
+    c.send(json!({"type": "leave_room"})).await;
+    r
+}
+
+async fn ask(c: &mut Client, msg: Value) -> Value {
+    c.send(msg).await;
+    c.recv_direct().await
+}
+
+#[tokio::test]
+async fn friends_make_join_play_and_leave_a_league() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("Bob").await;
+    let mut cy = srv.player("Cy").await;
+    let mut dee = srv.player("Dee").await; // not in the league
+
+    let made = ask(&mut ann, json!({"type": "create_league", "name": "<i>Friday</i> club"})).await;
+    assert_eq!(made["type"], "league", "{made}");
+    assert_eq!(made["name"], "<i>Friday</i> club", "markup is data");
+    assert_eq!(made["members"], 1);
+    let code = made["code"].as_str().unwrap().to_owned();
+    assert_eq!(code.len(), 8);
+    let joined = ask(&mut bob, json!({"type": "join_league", "code": code.to_lowercase()})).await;
+    assert_eq!((joined["code"].clone(), joined["members"].clone()), (json!(code), json!(2)));
+    assert_eq!(ask(&mut cy, json!({"type": "join_league", "code": code})).await["members"], 3);
+    let bad = ask(&mut dee, json!({"type": "join_league", "code": "ZZZZ2222"})).await;
+    assert_eq!(bad["code"], "league_not_found");
+    let bad = ask(&mut dee, json!({"type": "create_league", "name": " "})).await;
+    assert_eq!(bad["code"], "bad_name");
+
+    let seed = daily_seed(SALT, "2026-12-01", mazerace_tests::Game::Maze, Size::Easy);
+    let (_, line) = solution(Size::Easy, seed);
+    let ann_r = daily(&mut ann, &line).await;
+    let dee_r = daily(&mut dee, &line).await;
+    let cy_r = daily(&mut cy, &[]).await;
+    assert_eq!(ann_r["puzzle"], 3, "{ann_r}");
+    let place = &ann_r["leagues"][0];
+    assert_eq!(place["code"], code.as_str());
+    assert_eq!((place["rank"].clone(), place["entrants"].clone()), (json!(1), json!(1)));
+    assert_eq!(place["share"], "mazerace daily #3 - <i>Friday</i> club - Maze easy - #1 of 1");
+    assert!(dee_r.get("leagues").is_none(), "no leagues, no places: {dee_r}");
+    assert!(cy_r["leagues"][0].get("rank").is_none(), "did not finish");
+    assert_eq!(cy_r["leagues"][0]["entrants"], 2);
+
+    let table =
+        ask(&mut bob, json!({"type": "league_board", "code": code, "game": "maze", "size": "easy"})).await;
+    assert_eq!(table["type"], "league_board", "{table}");
+    let names: Vec<&str> =
+        table["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Ann", "Cy"], "members only (not Dee), finishers first");
+    assert_eq!(table["entries"][0]["rank"], 1);
+    assert!(table["entries"][1].get("rank").is_none());
+
+    let st = ask(&mut cy, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    assert_eq!((st["from"].clone(), st["to"].clone()), (json!("2026-11-25"), json!("2026-12-01")));
+    let lines: Vec<(String, u64, u64, u64, u64)> = st["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let n = |k: &str| l[k].as_u64().unwrap();
+            (l["name"].as_str().unwrap().to_owned(), n("rank"), n("points"), n("wins"), n("streak"))
+        })
+        .collect();
+    let want = [("Ann", 1, 2, 1, 1), ("Cy", 2, 1, 0, 1), ("Bob", 3, 0, 0, 0)];
+    assert_eq!(lines, want.map(|(a, b, c, d, e)| (a.to_owned(), b, c, d, e)));
+    assert_eq!(st["lines"][1]["you"], true);
+    let bad = ask(&mut cy, json!({"type": "league_standings", "code": code, "days": 5})).await;
+    assert_eq!(bad["code"], "bad_days");
+
+    let mine = ask(&mut ann, json!({"type": "my_leagues"})).await;
+    assert_eq!(mine["leagues"][0]["today"], json!({"rank": 1, "points": 2, "played": 2}));
+
+    // The HTTP reads: the same answers, with the player's token for `you`.
+    let auth = format!("Authorization: Bearer {}\r\n", ann.token);
+    let http: Value = serde_json::from_str(&srv.get_with("/api/leagues", &auth).await.text()).unwrap();
+    assert_eq!(http["leagues"][0]["code"], code.as_str());
+    let path = format!("/api/leagues/{code}/2026-12-01/maze/easy");
+    let http: Value = serde_json::from_str(&srv.get_with(&path, &auth).await.text()).unwrap();
+    assert_eq!(http["entries"][0]["you"], true);
+    let path = format!("/api/leagues/{code}/standings?days=30");
+    let http: Value = serde_json::from_str(&srv.get(&path).await.text()).unwrap();
+    assert_eq!(http["days"], 30);
+    assert_eq!(srv.get("/api/leagues/ZZZZ2222/standings?days=7").await.status, 404);
+    assert_eq!(srv.get(&format!("/l/{code}")).await.status, 200, "the league link opens the client");
+
+    let left = ask(&mut bob, json!({"type": "leave_league", "code": code})).await;
+    assert_eq!((left["type"].clone(), left["left"].clone()), (json!("league_left"), json!(true)));
+    let mine = ask(&mut bob, json!({"type": "my_leagues"})).await;
+    assert_eq!(mine["leagues"], json!([]));
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn league_creation_and_joining_are_limited_per_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    let mut eve = srv.player("Eve").await;
+    for i in 0..5 {
+        assert_eq!(
+            ask(&mut eve, json!({"type": "create_league", "name": format!("L{i}")})).await["type"],
+            "league"
+        );
+    }
+    let sixth = ask(&mut eve, json!({"type": "create_league", "name": "L5"})).await;
+    assert_eq!(sixth["code"], "too_many_leagues", "five a minute per connection");
+    srv.stop().await;
+}
+
+/// A plain HTTP/1.1 POST with a JSON body and extra header lines.
+async fn post(srv: &TestServer, path: &str, headers: &str, body: &str) -> mazerace_tests::HttpResponse {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {}\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        srv.addr,
+        body.len()
+    );
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.unwrap().unwrap();
+    mazerace_tests::HttpResponse::parse(&raw)
+}
+
+#[tokio::test]
+async fn leagues_over_http_make_join_leave_and_are_limited_per_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    let auth = |t: &str| format!("Authorization: Bearer {t}\r\n");
+    let made = post(&srv, "/api/leagues", &auth("tok-ann"), r#"{"name":"Club","player_name":"Ann"}"#).await;
+    assert_eq!(made.status, 200, "{}", made.text());
+    let league: Value = serde_json::from_str(&made.text()).unwrap();
+    let code = league["code"].as_str().unwrap().to_owned();
+    assert!(league.get("type").is_none());
+    assert_eq!(post(&srv, "/api/leagues", "", r#"{"name":"X","player_name":"Ann"}"#).await.status, 401);
+    let join = format!("/api/leagues/{code}/join");
+    let joined = post(&srv, &join, &auth("tok-bob"), r#"{"player_name":"Bob"}"#).await;
+    assert_eq!(serde_json::from_str::<Value>(&joined.text()).unwrap()["members"], 2);
+    let unknown =
+        post(&srv, "/api/leagues/ZZZZ2222/join", &auth("tok-bob"), r#"{"player_name":"Bob"}"#).await;
+    assert_eq!(unknown.status, 404);
+    let mine: Value =
+        serde_json::from_str(&srv.get_with("/api/leagues", &auth("tok-bob")).await.text()).unwrap();
+    assert_eq!(mine["leagues"][0]["code"], code.as_str());
+    let left = post(&srv, &format!("/api/leagues/{code}/leave"), &auth("tok-bob"), "").await;
+    assert_eq!(serde_json::from_str::<Value>(&left.text()).unwrap()["left"], true);
+    // 20 writes from one address, then 429 (three are spent above).
+    let mut statuses = Vec::new();
+    for i in 0..18 {
+        let body = format!(r#"{{"name":"L{i}","player_name":"P{i}"}}"#);
+        statuses.push(post(&srv, "/api/leagues", &auth(&format!("tok-{i}")), &body).await.status);
+    }
+    assert_eq!(&statuses[..17], &[200; 17][..], "{statuses:?}");
+    assert_eq!(statuses[17], 429, "{statuses:?}");
+    srv.stop().await;
+}

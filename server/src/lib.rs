@@ -14,6 +14,7 @@
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
+//! - [`proxy`]: `--trusted-proxy` and the real client address behind a load balancer.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
 #![forbid(unsafe_code)]
@@ -33,6 +34,7 @@ mod limits;
 mod names;
 pub mod net;
 mod outbox;
+pub mod proxy;
 mod registry;
 mod room;
 pub mod server;

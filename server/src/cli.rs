@@ -94,7 +94,11 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             .context("--database-url (MAZERACE_DATABASE_URL)")?;
         // Runs record the node id; at start a node closes only its own
         // node id's runs left open (issue 14). No id: the one anonymous node.
-        let node = mazerace_store::NodeOptions { node_id: config.node_id, ..Default::default() };
+        let node = mazerace_store::NodeOptions {
+            node_id: config.node_id,
+            lease: config.node_lease,
+            ..Default::default()
+        };
         let store = mazerace_store::Store::connect(db.clone(), node)
             .await
             .with_context(|| format!("opening the daily store ({})", db.describe()))?;

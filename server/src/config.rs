@@ -48,6 +48,9 @@ pub struct Config {
     pub node_id: Option<char>,
     /// Peers whose `X-Forwarded-For` / `X-Real-IP` are believed (`proxy.rs`).
     pub trusted_proxies: TrustedProxies,
+    /// How long after its last heartbeat a node counts as dead, so that
+    /// another node closes its open daily runs (it heartbeats every quarter).
+    pub node_lease: Duration,
     /// How long a dropped player's session waits for a `hello {token}`.
     pub resume_window: Duration,
     /// A connection that has not said `hello` by then is closed (4000).
@@ -122,6 +125,7 @@ impl Default for Config {
             database_url: None,
             node_id: None,
             trusted_proxies: TrustedProxies::default(),
+            node_lease: mazerace_store::DEFAULT_LEASE,
             resume_window: Duration::from_secs(60),
             hello_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
@@ -176,6 +180,9 @@ pub struct ServeArgs {
     /// Comma-separated addresses or CIDRs of the load balancers whose X-Forwarded-For / X-Real-IP are believed; absent: none.
     #[arg(long, env = "MAZERACE_TRUSTED_PROXY")]
     pub trusted_proxy: Option<TrustedProxies>,
+    /// Seconds after its last heartbeat (one every quarter of this) a node counts as dead and others close its open daily runs.
+    #[arg(long, env = "MAZERACE_NODE_LEASE_SECS", default_value_t = Config::default().node_lease.as_secs())]
+    pub node_lease_secs: u64,
     /// Seconds a dropped player may take to reconnect and resume.
     #[arg(long, env = "MAZERACE_RESUME_SECS", default_value_t = Config::default().resume_window.as_secs())]
     pub resume_secs: u64,
@@ -271,6 +278,8 @@ impl ServeArgs {
             database_url: self.database_url,
             node_id: self.node_id,
             trusted_proxies: self.trusted_proxy.unwrap_or_default(),
+            // A lease under a second would have nodes heartbeat in a busy loop.
+            node_lease: Duration::from_secs(self.node_lease_secs.max(1)),
             resume_window: Duration::from_secs(self.resume_secs),
             hello_timeout: Duration::from_secs(self.hello_timeout_secs),
             idle_timeout: Duration::from_secs(self.idle_timeout_secs),

@@ -132,6 +132,11 @@ impl Node {
     /// Starts node `id` on `url` on a free loopback port (or `port`, to
     /// restart a node where it was), trusting nginx on 127.0.0.1.
     pub async fn start(id: char, url: &str, port: Option<u16>, logs: &Path) -> Node {
+        Self::start_with(id, url, port, logs, &[]).await
+    }
+
+    /// [`Node::start`] with more `serve` flags.
+    pub async fn start_with(id: char, url: &str, port: Option<u16>, logs: &Path, extra: &[&str]) -> Node {
         let bind = format!("127.0.0.1:{}", port.unwrap_or(0));
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -142,6 +147,7 @@ impl Node {
             .args(["serve", "--bind", &bind, "--node-id", &id.to_string(), "--trusted-proxy", "127.0.0.1"])
             .args(["--daily-salt", SALT, "--countdown-secs", "1"])
             .args(["--msgs-per-sec", "10000", "--msgs-burst", "10000"])
+            .args(extra)
             .env("MAZERACE_DATABASE_URL", url)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())

@@ -10,7 +10,9 @@
 //! - one player starting the same daily board on both nodes at once gets
 //!   exactly one ranked attempt;
 //! - `kill -9` of a node mid-daily leaves the other node's run alone, its own
-//!   open run is closed when it restarts, every acknowledged result is kept.
+//!   open run is closed when it restarts, every acknowledged result is kept;
+//! - a killed node that never comes back has its open run closed by the
+//!   other node once its lease (`--node-lease-secs 2`) has run out.
 //!
 //! PostgreSQL: without `MAZERACE_TEST_DATABASE_URL` these tests print "DID
 //! NOT RUN" and pass, unless `MAZERACE_REQUIRE_PG=1` (./test.sh sets it),
@@ -186,5 +188,52 @@ async fn a_killed_node_leaves_the_other_alone_and_closes_its_runs_on_restart() {
     assert_eq!(states().await, pairs(&[("Acked", "finished"), ("OnA", "not_finished"), ("OnB", "finished")]));
     let steps = db.rows(&format!("SELECT steps::text FROM runs WHERE id = {}", acked["run_id"])).await;
     assert_eq!(steps, vec![vec![acked["steps"].to_string()]]);
+    drop(a);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_never_returns_has_its_runs_closed_when_its_lease_runs_out() {
+    let Some(admin) = postgres_or_skip("a_node_that_never_returns") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let lease = ["--node-lease-secs", "2"];
+    let a = Node::start_with('A', &db.url, None, logs.path(), &lease).await;
+    let b = Node::start_with('B', &db.url, None, logs.path(), &lease).await;
+    let date = today(&a.addr).await;
+    let seed = daily_seed(SALT.as_bytes(), &date, Game::Maze, Size::Easy);
+    let (_, line) = solution(Size::Easy, seed);
+    let half = line.len() / 2;
+    let mut racers = Vec::new();
+    for (addr, name) in [(&a.addr, "OnA"), (&b.addr, "OnB")] {
+        let mut c = player(addr, "/ws", name).await;
+        c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+        c.send(json!({"type": "start"})).await;
+        c.recv_type("race_start").await;
+        c.play(&line[..half], 1).await;
+        racers.push(c);
+    }
+    b.kill();
+    // A heartbeats every half second; B's lease ends 2 s after its last beat.
+    // Polled: nothing announces it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let states = || db.rows("SELECT name, state FROM runs ORDER BY name");
+    loop {
+        let rows = states().await;
+        if rows.iter().any(|r| r[0] == "OnB" && r[1] == "not_finished") {
+            assert!(
+                rows.iter().any(|r| r[0] == "OnA" && r[1] == "playing"),
+                "A's live run untouched: {rows:?}"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "B's run was never closed: {rows:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let nodes = db.rows("SELECT node FROM nodes ORDER BY node").await;
+    assert_eq!(nodes, vec![vec!["A".to_owned()]], "the dead boot's lease row is gone");
+    // A's racer finishes as if nothing happened.
+    let mut on_a = racers.remove(0);
+    on_a.play(&line[half..], 1 + half as u32).await;
+    assert_eq!(on_a.recv_type("daily_result").await["finished"], true);
     drop(a);
 }

@@ -2,12 +2,14 @@
 # The one test command: ./test.sh
 #
 # Runs everything CI runs, on a fresh machine too: it installs what is
-# missing (Node.js and npm, Debian's Chromium, an emoji font, the client's npm
+# missing (Node.js and npm, Debian's Chromium, an emoji font, nginx, the client's npm
 # packages) and says so before doing it.
 #   1. cargo fmt --check and clippy (-D warnings)
 #   2. cargo test --workspace: rules, golden boards, fuzzing, the store (on
 #      SQLite and on a throwaway PostgreSQL, installed from Debian when
-#      missing), the end-to-end server tests, and the benchmark's --quick run
+#      missing), the end-to-end server tests (two nodes behind a throwaway
+#      nginx too: Debian's nginx is installed when missing), and the
+#      benchmark's --quick run
 #   3. the web client's unit tests (node --test)
 #   4. the browser tests in headless Chromium against the real server
 set -euo pipefail
@@ -30,6 +32,9 @@ command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || need_apt+=(fonts-noto-color-emoji)
+# The several-nodes tests (tests/tests/nodes.rs) start their own throwaway
+# nginx on loopback with the shipped deploy/nginx.conf.
+[ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 if [ ${#need_apt[@]} -gt 0 ]; then
   apt_install "${need_apt[@]}"
 fi
@@ -81,18 +86,30 @@ chown "$pg_user" "$pg_tmp"
 step "Starting a throwaway PostgreSQL ($pg_bin) in $pg_tmp"
 runuser -u "$pg_user" -- "$pg_bin/initdb" -D "$pg_tmp/data" -U postgres -A trust -E UTF8 --no-sync >/dev/null
 pg_port=""
+# The command line that starts the cluster on port $1 (also exported for the
+# outage test, which stops and restarts it).
+pg_start_cmd() {
+  # Durability settings off: a test cluster thrown away at the end.
+  echo "runuser -u $pg_user -- $pg_bin/pg_ctl -D $pg_tmp/data -l $pg_tmp/log -w -t 60" \
+    "-o '-c listen_addresses=127.0.0.1 -p $1 -k $pg_tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off'" \
+    "start"
+}
 for _ in 1 2 3 4 5; do
   port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-  # Durability settings off: a test cluster thrown away at the end.
-  if runuser -u "$pg_user" -- "$pg_bin/pg_ctl" -D "$pg_tmp/data" -l "$pg_tmp/log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $pg_tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-    start >/dev/null; then
+  if sh -c "$(pg_start_cmd "$port")" >/dev/null; then
     pg_port=$port
     break
   fi
 done
 [ -n "$pg_port" ] || { cat "$pg_tmp/log" >&2; echo "the throwaway PostgreSQL did not start" >&2; exit 1; }
 export MAZERACE_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
+# The PostgreSQL tests must run here: missing, they fail rather than pass
+# saying they did not run. tests/tests/pg_outage.rs stops and starts the
+# cluster with these two commands (run by `sh -c`).
+export MAZERACE_REQUIRE_PG=1
+export MAZERACE_TEST_PG_STOP="runuser -u $pg_user -- $pg_bin/pg_ctl -D $pg_tmp/data -m fast -w stop"
+MAZERACE_TEST_PG_START="$(pg_start_cmd "$pg_port")"
+export MAZERACE_TEST_PG_START
 
 step "cargo test --workspace (the store suite on SQLite and PostgreSQL)"
 cargo test --workspace

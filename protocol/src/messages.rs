@@ -530,6 +530,9 @@ pub enum ErrorCode {
     AlreadyInRoom,
     /// No room has that code (it never did, or it has closed).
     RoomNotFound,
+    /// The code belongs to another node (several nodes behind a load
+    /// balancer): its first character names the node; the message says which.
+    WrongNode,
     /// The room has all the racers (or spectators) it takes.
     RoomFull,
     /// Only the host may do that (start, rematch).

@@ -35,6 +35,7 @@ use tower_service::Service;
 
 use crate::gate::{Admit, Gate, Slot, SockCtl};
 use crate::metrics::{self, Refusal};
+use crate::proxy::TrustedProxies;
 
 /// The largest request head accepted (hyper answers 431 past it). A
 /// browser's is well under 8 KiB; hyper's default would let each waiting
@@ -66,6 +67,8 @@ pub async fn serve(
     app: Router,
     gate: Arc<Gate>,
     opts: ServeOpts,
+    // Load balancers (`--trusted-proxy`): not held to the per-address cap.
+    trusted: TrustedProxies,
     stop: CancellationToken,
     tracker: TaskTracker,
 ) {
@@ -93,7 +96,7 @@ pub async fn serve(
             }
         };
         backoff = Duration::from_millis(5);
-        let slot = match gate.admit(peer.ip()) {
+        let slot = match gate.admit(peer.ip(), !trusted.trusts(peer.ip())) {
             Admit::Yes(slot) => slot,
             Admit::No(why) => {
                 refuse(&tcp, why);

@@ -91,9 +91,13 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
         let bound = listener.local_addr()?;
         let db = mazerace_store::Database::from_flags(config.database_url.as_deref(), &config.data_dir)
             .context("--database-url (MAZERACE_DATABASE_URL)")?;
-        // The node id joins here when the config has one (issue 14); until
-        // then this is the one anonymous node.
-        let node = mazerace_store::NodeOptions::default();
+        // Runs record the node id; at start a node closes only its own
+        // node id's runs left open (issue 14). No id: the one anonymous node.
+        let node = mazerace_store::NodeOptions {
+            node_id: config.node_id,
+            lease: config.node_lease,
+            ..Default::default()
+        };
         let store = mazerace_store::Store::connect(db.clone(), node)
             .await
             .with_context(|| format!("opening the daily store ({})", db.describe()))?;

@@ -7,6 +7,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::ids::CODE_ALPHABET;
+use crate::proxy::TrustedProxies;
+
 /// The hard ceiling on racers per room, whatever the flags or a
 /// `create_room` ask for: a room's broadcasts cost O(members) each.
 pub const MAX_PLAYERS_CAP: u32 = 64;
@@ -40,6 +43,14 @@ pub struct Config {
     /// A `postgres://` URL: keep everything durable in PostgreSQL (several
     /// nodes share it). `None`: SQLite in `data_dir`.
     pub database_url: Option<String>,
+    /// This node's id (issue 14): one character of the room-code alphabet
+    /// that begins every room code it makes; `None`: a single node.
+    pub node_id: Option<char>,
+    /// Peers whose `X-Forwarded-For` / `X-Real-IP` are believed (`proxy.rs`).
+    pub trusted_proxies: TrustedProxies,
+    /// How long after its last heartbeat a node counts as dead, so that
+    /// another node closes its open daily runs (it heartbeats every quarter).
+    pub node_lease: Duration,
     /// How long a dropped player's session waits for a `hello {token}`.
     pub resume_window: Duration,
     /// A connection that has not said `hello` by then is closed (4000).
@@ -140,6 +151,9 @@ impl Default for Config {
             data_dir: PathBuf::from("data"),
             daily_salt: None,
             database_url: None,
+            node_id: None,
+            trusted_proxies: TrustedProxies::default(),
+            node_lease: mazerace_store::DEFAULT_LEASE,
             resume_window: Duration::from_secs(60),
             hello_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
@@ -198,6 +212,15 @@ pub struct ServeArgs {
     /// PostgreSQL URL (postgres://user:password@host/db) for everything durable; absent: SQLite in --data-dir.
     #[arg(long, env = "MAZERACE_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
+    /// This node's id when several share one database: one character of the room-code alphabet (A-Z without I, L, O; 2-9), starting every room code it makes.
+    #[arg(long, env = "MAZERACE_NODE_ID", value_parser = parse_node_id)]
+    pub node_id: Option<char>,
+    /// Comma-separated addresses or CIDRs of the load balancers whose X-Forwarded-For / X-Real-IP are believed; absent: none.
+    #[arg(long, env = "MAZERACE_TRUSTED_PROXY")]
+    pub trusted_proxy: Option<TrustedProxies>,
+    /// Seconds after its last heartbeat (one every quarter of this) a node counts as dead and others close its open daily runs.
+    #[arg(long, env = "MAZERACE_NODE_LEASE_SECS", default_value_t = Config::default().node_lease.as_secs())]
+    pub node_lease_secs: u64,
     /// Seconds a dropped player may take to reconnect and resume.
     #[arg(long, env = "MAZERACE_RESUME_SECS", default_value_t = Config::default().resume_window.as_secs())]
     pub resume_secs: u64,
@@ -295,6 +318,18 @@ pub struct ServeArgs {
     pub worker_threads: Option<usize>,
 }
 
+/// `--node-id`: exactly one character of [`CODE_ALPHABET`] (upper case).
+fn parse_node_id(s: &str) -> Result<char, String> {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if c.is_ascii() && CODE_ALPHABET.contains(&(c as u8)) => Ok(c),
+        _ => Err(format!(
+            "{s:?} is not a node id: use one character of the room-code alphabet {}",
+            String::from_utf8_lossy(CODE_ALPHABET)
+        )),
+    }
+}
+
 /// A duration as the whole milliseconds a flag takes.
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
@@ -333,6 +368,10 @@ impl ServeArgs {
             data_dir: self.data_dir,
             daily_salt: self.daily_salt,
             database_url: self.database_url,
+            node_id: self.node_id,
+            trusted_proxies: self.trusted_proxy.unwrap_or_default(),
+            // A lease under a second would have nodes heartbeat in a busy loop.
+            node_lease: Duration::from_secs(self.node_lease_secs.max(1)),
             resume_window: Duration::from_secs(self.resume_secs),
             hello_timeout: Duration::from_secs(self.hello_timeout_secs),
             idle_timeout: Duration::from_secs(self.idle_timeout_secs),
@@ -429,6 +468,19 @@ mod tests {
         assert_eq!(hardened.shutdown_grace, Duration::from_secs(1));
         assert_eq!((hardened.max_conns_per_addr, hardened.send_buffer_bytes), (0, 8192));
         assert_eq!(hardened.listen_backlog, 512);
+    }
+
+    #[test]
+    fn node_ids_are_one_code_letter() {
+        let c = Cli::parse_from(["mazerace", "--node-id", "B", "--trusted-proxy", "127.0.0.1,10.0.0.0/8"]);
+        let c = c.serve.into_config();
+        assert_eq!(c.node_id, Some('B'));
+        assert!(!c.trusted_proxies.is_empty());
+        for bad in ["b", "O", "1", "AB", "", "é"] {
+            let err = Cli::try_parse_from(["mazerace", "--node-id", bad]).err().map(|e| e.to_string());
+            assert!(err.as_deref().is_some_and(|e| e.contains("room-code alphabet")), "{bad}: {err:?}");
+        }
+        assert!(Cli::try_parse_from(["mazerace", "--trusted-proxy", "10.0.0.0/40"]).is_err());
     }
 
     /// Every flag left out gives exactly `Config::default()`'s value.

@@ -8,6 +8,13 @@
 //! [`ErrorKind`] (busy or unreachable: `Unavailable`; a refused request:
 //! `Refused`); internal ones stay plain `anyhow` errors.
 //!
+//! Outages: a finish that cannot commit because the store is unavailable
+//! (the database is down or unreachable) is tried again, [`FINISH_RETRIES`]
+//! times over about 30 s, before the player hears that it was not stored;
+//! the result is acknowledged only once it has committed. Repeating a
+//! finish is safe (the store accepts an identical repeat), so a commit whose
+//! answer was lost is not doubled.
+//!
 //! Ordering: a room reports `started` and later `ended` for the same
 //! attempt, each as its own task, so `ended` could reach the store first.
 //! Both therefore go through one per-attempt cell that runs `begin_run`
@@ -43,6 +50,35 @@ pub(crate) fn typed(e: StoreError) -> anyhow::Error {
 }
 
 type BeginCell = Arc<OnceCell<BeginRun>>;
+
+/// The waits between the tries of a finish while the store is unavailable:
+/// five tries in all, the last one about 30 s after the first.
+const FINISH_RETRIES: [Duration; 4] =
+    [Duration::from_secs(1), Duration::from_secs(3), Duration::from_secs(8), Duration::from_secs(18)];
+
+/// `finish_run`, tried again (see [`FINISH_RETRIES`]) while the store is
+/// unavailable; any other error is returned at once.
+async fn finish_with_retries(
+    store: &Store,
+    run_id: i64,
+    outcome: Outcome,
+    moves: Vec<mazerace_protocol::Action>,
+    times: Option<Vec<u64>>,
+) -> Result<mazerace_store::FinishedRun, StoreError> {
+    let mut waits = FINISH_RETRIES.iter();
+    loop {
+        match store.finish_run(run_id, outcome, moves.clone(), times.clone()).await {
+            Err(e) if e.kind() == ErrorKind::Busy => match waits.next() {
+                Some(wait) => {
+                    tracing::warn!(run_id, error = %e, retry_in_ms = wait.as_millis() as u64, "daily result not committed yet: retrying");
+                    tokio::time::sleep(*wait).await;
+                }
+                None => return Err(e),
+            },
+            done => return done,
+        }
+    }
+}
 
 /// The daily challenge on a [`Store`].
 pub struct StoreHook {
@@ -214,10 +250,10 @@ impl DailyHook for StoreHook {
             };
             crate::metrics::store_queue_depth(store.queued());
             let asked = std::time::Instant::now();
-            let finished = store
-                .finish_run(begun.run_id, stored, outcome.moves, outcome.move_times_ms)
-                .await
-                .map_err(typed)?;
+            let finished =
+                finish_with_retries(&store, begun.run_id, stored, outcome.moves, outcome.move_times_ms)
+                    .await
+                    .map_err(typed)?;
             crate::metrics::store_commit(asked.elapsed());
             // The best score for the share text: the board is rebuilt from its
             // seed (microseconds) rather than carried through the room.

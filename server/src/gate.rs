@@ -27,28 +27,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::AbortHandle;
 
+use crate::address::AddressKey;
 use crate::metrics::{self, Refusal};
-
-/// The address a per-address cap counts: an IPv4 address, or an IPv6 /64
-/// (one subscriber's network: a phone or a home gets a whole /64).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AddrKey {
-    V4(u32),
-    V6(u64),
-}
-
-impl AddrKey {
-    pub fn of(ip: IpAddr) -> AddrKey {
-        match ip {
-            IpAddr::V4(v4) => AddrKey::V4(v4.into()),
-            // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d.
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => AddrKey::V4(v4.into()),
-                None => AddrKey::V6((u128::from(v6) >> 64) as u64),
-            },
-        }
-    }
-}
 
 /// The gate's numbers (see the module header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +65,7 @@ const RESET: u8 = 2;
 struct State {
     /// Every open socket by number, with its flags.
     open: HashMap<u64, u8>,
-    per_addr: HashMap<AddrKey, usize>,
+    per_addr: HashMap<AddressKey, usize>,
     /// Sockets not upgraded yet, oldest first, with their HTTP task (an
     /// evicted socket's task is aborted, which drops the socket).
     pending: BTreeMap<u64, AbortHandle>,
@@ -124,11 +104,13 @@ impl Gate {
     }
 
     /// Decides on a socket just accepted from `ip` (see the module header).
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Admit {
-        let key = AddrKey::of(ip);
+    /// A trusted proxy (`--trusted-proxy`) carries many clients on its one
+    /// address, so `capped: false` lets it past the per-address cap.
+    pub fn admit(self: &Arc<Self>, ip: IpAddr, capped: bool) -> Admit {
+        let key = AddressKey::of(ip);
         let mut st = self.lock();
         let mine = st.per_addr.get(&key).copied().unwrap_or(0);
-        if self.limits.per_addr > 0 && mine >= self.limits.per_addr {
+        if capped && self.limits.per_addr > 0 && mine >= self.limits.per_addr {
             return Admit::No(Refusal::PerAddress);
         }
         if st.open.len() >= self.limits.max_sockets {
@@ -159,7 +141,7 @@ impl Gate {
     }
 
     /// Frees `id`'s place; whether it is to be reset.
-    fn release(&self, id: u64, key: AddrKey) -> bool {
+    fn release(&self, id: u64, key: AddressKey) -> bool {
         let mut st = self.lock();
         let flags = st.open.remove(&id).unwrap_or(0);
         if let Some(n) = st.per_addr.get_mut(&key) {
@@ -179,7 +161,7 @@ impl Gate {
 /// dropping it with [`Slot::close`] frees the place.
 pub struct Slot {
     ctl: SockCtl,
-    key: AddrKey,
+    key: AddressKey,
 }
 
 impl Slot {
@@ -267,7 +249,7 @@ mod tests {
 
     /// An admitted socket with a task that waits forever, watched.
     fn served(g: &Arc<Gate>, from: &str) -> (Slot, tokio::task::JoinHandle<()>) {
-        let slot = yes(g.admit(ip(from)));
+        let slot = yes(g.admit(ip(from), true));
         let task = tokio::spawn(std::future::pending::<()>());
         g.watch(slot.id(), task.abort_handle());
         (slot, task)
@@ -275,10 +257,10 @@ mod tests {
 
     #[test]
     fn ipv6_counts_by_64_and_mapped_ipv4_as_ipv4() {
-        assert_eq!(AddrKey::of(ip("2001:db8:1:2::1")), AddrKey::of(ip("2001:db8:1:2:ffff::9")));
-        assert_ne!(AddrKey::of(ip("2001:db8:1:2::1")), AddrKey::of(ip("2001:db8:1:3::1")));
-        assert_eq!(AddrKey::of(ip("::ffff:10.0.0.7")), AddrKey::of(ip("10.0.0.7")));
-        assert_ne!(AddrKey::of(ip("10.0.0.7")), AddrKey::of(ip("10.0.0.8")));
+        assert_eq!(AddressKey::of(ip("2001:db8:1:2::1")), AddressKey::of(ip("2001:db8:1:2:ffff::9")));
+        assert_ne!(AddressKey::of(ip("2001:db8:1:2::1")), AddressKey::of(ip("2001:db8:1:3::1")));
+        assert_eq!(AddressKey::of(ip("::ffff:10.0.0.7")), AddressKey::of(ip("10.0.0.7")));
+        assert_ne!(AddressKey::of(ip("10.0.0.7")), AddressKey::of(ip("10.0.0.8")));
     }
 
     #[test]
@@ -295,12 +277,12 @@ mod tests {
     #[test]
     fn per_address_cap_and_release() {
         let g = Gate::new(GateLimits::new(100, 0, 2, None));
-        let a = yes(g.admit(ip("2001:db8::1")));
-        let _b = yes(g.admit(ip("2001:db8::2")));
-        assert!(matches!(g.admit(ip("2001:db8::3")), Admit::No(Refusal::PerAddress)), "the same /64");
-        let _c = yes(g.admit(ip("2001:db9::1")));
+        let a = yes(g.admit(ip("2001:db8::1"), true));
+        let _b = yes(g.admit(ip("2001:db8::2"), true));
+        assert!(matches!(g.admit(ip("2001:db8::3"), true), Admit::No(Refusal::PerAddress)), "the same /64");
+        let _c = yes(g.admit(ip("2001:db9::1"), true));
         assert!(!a.close());
-        let _d = yes(g.admit(ip("2001:db8::3")));
+        let _d = yes(g.admit(ip("2001:db8::3"), true));
         assert_eq!(g.open(), 3);
     }
 
@@ -317,7 +299,7 @@ mod tests {
         let _d = served(&g, "10.0.0.4");
         assert!(c_task.await.unwrap_err().is_cancelled());
         // Evicted sockets hold their place until their file closes.
-        assert!(matches!(g.admit(ip("10.0.0.5")), Admit::No(Refusal::Full)));
+        assert!(matches!(g.admit(ip("10.0.0.5"), true), Admit::No(Refusal::Full)));
         up.ctl().reset_on_close();
         assert!(up.close(), "a socket asked to be reset is reset");
     }

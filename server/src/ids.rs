@@ -32,9 +32,11 @@ impl Ids {
         rng.fill_bytes(buf);
     }
 
-    /// A fresh room code (uniqueness is the registry's job).
-    pub fn room_code(&self) -> String {
+    /// A fresh room code (uniqueness is the registry's job); a node's codes
+    /// begin with its id (`node`), so a load balancer can route by it.
+    pub fn room_code(&self, node: Option<char>) -> String {
         let mut code = String::with_capacity(CODE_LEN);
+        code.extend(node);
         let n = CODE_ALPHABET.len();
         // Rejection sampling keeps every letter equally likely.
         let limit = (256 / n * n) as u8;
@@ -98,12 +100,24 @@ mod tests {
     #[test]
     fn codes_use_the_alphabet_and_differ() {
         let ids = Ids::from_os().unwrap();
-        let a = ids.room_code();
-        let b = ids.room_code();
+        let a = ids.room_code(None);
+        let b = ids.room_code(None);
         assert!(is_code_shaped(&a) && is_code_shaped(&b), "{a} {b}");
         assert_ne!(a, b);
         assert!(!is_code_shaped("K7M2O"), "O is a look-alike");
         assert!(!is_code_shaped("K7M2"));
+    }
+
+    #[test]
+    fn a_nodes_codes_begin_with_its_id() {
+        let ids = Ids::from_os().unwrap();
+        for _ in 0..50 {
+            let c = ids.room_code(Some('B'));
+            assert!(is_code_shaped(&c) && c.starts_with('B'), "{c}");
+        }
+        let firsts: std::collections::HashSet<char> =
+            (0..200).filter_map(|_| ids.room_code(None).chars().next()).collect();
+        assert!(firsts.len() > 10, "without a node id the first letter is random");
     }
 
     #[test]

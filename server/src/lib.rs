@@ -17,6 +17,7 @@
 //! - `accept`, `gate`: the accept loop, request-head timeouts, bounded
 //!   shutdown, socket settings; every socket's place in the limits.
 //! - [`metrics`]: every `/metrics` series, one function each.
+//! - [`proxy`]: `--trusted-proxy` and the real client address behind a load balancer.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
 #![forbid(unsafe_code)]
@@ -41,6 +42,7 @@ pub mod metrics;
 mod names;
 pub mod net;
 mod outbox;
+pub mod proxy;
 mod registry;
 mod room;
 pub mod server;

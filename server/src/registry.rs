@@ -21,20 +21,24 @@ impl Registry {
         self.rooms.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Starts a room under a fresh code with `host` in it.
+    /// Starts a room under a fresh code (beginning with `node`, if any)
+    /// with `host` in it.
+    #[allow(clippy::too_many_arguments)]
     pub fn create(
         self: &Arc<Self>,
         env: &Arc<RoomEnv>,
         ids: &Ids,
+        node: Option<char>,
         settings: RoomSettings,
         host: NewMember,
         slot: Slot,
     ) -> RoomHandle {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
-        // 31^5 = 28.6 million codes: a clash is rare, and the loop settles it.
+        // 31^5 = 28.6 million codes (31^4 = 923,521 on a node with an id):
+        // a clash is rare, and the loop settles it.
         let code = loop {
-            let c = ids.room_code();
+            let c = ids.room_code(node);
             if !map.contains_key(c.as_str()) {
                 break c;
             }

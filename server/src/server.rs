@@ -31,6 +31,7 @@ use crate::gate::{Gate, GateLimits};
 use crate::ids::Ids;
 use crate::limits::JoinLimiter;
 use crate::net::Urls;
+use crate::proxy::TrustedProxies;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
 use crate::sessions::Sessions;
@@ -134,7 +135,9 @@ impl Server {
                     // An operator's scraper, not the public: a few sockets, no reserve.
                     let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, 0, 0, None));
                     let app = Router::new().route("/metrics", get(metrics));
-                    let task = accept::serve(l, app, gate, opts, sh.shutdown.clone(), sh.tracker.clone());
+                    let none = TrustedProxies::default();
+                    let task =
+                        accept::serve(l, app, gate, opts, none, sh.shutdown.clone(), sh.tracker.clone());
                     sh.tracker.spawn(task);
                 }
                 Err(e) => {
@@ -143,8 +146,17 @@ impl Server {
             }
         }
         let app = crate::http::router(Arc::clone(sh));
-        accept::serve(listener, app, Arc::clone(&sh.gate), opts, sh.shutdown.clone(), sh.tracker.clone())
-            .await;
+        let trusted = cfg.trusted_proxies.clone();
+        accept::serve(
+            listener,
+            app,
+            Arc::clone(&sh.gate),
+            opts,
+            trusted,
+            sh.shutdown.clone(),
+            sh.tracker.clone(),
+        )
+        .await;
         // The listener is closed (dropped): upgraded sockets, HTTP
         // connections, rooms and timers are ours to wait for, up to the grace.
         sh.shutdown.cancel();

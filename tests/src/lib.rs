@@ -5,6 +5,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cluster;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

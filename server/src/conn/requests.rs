@@ -113,7 +113,8 @@ impl Conn {
         };
         let host = self.member(s);
         let shared = Arc::clone(&self.shared);
-        let room = shared.rooms.create(&shared.room_env, &shared.ids, settings, host, slot);
+        let node = shared.config.node_id;
+        let room = shared.rooms.create(&shared.room_env, &shared.ids, node, settings, host, slot);
         tracing::info!(room = %room.code, "room made");
         s.set_room(Some(room));
     }
@@ -134,6 +135,13 @@ impl Conn {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
         }
         let code = code.trim().to_ascii_uppercase();
+        if let Some(owner) = self.other_nodes(&code) {
+            // Not a guess at this node's rooms: the load balancer sent the
+            // join to the wrong place, so no failed join is counted.
+            tracing::info!(%owner, "join for another node's room");
+            let message = format!("room {code} is on node {owner}; connect with /ws?room={code}");
+            return self.error(ErrorCode::WrongNode, message);
+        }
         let found = if is_code_shaped(&code) { self.shared.rooms.get(&code) } else { None };
         let invited = matches!((&found, key), (Some(room), Some(k)) if room.key_is(k));
         if !invited && !self.shared.joins.allowed(self.ip) {
@@ -153,6 +161,14 @@ impl Conn {
             Err(JoinError::Full) => self.error(ErrorCode::RoomFull, "that room is full"),
             Err(JoinError::Gone) => self.error(ErrorCode::RoomNotFound, "that room has just closed"),
         }
+    }
+
+    /// The node owning `code` when it is a room code of another node's (this
+    /// node has an id and the code begins with a different one).
+    fn other_nodes(&self, code: &str) -> Option<char> {
+        let me = self.shared.config.node_id?;
+        let first = code.chars().next().filter(|_| is_code_shaped(code))?;
+        (first != me).then_some(first)
     }
 
     pub(super) async fn leaderboard(

@@ -63,11 +63,18 @@ async fn static_file(uri: axum::http::Uri, headers: HeaderMap) -> Response {
 }
 
 async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
-    let body = serde_json::json!({
+    let mut body = serde_json::json!({
         "status": "ok",
         "rooms": shared.rooms.len(),
         "sessions": shared.sessions.len(),
     });
+    // Rooms and races go on without the database, so this stays 200: the
+    // field tells a monitor (not a load balancer) that the daily is down.
+    if let Some(hook) = shared.daily.clone() {
+        let wait = std::time::Duration::from_secs(2);
+        let up = matches!(tokio::time::timeout(wait, hook.ping()).await, Ok(Ok(())));
+        body["database"] = (if up { "ok" } else { "unreachable" }).into();
+    }
     Json(body).into_response()
 }
 
@@ -197,9 +204,12 @@ async fn ws(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Extension(sock): Extension<SockCtl>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let cfg = &shared.config;
+    // The real client behind a trusted load balancer (`--trusted-proxy`).
+    let peer = cfg.trusted_proxies.client_addr(peer, &headers);
     // Counted from the handshake on, so shutdown waits for this socket even
     // if it is still being upgraded.
     let alive = shared.tracker.token();

@@ -8,7 +8,10 @@
 //! (`is_closed`: the client's I/O task saw the socket end) and re-made when
 //! gone; a request that fails because the database is unreachable or timed
 //! out returns [`StoreError::Unavailable`] and drops the connection, so the
-//! next request connects afresh. A write is never retried blindly (its
+//! next request connects afresh; it also tells the process's other
+//! connections (the shared count in [`Identity`]), which re-make theirs
+//! before their next request, so after a database restart one request
+//! fails, not one per connection. A write is never retried blindly (its
 //! commit may have happened). Every connection gets a statement and a lock
 //! timeout, so a stuck database answers "unavailable" instead of hanging.
 //!
@@ -21,6 +24,7 @@ mod leagues;
 mod queries;
 pub mod schema;
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use postgres::{Client, GenericClient, IsolationLevel, NoTls};
@@ -49,6 +53,9 @@ pub struct PostgresBackend {
     client: Option<Client>,
     /// No connect is tried before this, after a failed one.
     retry_at: Option<std::time::Instant>,
+    /// `me.lost` when this connection was made: a larger count means another
+    /// connection of this process found the database gone since.
+    made_at_lost: u64,
     me: Identity,
 }
 
@@ -91,7 +98,7 @@ impl PostgresBackend {
         if config.get_application_name().is_none() {
             config.application_name("mazerace");
         }
-        let mut b = PostgresBackend { config, client: None, retry_at: None, me };
+        let mut b = PostgresBackend { config, client: None, retry_at: None, made_at_lost: 0, me };
         b.with(|c, _| schema::migrate(c))?;
         b.with(renew_lease)?;
         Ok(b)
@@ -103,7 +110,8 @@ impl PostgresBackend {
         &mut self,
         f: impl FnOnce(&mut Client, &Identity) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        if self.client.as_ref().is_some_and(Client::is_closed) {
+        let lost = self.me.lost.load(Ordering::Relaxed);
+        if self.client.as_ref().is_some_and(|c| c.is_closed() || self.made_at_lost != lost) {
             self.client = None;
         }
         let client = match &mut self.client {
@@ -119,6 +127,7 @@ impl PostgresBackend {
                 match connected {
                     Ok(c) => {
                         self.retry_at = None;
+                        self.made_at_lost = lost;
                         slot.insert(c)
                     }
                     Err(e) => {
@@ -131,6 +140,7 @@ impl PostgresBackend {
         let out = f(client, &self.me);
         if matches!(out, Err(StoreError::Unavailable(_))) {
             self.client = None;
+            self.me.lost.fetch_add(1, Ordering::Relaxed);
         }
         out
     }

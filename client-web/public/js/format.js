@@ -29,6 +29,13 @@ export function clock(ms) {
   return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
 }
 
+/** An RFC 3339 time ("2026-12-01T09:12:31Z") as the browser's local "09:12"; null when unreadable. */
+export function hhmm(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return null;
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
 /** 3_723_000 -> "1:02:03" (hours always shown): for the daily countdown. */
 export function hms(ms) {
   const t = Math.max(0, Math.ceil(ms / 1000));
@@ -54,6 +61,7 @@ export const STATUS = {
   out_of_steps: 'out of steps',
   left: 'left',
   timed_out: 'timed out',
+  gave_up: 'gave up',
 };
 export const statusLabel = (s) => STATUS[s] || String(s || '');
 
@@ -72,6 +80,17 @@ export function codeFromPath(path) {
 
 /** The server's longest name, counted as it counts: Unicode scalar values (Rust's chars()). */
 export const NAME_MAX = 24;
+
+/** Control characters and the bidi embedding, override and isolate marks the server refuses in a name. */
+const BAD_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Why the server would refuse `name` (already trimmed) under a limit of `max` characters, or ''. */
+export function nameProblem(name, max = NAME_MAX) {
+  if (!name) return 'Enter a name first: the others will see it.';
+  if (nameLength(name) > max) return `A name is at most ${max} characters.`;
+  if (BAD_NAME_CHARS.test(name)) return 'That name has a character that is not allowed.';
+  return '';
+}
 
 /** Characters as the server counts them: code points, not UTF-16 units (an emoji is one, not two). */
 export const nameLength = (s) => [...String(s)].length;

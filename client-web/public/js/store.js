@@ -1,10 +1,42 @@
 // Everything kept in the browser: the name, the reconnect token, the mute
-// switch, and the best result per game AND size (never one key for all sizes).
-// Storage can throw (private mode, quota) or hold junk; both read as "nothing".
+// switch, the best result per game AND size (never one key for all sizes),
+// today's daily results, and the maze cells crossed. Storage can throw
+// (private mode, quota) or hold junk; both read as "nothing".
+//
+// The token: one player per live tab. A tab playing as a token holds a Web
+// Lock named after it for as long as it lives; the browser drops the lock the
+// moment the tab closes. So a tab closed mid-race and a new one opened a
+// second later resumes the same player (the old claim in localStorage lived
+// 10 s after the tab died, so the new tab started as a new player, joined its
+// own race as a watcher and was listed twice), while two tabs open at once
+// are still two players (no tug of war over one seat).
 
 const KEY = 'mazerace.';
 
-export function makeStore(storage, session, now = () => Date.now()) {
+/**
+ * Takes the lock for `token`, waiting up to `waitMs` for a tab that is
+ * closing to let go. Resolves to a release function, or null when another
+ * live tab holds it.
+ */
+function lockToken(locks, token, waitMs) {
+  return new Promise((resolve) => {
+    let release;
+    const held = new Promise((r) => (release = r));
+    const opts = waitMs > 0 && globalThis.AbortSignal && AbortSignal.timeout ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true };
+    Promise.resolve()
+      .then(() =>
+        locks.request(`mazerace.token.${token}`, opts, (lock) => {
+          if (!lock) return resolve(null);
+          resolve(release);
+          return held;
+        }),
+      )
+      .catch(() => resolve(null));
+  });
+}
+
+/** storage: localStorage; session: sessionStorage; locks: navigator.locks (null: the claim in storage decides). */
+export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {
       const raw = s && s.getItem(KEY + k);
@@ -27,6 +59,8 @@ export function makeStore(storage, session, now = () => Date.now()) {
   const tabId = get(session, 'tab') || Math.random().toString(36).slice(2);
   set(session, 'tab', tabId);
   const CLAIM_MS = 10000;
+  let chosen; // the token this tab plays as, once claim() decided (undefined before)
+  let release = null; // drops this tab's lock
 
   return {
     name: () => {
@@ -37,8 +71,34 @@ export function makeStore(storage, session, now = () => Date.now()) {
     muted: () => get(storage, 'muted') === true,
     setMuted: (m) => set(storage, 'muted', !!m),
 
+    /**
+     * Decides the token this tab plays as (call once before connecting): its
+     * own from before a reload, else the browser's shared one, whichever no
+     * other live tab holds; null to start as a new player.
+     */
+    async claim() {
+      if (!locks) {
+        chosen = this.token();
+        return chosen;
+      }
+      chosen = null;
+      const own = get(session, 'token');
+      const shared = get(storage, 'token');
+      for (const t of new Set([own, shared])) {
+        if (typeof t !== 'string') continue;
+        const r = await lockToken(locks, t, 400);
+        if (r) {
+          release = r;
+          chosen = t;
+          break;
+        }
+      }
+      return chosen;
+    },
+
     /** The token this tab should resume with, or null to start as a new player. */
     token() {
+      if (chosen !== undefined) return chosen;
       const own = get(session, 'token');
       if (typeof own === 'string') return own;
       const shared = get(storage, 'token');
@@ -49,6 +109,19 @@ export function makeStore(storage, session, now = () => Date.now()) {
     },
     /** Remembers the token from `welcome`; the first tab also makes it the shared one. */
     setToken(t) {
+      if (locks) {
+        const shared = get(storage, 'token');
+        if (shared == null || shared === chosen) set(storage, 'token', t);
+        set(session, 'token', t);
+        if (t !== chosen) {
+          if (release) release();
+          release = null;
+          chosen = t;
+          if (t != null) lockToken(locks, t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
+        }
+        return;
+      }
+      if (chosen !== undefined) chosen = t;
       set(session, 'token', t);
       const claim = get(storage, 'claim');
       if (t == null || !claim || claim.tab === tabId || now() - claim.at >= CLAIM_MS) {
@@ -56,9 +129,42 @@ export function makeStore(storage, session, now = () => Date.now()) {
         if (t != null) this.keepClaim();
       }
     },
-    /** Call every few seconds while connected: this tab still uses the shared token. */
+    /** Call every few seconds while connected: this tab still uses the shared token (no Web Locks). */
     keepClaim() {
-      if (get(session, 'token') === get(storage, 'token')) set(storage, 'claim', { tab: tabId, at: now() });
+      if (!locks && get(session, 'token') === get(storage, 'token')) set(storage, 'claim', { tab: tabId, at: now() });
+    },
+    /** The tab is going away (pagehide): its claim ends now, not 10 s later. */
+    dropClaim() {
+      const claim = get(storage, 'claim');
+      if (claim && claim.tab === tabId) set(storage, 'claim', null);
+    },
+
+    /** The maze cells crossed on board `seed` (a reload keeps the tint). */
+    visited(seed) {
+      const v = get(session, 'visited');
+      return v && v.seed === seed && Array.isArray(v.cells) ? v.cells.map(String) : [];
+    },
+    setVisited: (seed, cells) => set(session, 'visited', { seed, cells }),
+
+    /** Keeps a daily_result: the day's ranked result per board (and the time it came), for the home page. */
+    recordDaily(m) {
+      if (!m || typeof m.date !== 'string') return;
+      const day = get(storage, `daily.${m.date}`);
+      const all = day && typeof day === 'object' ? day : {};
+      const k = `${m.game}.${m.size}`;
+      if (m.ranked || !all[k]) all[k] = { ...m, at: new Date(now()).toISOString() };
+      set(storage, `daily.${m.date}`, all);
+      set(storage, 'streak', { date: m.date, streak: m.streak });
+    },
+    /** The day's kept results: {"ghost.small": daily_result + at, ...}. */
+    dailyDay(date) {
+      const d = get(storage, `daily.${date}`);
+      return d && typeof d === 'object' ? d : {};
+    },
+    /** The last streak the server told us: {date, streak} or null. */
+    streak() {
+      const st = get(storage, 'streak');
+      return st && typeof st.date === 'string' && Number.isFinite(st.streak) ? st : null;
     },
 
     best: (game, size) => {

@@ -214,7 +214,7 @@ test('touch: tap the square next to you, or use the on-screen arrows', async () 
 test('a page opened on localhost shares the LAN address from /api/urls', async () => {
   const p = await openPage(browser, LAPTOP);
   await p.page.route('**/api/urls', (r) =>
-    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ urls: ['http://192.168.1.5:7878/'] }) }),
+    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ local: 'http://127.0.0.1:7878', lan: ['http://192.168.1.5:7878/'] }) }),
   );
   await p.page.goto(srv.url);
   await p.page.fill('#name', 'Lan');

@@ -1,0 +1,318 @@
+// The reaction to every server message: a table from message type to a
+// handler that updates the state (state.js) and asks `fx` for the few side
+// effects a message has (send, announce, toast, the address bar). The caller
+// renders afterwards. No DOM here, so node --test feeds it messages.
+//
+// fx: {send(msg), now(), later(fn, ms), store, announce(text), toast(text),
+//      path(), go(path), loadDaily()}
+
+import { parseBoard } from './rules.js';
+import { Predictor } from './predict.js';
+import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
+import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint } from './actions.js';
+import * as F from './format.js';
+
+/** Routes one server message; unknown types are ignored (a newer server may say more). */
+export function handle(s, m, fx) {
+  const h = HANDLERS[m && m.type];
+  if (h) h(s, m, fx);
+}
+
+export const HANDLERS = {
+  welcome(s, m, fx) {
+    s.me.id = m.player_id;
+    s.conn.welcomed = true;
+    fx.store.setToken(m.token);
+    s.limits = readLimits(m.limits);
+    // The name the server knows us by; an older server does not say (the room will).
+    s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
+    if (typeof m.name === 'string') fx.store.setName(m.name);
+    if (m.resumed) {
+      // A snapshot follows when we were in a room; if none comes, carry on as new.
+      s.awaitingSnap = true;
+      fx.later(() => {
+        if (!s.awaitingSnap) return;
+        s.awaitingSnap = false;
+        runIntent(s, fx);
+      }, 1500);
+    } else {
+      if (s.room) {
+        // The old seat is gone (resume window passed, or the server restarted): ask for it again.
+        s.intent = s.intent || joinMsg(s.room.code);
+        leftRoom(s, fx);
+      }
+      runIntent(s, fx);
+    }
+  },
+
+  renamed(s, m, fx) {
+    s.pendingRename = null;
+    s.me.name = m.name;
+    s.me.helloName = m.name; // a reconnect's hello says the new name
+    s.ui.nameError = '';
+    fx.store.setName(m.name);
+    fx.announce(`Your name is now ${m.name}.`);
+  },
+
+  room(s, info, fx) {
+    const prev = s.room;
+    s.room = info;
+    if (!prev || prev.code !== info.code) enteredRoom(s, info, fx);
+    const me = member(s);
+    if (me) s.me.name = me.name; // the server's word on my name
+    if (info.daily) {
+      s.daily.ranked = typeof info.ranked === 'boolean' ? info.ranked : null;
+      s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : null;
+    }
+    if (info.phase === 'lobby') {
+      const autostart = s.soloNext && isHost(s);
+      s.soloNext = false;
+      if (autostart) fx.send({ type: 'start' });
+      if (s.view !== 'lobby' && s.view !== 'replay') clearRace(s);
+      showRoom(s, autostart ? 'play' : 'lobby');
+    } else {
+      s.soloNext = false;
+      showRoom(s, 'play');
+    }
+  },
+
+  countdown(s, m, fx) {
+    if (s.race.live || s.race.results) clearRace(s);
+    s.race.countdown = m.seconds;
+    // The board to study, the same seconds for everyone (a server that sends it).
+    const board = readBoard(m.board);
+    if (board) s.race.board = board;
+    showRoom(s, 'play');
+    fx.announce(String(m.seconds));
+  },
+
+  race_start(s, m, fx) {
+    const board = readBoard(m.board);
+    if (!board) return fx.toast('The server sent a board this page cannot read.');
+    startRace(s, fx, board, { clock: m.clock, fresh: true });
+    s.race.countdown = 0;
+    flash(s, fx, 'Go!');
+    fx.announce(board.game === 'ghost' ? 'Go! Run one: walk to the plate.' : 'Go! Find the exit.');
+  },
+
+  move_result: confirm,
+  rewind_result: confirm,
+
+  progress(s, m) {
+    for (const p of m.players || []) {
+      s.others.progress.set(p.id, p);
+      if (p.id === s.me.id && p.status === 'gave_up') s.game.givenUp = true;
+    }
+  },
+
+  finished(s, m, fx) {
+    s.race.finished.set(m.player_id, m);
+    if (m.player_id === s.me.id) {
+      s.race.doneMs = m.time_ms;
+      fx.announce(`You finished ${F.ordinal(m.rank)} in ${F.clock(m.time_ms)} with ${m.steps} steps.`);
+    } else {
+      fx.announce(`${nameOf(s, m.player_id)} finished ${F.ordinal(m.rank)}.`);
+    }
+  },
+
+  results(s, m, fx) {
+    s.race.results = m;
+    s.race.countdown = 0;
+    s.race.live = false;
+    s.outbox.queue.length = 0;
+    s.game.confirm = null;
+    hint(s, '', false); // nothing stale from the race stays under the results
+    showRoom(s, 'play');
+    const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
+    if (mine) fx.announce(mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : `Race over. You did not finish (${F.statusLabel(mine.status)}).`);
+  },
+
+  snapshot(s, snap, fx) {
+    s.awaitingSnap = false;
+    const wanted = F.codeFromPath(fx.path());
+    const prevCode = s.room && s.room.code;
+    s.room = snap.room;
+    if (prevCode !== snap.room.code) enteredRoom(s, snap.room, fx);
+    const me = member(s);
+    if (me) s.me.name = me.name;
+    if (snap.room.daily) {
+      s.daily.ranked = typeof snap.room.ranked === 'boolean' ? snap.room.ranked : null;
+      s.daily.rankedAt = typeof snap.room.ranked_at === 'string' ? snap.room.ranked_at : null;
+    }
+    if (wanted && wanted !== snap.room.code && !snap.room.daily) {
+      // The link asks for another room than the one we were resumed into.
+      fx.send({ type: 'leave_room' });
+      fx.send(joinMsg(wanted));
+      return;
+    }
+    const board = readBoard(snap.board);
+    const phase = snap.room.phase;
+    if (board && phase === 'countdown') {
+      clearRace(s);
+      s.race.board = board;
+    } else if (board && phase !== 'lobby') {
+      // Joined (or came back) after the start without a game of our own: watch.
+      startRace(s, fx, board, { elapsedMs: snap.elapsed_ms || 0, you: snap.you || null, recording: snap.recording || [], clock: snap.clock });
+    }
+    s.others.progress.clear();
+    for (const p of snap.players || []) s.others.progress.set(p.id, p);
+    if (phase === 'lobby') {
+      clearRace(s);
+      showRoom(s, 'lobby');
+    } else showRoom(s, 'play');
+  },
+
+  daily_result(s, m, fx) {
+    s.daily.result = m;
+    fx.store.recordDaily(m);
+    fx.send({ type: 'leaderboard', game: m.game, size: m.size, date: m.date });
+    fx.announce(m.ranked && m.rank ? `Daily: ranked ${F.ordinal(m.rank)} of ${m.entrants}. Streak ${m.streak}.` : `Daily result saved. Streak ${m.streak}.`);
+  },
+
+  leaderboard(s, m) {
+    s.daily.table = m;
+  },
+
+  error(s, m, fx) {
+    const code = m.code;
+    const last = s.lastIntent;
+    if (code === 'already_in_room' && last && last.type !== 'join_room') {
+      fx.send({ type: 'leave_room' });
+      fx.send(last);
+      s.lastIntent = null;
+      return;
+    }
+    if (code === 'already_in_room') return; // the link's room is the one we are in
+    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
+    // A server without the same-board rematch (bad_message), or one whose daily rooms have none (wrong_phase).
+    if ((code === 'bad_message' || code === 'wrong_phase') && last && last.type === 'rematch' && last.same_board) return sameBoardFallback(s, fx);
+    if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase' || code === 'bad_message')) {
+      s.pendingRename = null;
+      s.ui.nameError =
+        code === 'wrong_phase' ? 'You can change your name after the race.' : code === 'bad_name' ? m.message || 'That name is not allowed.' : 'This server cannot rename: leave and come back to change your name.';
+      return;
+    }
+    if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
+    if (code === 'bad_name') {
+      s.view = 'home';
+      s.ui.nameError = m.message || 'That name is not allowed.';
+      return;
+    }
+    if (code === 'room_not_found' || code === 'room_full') {
+      leftRoom(s, fx);
+      s.view = 'home';
+    }
+    fx.toast(m.message || code);
+  },
+
+  pong() {},
+
+  server_shutdown(s, m, fx) {
+    fx.toast('The server is restarting. Reconnecting…');
+  },
+};
+
+/** welcome.limits, every number checked; the defaults for what is missing (an older server). */
+export function readLimits(l) {
+  const out = { ...DEFAULT_LIMITS };
+  if (l && typeof l === 'object') {
+    for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
+  }
+  return out;
+}
+
+function readBoard(pb) {
+  if (!pb) return null;
+  try {
+    return parseBoard(pb);
+  } catch {
+    return null;
+  }
+}
+
+/** A move_result or rewind_result: reconcile the prediction by seq. */
+function confirm(s, m, fx) {
+  const pred = s.game.pred;
+  if (!pred) return;
+  const was = pred.game.status;
+  const r = pred.confirm(m);
+  if (r.corrected) {
+    if (r.snapBack) blocked(s, fx, m.reason, false);
+    s.game.visited.add(pred.game.pos.join(','));
+  }
+  if (m.status === 'won' && s.race.doneMs == null && was !== 'won') s.race.doneMs = elapsed(s, fx.now());
+  afterChange(s, fx);
+}
+
+function enteredRoom(s, info, fx) {
+  const path = `/r/${info.code}`;
+  if (fx.path() !== path) fx.go(path);
+  s.others.colours.clear();
+}
+
+/**
+ * Sets up a race on `board`. opts: {clock, elapsedMs, you, recording, fresh}.
+ * `fresh` (race_start) forgets the last race's finishes and progress; a
+ * snapshot of the race already on screen (a reconnect) keeps them and its clock rule.
+ */
+export function startRace(s, fx, board, opts = {}) {
+  const r = s.race;
+  const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
+  const now = fx.now();
+  const elapsedMs = opts.elapsedMs || 0;
+  if (!sameRace) {
+    r.finished.clear();
+    if (opts.fresh) s.others.progress.clear();
+    // The clock rule comes from the race; a server that does not say it gets the
+    // rule it documents, decided once now and never again mid-race.
+    r.clock =
+      opts.clock === 'first_move' || opts.clock === 'start'
+        ? opts.clock
+        : s.room && (s.room.daily || racers(s).length === 1)
+          ? 'first_move'
+          : 'start';
+  } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
+  r.board = board;
+  r.id += 1;
+  r.live = true;
+  r.results = null;
+  r.startedAt = now - elapsedMs;
+  r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
+  r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
+  s.outbox.queue.length = 0; // moves meant for an earlier board
+  s.daily.result = null;
+  s.replay.line = null;
+  const me = member(s);
+  const g = s.game;
+  // A snapshot without `you` is a race we are not in (joined mid-race): watch it.
+  const watchOnly = !opts.fresh && !opts.you;
+  g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
+  if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);
+  g.visited = new Set(board.game === 'maze' ? fx.store.visited(board.seed) : []);
+  if (g.pred) g.visited.add(g.pred.game.pos.join(','));
+  g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
+  g.givenUp = !!(opts.you && opts.you.status === 'gave_up');
+  g.confirm = null;
+  g.anim = null;
+  hint(s, '', false);
+  showRoom(s, 'play');
+}
+
+/** "Try this board again" on a server without same_board: the same seed in a fresh room of one. */
+function sameBoardFallback(s, fx) {
+  const room = s.room;
+  const board = s.race.board;
+  if (!room || !board) return;
+  fx.send({ type: 'leave_room' });
+  leftRoom(s, fx);
+  s.soloNext = true;
+  const msg = room.daily ? { type: 'create_room', game: room.game, size: room.size, daily: true } : { type: 'create_room', game: room.game, size: room.size, seed: board.seed };
+  s.lastIntent = msg;
+  fx.send(msg);
+}
+
+function flash(s, fx, text) {
+  s.ui.flash = text;
+  s.timers.flashUntil = fx.now() + 700;
+  fx.later(() => {}, 720); // a render after the flash is over
+}

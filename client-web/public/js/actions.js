@@ -236,7 +236,8 @@ export function rematch(s, fx) {
 export function tryAgain(s, fx) {
   if (!s.room || !s.race.results) return;
   s.soloNext = true;
-  s.race.sameBoard = true;
+  const b = s.race.board;
+  s.race.again = b ? { seed: b.seed, game: b.game, size: b.size, daily: !!s.room.daily } : null;
   s.lastIntent = { type: 'rematch', same_board: true };
   fx.send(s.lastIntent);
 }

@@ -60,10 +60,7 @@ export const HANDLERS = {
     if (!prev || prev.code !== info.code) enteredRoom(s, info, fx);
     const me = member(s);
     if (me) s.me.name = me.name; // the server's word on my name
-    if (info.daily) {
-      s.daily.ranked = typeof info.ranked === 'boolean' ? info.ranked : null;
-      s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : null;
-    }
+    if (info.daily) dailyRanked(s, info, fx);
     if (info.phase === 'lobby') {
       const autostart = s.soloNext && isHost(s);
       s.soloNext = false;
@@ -89,6 +86,10 @@ export const HANDLERS = {
   race_start(s, m, fx) {
     const board = readBoard(m.board);
     if (!board) return fx.toast('The server sent a board this page cannot read.');
+    const again = s.race.again;
+    s.race.again = null;
+    // A server that ignored same_board (older than PROTOCOL-NEXT 7) dealt a new board: ask by seed.
+    if (again && !again.daily && board.seed !== again.seed) return sameBoardFallback(s, fx, again);
     startRace(s, fx, board, { clock: m.clock, fresh: true });
     s.race.countdown = 0;
     flash(s, fx, 'Go!');
@@ -135,10 +136,7 @@ export const HANDLERS = {
     if (prevCode !== snap.room.code) enteredRoom(s, snap.room, fx);
     const me = member(s);
     if (me) s.me.name = me.name;
-    if (snap.room.daily) {
-      s.daily.ranked = typeof snap.room.ranked === 'boolean' ? snap.room.ranked : null;
-      s.daily.rankedAt = typeof snap.room.ranked_at === 'string' ? snap.room.ranked_at : null;
-    }
+    if (snap.room.daily) dailyRanked(s, snap.room, fx);
     if (wanted && wanted !== snap.room.code && !snap.room.daily) {
       // The link asks for another room than the one we were resumed into.
       fx.send({ type: 'leave_room' });
@@ -185,7 +183,11 @@ export const HANDLERS = {
     if (code === 'already_in_room') return; // the link's room is the one we are in
     if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
     // A server without the same-board rematch (bad_message), or one whose daily rooms have none (wrong_phase).
-    if ((code === 'bad_message' || code === 'wrong_phase') && last && last.type === 'rematch' && last.same_board) return sameBoardFallback(s, fx);
+    if ((code === 'bad_message' || code === 'wrong_phase') && last && last.type === 'rematch' && last.same_board && s.race.again) {
+      const again = s.race.again;
+      s.race.again = null;
+      return sameBoardFallback(s, fx, again);
+    }
     if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase' || code === 'bad_message')) {
       s.pendingRename = null;
       s.ui.nameError =
@@ -219,6 +221,21 @@ export function readLimits(l) {
     for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
   }
   return out;
+}
+
+/**
+ * Whether this daily room's run is ranked (room.ranked, PROTOCOL-NEXT 8); a
+ * server that does not say is read from the ranked result this browser kept today.
+ */
+function dailyRanked(s, info, fx) {
+  if (typeof info.ranked === 'boolean') {
+    s.daily.ranked = info.ranked;
+    s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : null;
+    return;
+  }
+  const kept = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
+  s.daily.ranked = kept && kept.ranked ? false : null;
+  s.daily.rankedAt = kept && kept.ranked ? kept.at : null;
 }
 
 function readBoard(pb) {
@@ -299,14 +316,12 @@ export function startRace(s, fx, board, opts = {}) {
 }
 
 /** "Try this board again" on a server without same_board: the same seed in a fresh room of one. */
-function sameBoardFallback(s, fx) {
-  const room = s.room;
-  const board = s.race.board;
-  if (!room || !board) return;
+function sameBoardFallback(s, fx, again) {
   fx.send({ type: 'leave_room' });
   leftRoom(s, fx);
   s.soloNext = true;
-  const msg = room.daily ? { type: 'create_room', game: room.game, size: room.size, daily: true } : { type: 'create_room', game: room.game, size: room.size, seed: board.seed };
+  const { game, size, seed } = again;
+  const msg = again.daily ? { type: 'create_room', game, size, daily: true } : { type: 'create_room', game, size, seed };
   s.lastIntent = msg;
   fx.send(msg);
 }

@@ -38,7 +38,7 @@ export function createState() {
       live: false, // race_start seen and no results yet
       finished: new Map(), // player id -> `finished` message
       results: null, // the `results` message
-      sameBoard: false, // this race replays the previous board (Try this board again)
+      again: null, // {seed, game, size, daily}: the board asked for again (Try this board again)
     },
     game: {
       pred: null, // my Predictor; null when watching

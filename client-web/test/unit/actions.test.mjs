@@ -102,6 +102,15 @@ test('try this board again: rematch same_board, started at once; an older server
   handle(o.s, { type: 'error', code: 'bad_message', message: 'unknown field `same_board`' }, o.fx);
   assert.deepEqual(o.fx.drain(), [{ type: 'leave_room' }, { type: 'create_room', game: 'ghost', size: 'small', seed: '99' }]);
   assert.equal(o.s.soloNext, true);
+  // A server that ignores the field deals a new board: the same seed is asked for instead.
+  const i = seated();
+  raceOn(i.s, i.fx, { ...VAULT, seed: '5' });
+  handle(i.s, results([]), i.fx);
+  tryAgain(i.s, i.fx);
+  handle(i.s, room([player(1, 'Ann')], { phase: 'lobby' }), i.fx);
+  i.fx.drain();
+  handle(i.s, { type: 'race_start', board: { ...VAULT, seed: '6' }, time_limit_ms: 600000 }, i.fx);
+  assert.deepEqual(i.fx.drain(), [{ type: 'leave_room' }, { type: 'create_room', game: 'ghost', size: 'small', seed: '5' }]);
   const d = seated([player(1, 'Ann')], { daily: true });
   raceOn(d.s, d.fx, VAULT, 'first_move');
   handle(d.s, results([]), d.fx);

@@ -12,6 +12,8 @@
 //! check); `mazerace-bench echo-server` is the echo server the benchmark
 //! spawns for itself.
 
+#![forbid(unsafe_code)]
+
 mod echo;
 mod load;
 mod procs;
@@ -128,12 +130,23 @@ enum Cmd {
         #[arg(long, default_value = "multi")]
         runtime: String,
     },
+    /// Become `argv` with a parent-death signal set (how every child is started).
+    #[command(hide = true)]
+    ExecChild {
+        /// The benchmark's pid: if it is already gone, stop instead.
+        #[arg(long)]
+        parent: u32,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    if let Some(Cmd::EchoServer { bind, runtime }) = &cli.cmd {
-        return echo::run(*bind, runtime);
+    match &cli.cmd {
+        Some(Cmd::EchoServer { bind, runtime }) => return echo::run(*bind, runtime),
+        Some(Cmd::ExecChild { parent, argv }) => return procs::exec_child(*parent, argv),
+        None => {}
     }
     for o in &cli.only {
         if !SCENARIOS.contains(&o.as_str()) {

@@ -2,8 +2,15 @@
 //! serve`) with a fresh data directory, and this binary's own bare echo
 //! server. Both print `... listening on http://HOST:PORT` as their first
 //! stdout line; a child is stopped (SIGTERM, then SIGKILL) when dropped.
+//!
+//! Each child is started through this binary's hidden `exec-child`
+//! subcommand ([`exec_child`]), which asks the kernel to kill it when the
+//! benchmark dies and then becomes the server (same pid): the safe way to
+//! set a parent-death signal, since `pre_exec` is `unsafe`.
 
 use anyhow::{anyhow, bail, Context, Result};
+use rustix::process::{getppid, kill_process, set_parent_process_death_signal, Pid, Signal};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::os::unix::process::CommandExt;
@@ -88,18 +95,10 @@ impl Server {
         Self::spawn(cmd, scratch, "echo server")
     }
 
-    fn spawn(mut cmd: Command, scratch: PathBuf, label: &'static str) -> Result<Server> {
+    fn spawn(cmd: Command, scratch: PathBuf, label: &'static str) -> Result<Server> {
         let log = std::fs::File::create(scratch.join("stderr.log"))?;
         // If the benchmark dies (killed, panics past Drop), its servers go with it.
-        // SAFETY: prctl is async-signal-safe and touches nothing of the parent's.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        let mut cmd = through_exec_child(&cmd)?;
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::from(log));
         let mut child = cmd.spawn().with_context(|| format!("starting the {label}: {cmd:?}"))?;
         let pid = child.id();
@@ -161,8 +160,10 @@ impl Server {
         if !self.alive() {
             return;
         }
-        // SAFETY: kill(2) on our own child's pid; the child is not reaped yet.
-        unsafe { libc::kill(self.pid as libc::pid_t, libc::SIGTERM) };
+        // Our own child's pid, not reaped yet (alive() just said so).
+        if let Some(pid) = i32::try_from(self.pid).ok().and_then(Pid::from_raw) {
+            let _ = kill_process(pid, Signal::TERM);
+        }
         let deadline = Instant::now() + self.stop_timeout;
         while Instant::now() < deadline {
             if !self.alive() {
@@ -184,6 +185,36 @@ impl Drop for Server {
 
 fn remove_scratch(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `cmd` run as `<this binary> exec-child --parent <our pid> -- <program> <args>`,
+/// with the same environment.
+fn through_exec_child(cmd: &Command) -> Result<Command> {
+    let exe = std::env::current_exe().context("locating the benchmark binary")?;
+    let mut outer = Command::new(exe);
+    outer.arg("exec-child").arg("--parent").arg(std::process::id().to_string()).arg("--");
+    outer.arg(cmd.get_program()).args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => outer.env(key, value),
+            None => outer.env_remove(key),
+        };
+    }
+    Ok(outer)
+}
+
+/// The `exec-child` subcommand: arrange SIGKILL for when the parent (the
+/// benchmark's spawning thread) ends, then replace this process with
+/// `argv`. The signal survives `exec`; the check against `parent` closes the
+/// race where the benchmark died before the signal was set.
+pub fn exec_child(parent: u32, argv: &[OsString]) -> Result<()> {
+    let (program, args) = argv.split_first().ok_or_else(|| anyhow!("exec-child: no program"))?;
+    set_parent_process_death_signal(Some(Signal::KILL)).context("setting the parent-death signal")?;
+    if getppid().map(|p| p.as_raw_nonzero().get()) != i32::try_from(parent).ok() {
+        bail!("exec-child: the benchmark (pid {parent}) is gone");
+    }
+    let err = Command::new(program).args(args).exec();
+    Err(anyhow!("exec-child: running {program:?}: {err}"))
 }
 
 /// `"mazerace listening on http://127.0.0.1:PORT"` -> the address.

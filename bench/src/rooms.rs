@@ -47,7 +47,9 @@ pub async fn hello(t: Target, index: usize, name: String, token: Option<String>)
     conn.send_msg(&ClientMsg::Hello { name: name.clone(), token }).await?;
     let (id, token, resumed) = conn
         .wait_for(REPLY_TIMEOUT, |m| match m {
-            ServerMsg::Welcome { player_id, token, resumed } => Some((*player_id, token.clone(), *resumed)),
+            ServerMsg::Welcome { player_id, token, resumed, .. } => {
+                Some((*player_id, token.clone(), *resumed))
+            }
             _ => None,
         })
         .await?;
@@ -184,7 +186,7 @@ impl Boards {
 
 /// Host: `start`. Everyone (host included): wait for `race_start`; returns the board.
 pub async fn send_start(host: &mut Player) -> Result<()> {
-    host.conn.send_msg(&ClientMsg::Start).await
+    host.conn.send_msg(&ClientMsg::Start {}).await
 }
 
 pub async fn await_race_start(p: &mut Player, boards: &Boards, limit: Duration) -> Result<Board> {
@@ -200,7 +202,7 @@ pub async fn await_race_start(p: &mut Player, boards: &Boards, limit: Duration) 
 
 /// Host after results: `rematch`, then wait until the room is back in the lobby.
 pub async fn rematch(host: &mut Player, limit: Duration) -> Result<()> {
-    host.conn.send_msg(&ClientMsg::Rematch).await?;
+    host.conn.send_msg(&ClientMsg::Rematch { same_board: false }).await?;
     host.conn
         .wait_for(limit, |m| match m {
             ServerMsg::Room(r) if r.phase == Phase::Lobby => Some(()),

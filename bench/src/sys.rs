@@ -1,7 +1,8 @@
 //! What the benchmark reads from and asks of the operating system: a
-//! process's CPU time and resident memory from `/proc`, and the open-file
-//! limit (raised with the server crate's own call). Linux only, like the
-//! figures it feeds.
+//! process's CPU time and resident memory from `/proc`, this thread's CPU
+//! time, and the open-file limit (raised with the server crate's own call).
+//! Linux only, like the figures it feeds; the system calls go through
+//! `rustix`, so no `unsafe` here.
 
 use std::fs;
 use std::time::Duration;
@@ -42,23 +43,17 @@ pub fn machine_busy() -> Option<Duration> {
     Some(Duration::from_secs_f64((total - idle) as f64 / clock_ticks_per_second() as f64))
 }
 
-/// This thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`, nanoseconds).
+/// This thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`).
 pub fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into the struct we own.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(u64::try_from(ts.tv_sec).unwrap_or(0), u32::try_from(ts.tv_nsec).unwrap_or(0))
 }
 
+/// The unit of `/proc`'s CPU times (`sysconf(_SC_CLK_TCK)`, from the auxiliary vector).
 fn clock_ticks_per_second() -> u64 {
-    // SAFETY: sysconf has no preconditions; it only reads a constant.
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 {
-        t as u64
-    } else {
-        100
+    match rustix::param::clock_ticks_per_second() {
+        0 => 100,
+        t => t,
     }
 }
 
@@ -107,12 +102,18 @@ mod tests {
     fn reads_own_process() {
         let pid = std::process::id();
         assert!(rss_bytes(pid).unwrap() > 0);
+        // Spin until the kernel has counted a tick of CPU for us: a fixed
+        // wall-clock spin can get no CPU at all on a loaded machine.
         let spin = std::time::Instant::now();
         let mut x = 0u64;
-        while spin.elapsed() < Duration::from_millis(30) {
-            x = x.wrapping_add(std::hint::black_box(1));
+        while cpu_time(pid).unwrap() == Duration::ZERO && spin.elapsed() < Duration::from_secs(20) {
+            for _ in 0..100_000 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
         }
         assert!(x > 0);
         assert!(cpu_time(pid).unwrap() > Duration::ZERO);
+        assert!(thread_cpu_time() > Duration::ZERO);
+        assert!(machine_busy().unwrap() > Duration::ZERO);
     }
 }

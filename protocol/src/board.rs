@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::ghost::{self, Vault, VaultError};
-use crate::grid::{Game, Pos, Size};
+use crate::grid::{Dir, Game, Pos, Size};
 use crate::maze::{self, Maze, MazeError};
 use crate::play::Action;
 
@@ -45,10 +45,13 @@ impl<'de> Deserialize<'de> for Seed {
     }
 }
 
+/// Why a board could not be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
+    /// The vault builder failed.
     #[error(transparent)]
     Vault(#[from] VaultError),
+    /// The maze builder failed.
     #[error(transparent)]
     Maze(#[from] MazeError),
 }
@@ -56,7 +59,9 @@ pub enum BoardError {
 /// A built board, cheap to clone and share between a room's racers.
 #[derive(Clone, Debug)]
 pub enum Board {
+    /// A Ghost vault.
     Ghost(Arc<Vault>),
+    /// A Maze Escape maze.
     Maze(Arc<Maze>),
 }
 
@@ -69,6 +74,7 @@ impl Board {
         })
     }
 
+    /// Which game the board is for.
     pub fn game(&self) -> Game {
         match self {
             Board::Ghost(_) => Game::Ghost,
@@ -76,6 +82,7 @@ impl Board {
         }
     }
 
+    /// The board's size.
     pub fn size(&self) -> Size {
         match self {
             Board::Ghost(v) => v.size,
@@ -83,6 +90,7 @@ impl Board {
         }
     }
 
+    /// The seed it was built from.
     pub fn seed(&self) -> u64 {
         match self {
             Board::Ghost(v) => v.seed,
@@ -137,9 +145,58 @@ impl Board {
         }
     }
 
+    /// Steps from every cell to the goal (the flag, the exit) by the
+    /// shortest way, for progress bars. For Ghost the gate counts as open,
+    /// so it is a lower bound there: the exact remaining count depends on
+    /// the ghost and would need the solver per move.
+    pub fn goal_distances(&self) -> GoalDistances {
+        let (n, goal) = match self {
+            Board::Ghost(v) => (v.cells.n, v.flag),
+            Board::Maze(m) => (m.n, m.exit),
+        };
+        let step = |p: Pos, d: Dir| match self {
+            Board::Ghost(v) => v.cells.neighbour(p, d),
+            Board::Maze(m) => m.through(p, d),
+        };
+        let mut dist = vec![u32::MAX; n as usize * n as usize];
+        let mut queue = std::collections::VecDeque::from([goal]);
+        dist[goal.index(n)] = 0;
+        while let Some(p) = queue.pop_front() {
+            let d = dist[p.index(n)] + 1;
+            for q in Dir::ALL.into_iter().filter_map(|dir| step(p, dir)) {
+                if dist[q.index(n)] == u32::MAX {
+                    dist[q.index(n)] = d;
+                    queue.push_back(q);
+                }
+            }
+        }
+        GoalDistances { n, dist }
+    }
+
     /// One line of `mazerace gen`: the public board and its answer together.
     pub fn gen_line(&self) -> GenLine {
         GenLine { board: self.public(), answer: self.answer() }
+    }
+}
+
+/// Each cell's distance to the goal ([`Board::goal_distances`]).
+#[derive(Clone, Debug)]
+pub struct GoalDistances {
+    n: u8,
+    dist: Vec<u32>,
+}
+
+impl GoalDistances {
+    /// Steps from `p` to the goal; 0 off the board or where the goal
+    /// cannot be reached from (a wall: no racer ever stands there).
+    pub fn at(&self, p: Pos) -> u32 {
+        if p.row >= self.n || p.col >= self.n {
+            return 0;
+        }
+        match self.dist[p.index(self.n)] {
+            u32::MAX => 0,
+            d => d,
+        }
     }
 }
 
@@ -147,35 +204,56 @@ impl Board {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "game", rename_all = "lowercase")]
 pub enum PublicBoard {
+    /// A vault as racers see it.
     Ghost(PublicVault),
+    /// A maze as racers see it.
     Maze(PublicMaze),
 }
 
+/// A vault without its answer: what racers see before and during the race.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PublicVault {
+    /// The vault's size.
     pub size: Size,
+    /// The seed it was built from.
     pub seed: Seed,
+    /// Cells per side.
     pub n: u8,
     /// `n` rows of `#` (wall) and `.` (open).
     pub cells: Vec<String>,
+    /// Where the player starts (and the ghost in run two).
     pub start: Pos,
+    /// The goal.
     pub flag: Pos,
+    /// The plate: standing on it opens the gate.
     pub plate: Pos,
+    /// The gate, shut unless someone stands on the plate.
     pub gate: Pos,
+    /// The builder's par, which set the allowance.
     pub par: u32,
+    /// Steps a player may use, both runs together.
     pub allowance: u32,
+    /// Whether every attempt was dropped and this is the fallback vault (which
+    /// may be unsolvable).
     pub fallback: bool,
+    /// Which attempt produced the vault (1-based; the limit for a fallback).
     pub attempts: u32,
 }
 
+/// A maze without its answer: what racers see before and during the race.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PublicMaze {
+    /// The maze's size.
     pub size: Size,
+    /// The seed it was built from.
     pub seed: Seed,
+    /// Cells per side.
     pub n: u8,
     /// `n` rows of one hex digit per cell: bit 1 up, 2 right, 4 down, 8 left.
     pub passages: Vec<String>,
+    /// Where the player starts, `[0, 0]`.
     pub start: Pos,
+    /// The exit, `[n - 1, n - 1]`.
     pub exit: Pos,
 }
 
@@ -183,15 +261,31 @@ pub struct PublicMaze {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Answer {
-    Ghost { l: Option<u32>, true_par: Option<u32>, solution: Vec<Action> },
-    Maze { shortest: u32, solution: Vec<Action> },
+    /// A vault's answer.
+    Ghost {
+        /// Start to plate with the gate shut; absent on a fallback without a path.
+        l: Option<u32>,
+        /// The fewest steps that win; `null` when nothing wins.
+        true_par: Option<u32>,
+        /// One line that wins in `true_par` steps (empty when none does).
+        solution: Vec<Action>,
+    },
+    /// A maze's answer.
+    Maze {
+        /// The length of the shortest route.
+        shortest: u32,
+        /// One shortest route.
+        solution: Vec<Action>,
+    },
 }
 
 /// What `mazerace gen` prints per board.
 #[derive(Clone, Debug, Serialize)]
 pub struct GenLine {
+    /// The board as racers see it.
     #[serde(flatten)]
     pub board: PublicBoard,
+    /// Its answer.
     #[serde(flatten)]
     pub answer: Answer,
 }

@@ -9,11 +9,14 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(from = "[u8; 2]", into = "[u8; 2]")]
 pub struct Pos {
+    /// Row, from 0 at the top.
     pub row: u8,
+    /// Column, from 0 at the left.
     pub col: u8,
 }
 
 impl Pos {
+    /// The cell at `row`, `col`.
     pub const fn new(row: u8, col: u8) -> Self {
         Pos { row, col }
     }
@@ -35,6 +38,7 @@ impl Pos {
         self.row as usize * n as usize + self.col as usize
     }
 
+    /// The cell at row-major index `i` on an `n` by `n` board.
     pub fn from_index(i: usize, n: u8) -> Pos {
         Pos::new((i / n as usize) as u8, (i % n as usize) as u8)
     }
@@ -56,9 +60,13 @@ impl From<Pos> for [u8; 2] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dir {
+    /// Towards row 0.
     Up,
+    /// Towards the last row.
     Down,
+    /// Towards column 0.
     Left,
+    /// Towards the last column.
     Right,
 }
 
@@ -66,6 +74,7 @@ impl Dir {
     /// The order RULES.md uses wherever an order matters (the maze carver).
     pub const ALL: [Dir; 4] = [Dir::Up, Dir::Down, Dir::Left, Dir::Right];
 
+    /// The direction back.
     pub fn opposite(self) -> Dir {
         match self {
             Dir::Up => Dir::Down,
@@ -80,11 +89,14 @@ impl Dir {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Game {
+    /// The vault puzzle.
     Ghost,
+    /// Maze Escape.
     Maze,
 }
 
 impl Game {
+    /// The wire name: `ghost` or `maze`.
     pub fn as_str(self) -> &'static str {
         match self {
             Game::Ghost => "ghost",
@@ -123,15 +135,22 @@ impl FromStr for Game {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Size {
+    /// Ghost, 6x6.
     Small,
+    /// Ghost, 7x7.
     Medium,
+    /// Ghost, 8x8.
     Large,
+    /// Maze, 11x11.
     Easy,
+    /// Maze, 17x17.
     Normal,
+    /// Maze, 23x23.
     Hard,
 }
 
 impl Size {
+    /// The game this size belongs to.
     pub fn game(self) -> Game {
         match self {
             Size::Small | Size::Medium | Size::Large => Game::Ghost,
@@ -151,6 +170,7 @@ impl Size {
         }
     }
 
+    /// The wire name, lowercase (`small` ... `hard`).
     pub fn as_str(self) -> &'static str {
         match self {
             Size::Small => "small",

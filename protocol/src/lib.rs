@@ -1,15 +1,19 @@
 //! The mazerace protocol crate: everything the server, the tests and any Rust
 //! client must agree on, with no I/O in it.
 //!
-//! Read it top-down next to `shared/RULES.md`:
+//! Read it top-down next to the repository's `RULES.md` (the rules, exactly):
 //! - [`rng`]: our own frozen sampling on top of ChaCha8 (the only randomness).
 //! - [`grid`]: positions, directions, game and size names.
 //! - [`ghost`]: the vault builder, the play engine and the exact `true_par` search.
 //! - [`maze`]: the maze builder, its shortest route and the play engine.
 //! - [`play`]: one interface over both games, used by the server per player.
+//! - [`race`]: the rules of a race: when clocks start, ranking, the reveal.
 //! - [`board`]: the board's wire shape (what `mazerace gen` prints).
 //! - [`daily`]: the daily seed derivation.
 //! - [`messages`]: every WebSocket message, client to server and back.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod board;
 pub mod daily;
@@ -18,8 +22,9 @@ pub mod grid;
 pub mod maze;
 pub mod messages;
 pub mod play;
+pub mod race;
 pub mod rng;
 
-pub use board::{Answer, Board, BoardError, PublicBoard, Seed};
+pub use board::{Answer, Board, BoardError, GoalDistances, PublicBoard, Seed};
 pub use grid::{Dir, Game, Pos, Size};
 pub use play::{Action, PlayerGame, Reject, Status};

@@ -16,11 +16,14 @@ use crate::maze::play::MazePlay;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "&'static str")]
 pub enum Action {
+    /// A step in a direction.
     Move(Dir),
+    /// Ghost, once in run one: back to the start, run two begins.
     Rewind,
 }
 
 impl Action {
+    /// The wire name: a direction or `rewind`.
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Move(Dir::Up) => "up",
@@ -62,7 +65,9 @@ impl fmt::Display for Action {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// Still going.
     Playing,
+    /// Reached the goal (the flag or the exit).
     Won,
     /// Ghost only: the allowance is spent and the flag not reached.
     OutOfSteps,
@@ -72,14 +77,19 @@ pub enum Status {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
 pub enum Reject {
+    /// `wall`: a wall or the board's edge is in the way.
     #[error("a wall or the edge of the board is in the way")]
     Wall,
+    /// `gate_closed`: the gate is shut (nobody on the plate before the move).
     #[error("the gate is shut: nobody stands on the plate")]
     GateClosed,
+    /// `game_over`: the game is won or out of steps.
     #[error("this game is over")]
     GameOver,
+    /// `rewind_used`: the one rewind is spent (run two).
     #[error("the rewind is used: there is only one, in run one")]
     RewindUsed,
+    /// `no_rewind`: a rewind in Maze Escape.
     #[error("only Ghost has a rewind")]
     NoRewind,
 }
@@ -87,9 +97,13 @@ pub enum Reject {
 /// A player's own state after an action, as `move_result` carries it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameView {
+    /// Where the player stands.
     pub pos: Pos,
+    /// Steps (Ghost, both runs) or moves (maze) used.
     pub steps: u32,
+    /// Playing, won or out of steps.
     pub status: Status,
+    /// Ghost only: the runs, the allowance, the ghost and the gate.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub ghost: Option<GhostView>,
 }
@@ -97,7 +111,9 @@ pub struct GameView {
 /// The Ghost-only part of [`GameView`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GhostView {
+    /// 1, or 2 after the rewind.
     pub run: u8,
+    /// Steps left before the allowance is spent.
     pub steps_left: u32,
     /// Where the ghost stands (run two only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,22 +123,32 @@ pub struct GhostView {
 }
 
 /// RULES.md: `best / steps * 100`, shown rounded (`shortest` for the maze,
-/// `true_par` for Ghost).
+/// `true_par` for Ghost), with two guards so the figure never lies: it is
+/// at most 100, and only a run of exactly `best` steps shows 100 (rounding
+/// alone would show 100 for 199 steps against a best of 198).
 pub fn efficiency(best: u32, steps: u32) -> u32 {
     if steps == 0 {
         return 0;
     }
-    (f64::from(best) * 100.0 / f64::from(steps)).round() as u32
+    let rounded = (f64::from(best) * 100.0 / f64::from(steps)).round() as u32;
+    if steps > best {
+        rounded.min(99)
+    } else {
+        rounded.min(100)
+    }
 }
 
 /// One racer's game on one board.
 #[derive(Clone, Debug)]
 pub enum PlayerGame {
+    /// A Ghost game.
     Ghost(GhostPlay),
+    /// A Maze Escape game.
     Maze(MazePlay),
 }
 
 impl PlayerGame {
+    /// A new game on `board`, at its start.
     pub fn new(board: &Board) -> Self {
         match board {
             Board::Ghost(v) => PlayerGame::Ghost(GhostPlay::new(Arc::clone(v))),
@@ -142,6 +168,7 @@ impl PlayerGame {
         }
     }
 
+    /// Playing, won or out of steps.
     pub fn status(&self) -> Status {
         match self {
             PlayerGame::Ghost(g) => g.status(),
@@ -149,6 +176,7 @@ impl PlayerGame {
         }
     }
 
+    /// Where the player stands.
     pub fn pos(&self) -> Pos {
         match self {
             PlayerGame::Ghost(g) => g.pos(),
@@ -180,6 +208,7 @@ impl PlayerGame {
         }
     }
 
+    /// The player's own state, as `move_result` reports it.
     pub fn view(&self) -> GameView {
         GameView {
             pos: self.pos(),
@@ -208,6 +237,12 @@ mod tests {
         assert_eq!(efficiency(32, 46), 70);
         assert_eq!(efficiency(16, 16), 100);
         assert_eq!(efficiency(5, 0), 0);
+    }
+
+    #[test]
+    fn efficiency_is_100_only_for_a_best_run() {
+        assert_eq!(efficiency(198, 199), 99, "99.5% is not a perfect run");
+        assert_eq!(efficiency(16, 15), 100, "never above 100");
     }
 
     #[test]

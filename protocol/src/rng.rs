@@ -20,10 +20,12 @@ use rand_core::{RngCore, SeedableRng};
 pub struct BoardRng(ChaCha8Rng);
 
 impl BoardRng {
+    /// The stream for `seed`: `ChaCha8Rng::seed_from_u64(seed)`.
     pub fn new(seed: u64) -> Self {
         BoardRng(ChaCha8Rng::seed_from_u64(seed))
     }
 
+    /// The next 64 bits of the stream.
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }

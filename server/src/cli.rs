@@ -32,7 +32,7 @@ enum Command {
     Gen(crate::gen::GenArgs),
     /// Re-play stored daily runs and report any whose score does not match.
     Verify {
-        #[arg(long, env = "MAZERACE_DATA_DIR", default_value = "data")]
+        #[arg(long, env = "MAZERACE_DATA_DIR", default_value_os_t = Config::default().data_dir)]
         data_dir: PathBuf,
         /// The salt the server runs with, if configured (else the stored one).
         #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]

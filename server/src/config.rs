@@ -21,8 +21,10 @@ pub const WRITE_BUFFER_BYTES: usize = 512;
 /// How log lines are written (to stderr: stdout carries the URLs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
+    /// Human-readable lines.
     #[default]
     Text,
+    /// One JSON object a line, for a log collector.
     Json,
 }
 
@@ -87,6 +89,7 @@ pub struct Config {
     pub join_refill: Duration,
     /// How long a closing connection waits for the client's close frame.
     pub close_linger: Duration,
+    /// Text or JSON log lines.
     pub log_format: LogFormat,
     /// Runtime worker threads: `None` for one per core, `Some(0)` for a
     /// single-threaded (current-thread) runtime. Only `mazerace serve` reads
@@ -129,79 +132,88 @@ impl Default for Config {
     }
 }
 
-/// `mazerace serve` flags. Every flag also reads `MAZERACE_<NAME>`.
+/// `mazerace serve` flags. Every flag also reads `MAZERACE_<NAME>`. Each
+/// default is read from [`Config::default`], never written twice; the
+/// README's table is checked against these flags by `server/tests/readme_config.rs`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Address and port to listen on.
-    #[arg(long, env = "MAZERACE_BIND", default_value = "0.0.0.0:7878")]
+    #[arg(long, env = "MAZERACE_BIND", default_value_t = Config::default().bind)]
     pub bind: SocketAddr,
     /// Data directory (the daily challenge's database lives here).
-    #[arg(long, env = "MAZERACE_DATA_DIR", default_value = "data")]
+    #[arg(long, env = "MAZERACE_DATA_DIR", default_value_os_t = Config::default().data_dir)]
     pub data_dir: PathBuf,
     /// Secret salt for the daily seeds (made once and stored when absent).
     #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]
     pub daily_salt: Option<String>,
     /// Seconds a dropped player may take to reconnect and resume.
-    #[arg(long, env = "MAZERACE_RESUME_SECS", default_value_t = 60)]
+    #[arg(long, env = "MAZERACE_RESUME_SECS", default_value_t = Config::default().resume_window.as_secs())]
     pub resume_secs: u64,
     /// Seconds a new connection has to send `hello`.
-    #[arg(long, env = "MAZERACE_HELLO_TIMEOUT_SECS", default_value_t = 10)]
+    #[arg(long, env = "MAZERACE_HELLO_TIMEOUT_SECS", default_value_t = Config::default().hello_timeout.as_secs())]
     pub hello_timeout_secs: u64,
     /// Seconds of silence after which a connection is closed.
-    #[arg(long, env = "MAZERACE_IDLE_TIMEOUT_SECS", default_value_t = 30)]
+    #[arg(long, env = "MAZERACE_IDLE_TIMEOUT_SECS", default_value_t = Config::default().idle_timeout.as_secs())]
     pub idle_timeout_secs: u64,
     /// Seconds of silence after which a connection is pinged.
-    #[arg(long, env = "MAZERACE_PING_SECS", default_value_t = 10)]
+    #[arg(long, env = "MAZERACE_PING_SECS", default_value_t = Config::default().ping_interval.as_secs())]
     pub ping_secs: u64,
     /// Racers per room (capped at 64).
-    #[arg(long, env = "MAZERACE_MAX_PLAYERS", default_value_t = 16)]
+    #[arg(long, env = "MAZERACE_MAX_PLAYERS", default_value_t = Config::default().max_players)]
     pub max_players: u32,
     /// Spectators per room.
-    #[arg(long, env = "MAZERACE_MAX_SPECTATORS", default_value_t = 32)]
+    #[arg(long, env = "MAZERACE_MAX_SPECTATORS", default_value_t = Config::default().max_spectators)]
     pub max_spectators: u32,
     /// A race's time limit in seconds.
-    #[arg(long, env = "MAZERACE_RACE_LIMIT_SECS", default_value_t = 600)]
+    #[arg(long, env = "MAZERACE_RACE_LIMIT_SECS", default_value_t = Config::default().race_time_limit.as_secs())]
     pub race_limit_secs: u64,
     /// Countdown length in seconds.
-    #[arg(long, env = "MAZERACE_COUNTDOWN_SECS", default_value_t = 3)]
+    #[arg(long, env = "MAZERACE_COUNTDOWN_SECS", default_value_t = Config::default().countdown_secs)]
     pub countdown_secs: u32,
     /// Open WebSocket connections at once.
-    #[arg(long, env = "MAZERACE_MAX_CONNECTIONS", default_value_t = 50_000)]
+    #[arg(long, env = "MAZERACE_MAX_CONNECTIONS", default_value_t = Config::default().max_connections)]
     pub max_connections: usize,
     /// Frames queued per client before it is closed as too slow.
-    #[arg(long, env = "MAZERACE_OUTBOX", default_value_t = 256)]
+    #[arg(long, env = "MAZERACE_OUTBOX", default_value_t = Config::default().outbox_capacity)]
     pub outbox_capacity: usize,
     /// Messages per second per connection (sustained).
-    #[arg(long, env = "MAZERACE_MSGS_PER_SEC", default_value_t = 40)]
+    #[arg(long, env = "MAZERACE_MSGS_PER_SEC", default_value_t = Config::default().msgs_per_sec)]
     pub msgs_per_sec: u32,
     /// Messages per connection in a burst.
-    #[arg(long, env = "MAZERACE_MSGS_BURST", default_value_t = 80)]
+    #[arg(long, env = "MAZERACE_MSGS_BURST", default_value_t = Config::default().msgs_burst)]
     pub msgs_burst: u32,
     /// Rate-limited messages tolerated before closing with 1008.
-    #[arg(long, env = "MAZERACE_FLOOD_STRIKES", default_value_t = 40)]
+    #[arg(long, env = "MAZERACE_FLOOD_STRIKES", default_value_t = Config::default().flood_strikes)]
     pub flood_strikes: u32,
     /// Rooms one connection may create in a burst (one more every 30 s).
-    #[arg(long, env = "MAZERACE_ROOMS_PER_CONN", default_value_t = 8)]
+    #[arg(long, env = "MAZERACE_ROOMS_PER_CONN", default_value_t = Config::default().rooms_per_conn)]
     pub rooms_per_conn: u32,
     /// Failed joins per address in a burst (one more every 6 s).
-    #[arg(long, env = "MAZERACE_JOIN_ATTEMPTS", default_value_t = 10)]
+    #[arg(long, env = "MAZERACE_JOIN_ATTEMPTS", default_value_t = Config::default().join_attempts)]
     pub join_attempts: u32,
     /// Log format.
-    #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = Config::default().log_format)]
     pub log_format: LogFormat,
     /// Bytes of each socket's read buffer (paid per connected player; a
     /// larger message still arrives whole).
-    #[arg(long, env = "MAZERACE_READ_BUFFER_BYTES", default_value_t = 1024)]
+    #[arg(long, env = "MAZERACE_READ_BUFFER_BYTES", default_value_t = Config::default().read_buffer_bytes)]
     pub read_buffer_bytes: usize,
     /// Milliseconds between two `progress` messages to a room (coalescing window).
-    #[arg(long, env = "MAZERACE_PROGRESS_MS", default_value_t = 50)]
+    #[arg(long, env = "MAZERACE_PROGRESS_MS", default_value_t = millis(Config::default().progress_interval))]
     pub progress_ms: u64,
     /// Runtime worker threads (default: one per core; 0: a single-threaded runtime).
     #[arg(long, env = "MAZERACE_WORKER_THREADS")]
     pub worker_threads: Option<usize>,
 }
 
+/// A duration as the whole milliseconds a flag takes.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 impl ServeArgs {
+    /// The settings these flags ask for, clamped where a value would break
+    /// the server; what no flag sets keeps its [`Config::default`].
     pub fn into_config(self) -> Config {
         let base = Config::default();
         Config {
@@ -266,5 +278,28 @@ mod tests {
         assert_eq!(defaults.progress_interval, Duration::from_millis(50), "issue 3: at most one per 50 ms");
         assert_eq!(defaults.worker_threads, None);
         assert_eq!(defaults.read_buffer_bytes, Config::default().read_buffer_bytes);
+    }
+
+    /// Every flag left out gives exactly `Config::default()`'s value.
+    #[test]
+    fn no_flags_give_the_default_config() {
+        let got = format!("{:?}", Cli::parse_from(["mazerace"]).serve.into_config());
+        assert_eq!(got, format!("{:?}", Config::default()));
+    }
+
+    /// The figures written into the help text (settings with no flag of
+    /// their own) agree with the code.
+    #[test]
+    fn the_help_text_states_the_real_figures() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_help().to_string();
+        let d = Config::default();
+        for phrase in [
+            format!("capped at {MAX_PLAYERS_CAP}"),
+            format!("one more every {} s", d.room_refill.as_secs()),
+            format!("one more every {} s", d.join_refill.as_secs()),
+        ] {
+            assert!(help.contains(&phrase), "{phrase:?} not in\n{help}");
+        }
     }
 }

@@ -43,6 +43,10 @@ pub struct DailyBoard {
     /// UTC date, `YYYY-MM-DD`.
     pub date: String,
     pub seed: u64,
+    /// Whether the player's next attempt on it is their ranked one.
+    pub ranked: bool,
+    /// When it is not: when their ranked try started (RFC 3339, UTC).
+    pub ranked_at: Option<String>,
 }
 
 /// A fresh id for one daily attempt, unique in this process: the hook pairs
@@ -76,6 +80,9 @@ pub struct DailyOutcome {
     pub time_ms: Option<u64>,
     /// Every accepted action in order (the replay).
     pub moves: Vec<Action>,
+    /// Each action's time in ms since the first accepted one (`moves[i]`
+    /// at `times_ms[i]`), so a stored run can be raced as a rival.
+    pub times_ms: Vec<u64>,
 }
 
 /// What the daily store offers the race server.

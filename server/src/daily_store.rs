@@ -93,7 +93,7 @@ impl DailyHook for StoreHook {
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
         let date = self.clock.today();
         let seed = daily_seed(&self.salt, &date, game, size);
-        Box::pin(async move { Ok(DailyBoard { date, seed }) })
+        Box::pin(async move { Ok(DailyBoard { date, seed, ranked: true, ranked_at: None }) })
     }
 
     fn started(&self, run: DailyRun) -> HookFuture<()> {

@@ -7,7 +7,9 @@
 /// The open-file limit after [`raise_file_limit`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileLimit {
+    /// The soft limit: what the process may open now.
     pub soft: u64,
+    /// The hard limit: how far an unprivileged process may raise the soft one.
     pub hard: u64,
 }
 
@@ -21,32 +23,26 @@ pub const RESERVED_FILES: u64 = 64;
 /// processes inherit the result.
 #[cfg(unix)]
 pub fn raise_file_limit(want: u64) -> FileLimit {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit writes into the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+    use rlimit::Resource;
+    let Ok((mut soft, mut hard)) = Resource::NOFILE.get() else {
         return FileLimit { soft: 0, hard: 0 };
-    }
-    if lim.rlim_max < want {
-        let bigger = libc::rlimit { rlim_cur: want, rlim_max: want };
-        // SAFETY: setrlimit only reads the struct. Without privilege it fails, which is fine.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &bigger) } == 0 {
-            lim = bigger;
-        }
+    };
+    // Without privilege this fails, which is fine: the hard limit stays.
+    if hard < want && Resource::NOFILE.set(want, want).is_ok() {
+        (soft, hard) = (want, want);
     }
     // The hard limit itself first; where that is refused (an unlimited hard
     // limit above the kernel's own cap, as on macOS), `want` if it is lower.
-    for soft in [lim.rlim_max, want.min(lim.rlim_max)] {
-        if soft <= lim.rlim_cur {
+    for raised in [hard, want.min(hard)] {
+        if raised <= soft {
             continue;
         }
-        let raised = libc::rlimit { rlim_cur: soft, rlim_max: lim.rlim_max };
-        // SAFETY: as above.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            lim = raised;
+        if Resource::NOFILE.set(raised, hard).is_ok() {
+            soft = raised;
             break;
         }
     }
-    FileLimit { soft: lim.rlim_cur, hard: lim.rlim_max }
+    FileLimit { soft, hard }
 }
 
 /// Elsewhere the limit is the platform's business.

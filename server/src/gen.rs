@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use mazerace_protocol::{Board, Game, Size};
 
+/// `mazerace gen` flags.
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// ghost or maze.
@@ -29,6 +30,7 @@ pub struct GenArgs {
     pub stats: bool,
 }
 
+/// `mazerace gen`: to stdout.
 pub fn run(args: GenArgs) -> anyhow::Result<()> {
     write(&args, &mut std::io::stdout().lock())
 }
@@ -46,6 +48,10 @@ pub fn write(args: &GenArgs, out: &mut impl Write) -> anyhow::Result<()> {
             Game::Ghost => 2_000,
             Game::Maze => 3_000,
         });
+        // A summary of no boards has no median to print.
+        if count == 0 {
+            bail!("--stats needs --count of at least 1");
+        }
         let sizes = args.size.map_or_else(|| args.game.sizes().to_vec(), |s| vec![s]);
         for size in sizes {
             writeln!(out, "{}", stats(size, args.seed, count)?)?;
@@ -160,6 +166,19 @@ mod tests {
         let text = gen(Game::Maze, None, 0, 50, true).unwrap();
         assert_eq!(text.lines().count(), 3);
         assert!(text.contains("normal") && text.contains("median"));
+    }
+
+    #[test]
+    fn stats_of_no_boards_are_refused_instead_of_panicking() {
+        for size in [None, Some(Size::Small)] {
+            let err = gen(Game::Ghost, size, 0, 0, true).unwrap_err();
+            assert!(err.to_string().contains("--count of at least 1"), "{err}");
+        }
+        assert_eq!(
+            gen(Game::Ghost, Some(Size::Small), 0, 0, false).unwrap(),
+            "",
+            "no boards asked, none printed"
+        );
     }
 
     #[test]

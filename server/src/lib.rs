@@ -11,11 +11,12 @@
 //!   (the slow-client policy lives there).
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
-//! - `results`: ranking and the reveal, as pure functions.
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
+
+#![forbid(unsafe_code)]
 
 mod assets;
 pub mod cli;
@@ -32,15 +33,12 @@ mod names;
 pub mod net;
 mod outbox;
 mod registry;
-mod results;
 mod room;
 pub mod server;
 mod sessions;
 
-pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
+pub use config::{Config, MAX_PLAYERS_CAP};
 pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
 pub use daily_store::StoreHook;
 pub use ids::is_code_shaped;
-pub use names::MAX_NAME_CHARS;
-pub use outbox::close as close_codes;
 pub use server::Server;

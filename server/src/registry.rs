@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::room::{self, NewMember, RoomHandle, RoomSettings};
-use crate::server::Shared;
+use crate::ids::Ids;
+use crate::room::{self, NewMember, RoomEnv, RoomHandle, RoomSettings};
 
 #[derive(Default)]
 pub struct Registry {
@@ -21,17 +21,23 @@ impl Registry {
     }
 
     /// Starts a room under a fresh code with `host` in it.
-    pub fn create(&self, shared: &Arc<Shared>, settings: RoomSettings, host: NewMember) -> RoomHandle {
+    pub fn create(
+        self: &Arc<Self>,
+        env: &Arc<RoomEnv>,
+        ids: &Ids,
+        settings: RoomSettings,
+        host: NewMember,
+    ) -> RoomHandle {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
         // 31^5 = 28.6 million codes: a clash is rare, and the loop settles it.
         let code = loop {
-            let c = shared.ids.room_code();
+            let c = ids.room_code();
             if !map.contains_key(c.as_str()) {
                 break c;
             }
         };
-        let handle = room::spawn(shared, &code, id, settings, host);
+        let handle = room::spawn(env, self, &code, id, settings, host);
         map.insert(Arc::clone(&handle.code), handle.clone());
         handle
     }
@@ -50,9 +56,5 @@ impl Registry {
 
     pub fn len(&self) -> usize {
         self.map().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }

@@ -23,6 +23,7 @@ use crate::ids::Ids;
 use crate::limits::JoinLimiter;
 use crate::net::Urls;
 use crate::registry::Registry;
+use crate::room::RoomEnv;
 use crate::sessions::Sessions;
 
 /// State every task shares. Each part guards itself; none holds a lock
@@ -30,7 +31,9 @@ use crate::sessions::Sessions;
 pub struct Shared {
     pub config: Config,
     pub ids: Ids,
-    pub rooms: Registry,
+    pub rooms: Arc<Registry>,
+    /// What rooms are given: their timings, the daily hook, the task tracker.
+    pub room_env: Arc<RoomEnv>,
     pub sessions: Sessions,
     pub joins: JoinLimiter,
     pub daily: Option<Arc<dyn DailyHook>>,
@@ -53,14 +56,17 @@ impl Server {
     /// `daily` is the daily challenge's store (see [`crate::daily`]); `None`
     /// answers daily requests with "daily challenge is not configured".
     pub fn new(config: Config, daily: Option<Arc<dyn DailyHook>>) -> anyhow::Result<Server> {
+        let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
+        let room_env = RoomEnv::new(&config, daily.clone(), tracker.clone(), shutdown.clone());
         let shared = Shared {
             ids: Ids::from_os()?,
-            rooms: Registry::default(),
+            rooms: Arc::default(),
+            room_env: Arc::new(room_env),
             sessions: Sessions::default(),
             joins: JoinLimiter::new(config.join_attempts, config.join_refill),
             daily,
-            shutdown: CancellationToken::new(),
-            tracker: TaskTracker::new(),
+            shutdown,
+            tracker,
             conn_slots: Arc::new(Semaphore::new(config.max_connections.min(Semaphore::MAX_PERMITS))),
             next_conn: AtomicU64::new(1),
             urls: OnceLock::new(),

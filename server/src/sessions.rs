@@ -22,12 +22,11 @@ use crate::room::RoomHandle;
 pub struct Session {
     pub id: PlayerId,
     pub token: Arc<str>,
-    pub name: Arc<str>,
     state: Mutex<SessionState>,
 }
 
-#[derive(Default)]
 struct SessionState {
+    name: Arc<str>,
     room: Option<RoomHandle>,
     conn: Option<Outbox>,
     epoch: u64,
@@ -36,6 +35,14 @@ struct SessionState {
 impl Session {
     fn lock(&self) -> MutexGuard<'_, SessionState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn name(&self) -> Arc<str> {
+        Arc::clone(&self.lock().name)
+    }
+
+    pub fn set_name(&self, name: Arc<str>) {
+        self.lock().name = name;
     }
 
     pub fn room(&self) -> Option<RoomHandle> {
@@ -81,7 +88,7 @@ impl Sessions {
     /// server restarted): a well-formed one is kept, because the token is the
     /// player's daily identity (one ranked attempt a day, streaks), which must
     /// outlive the resume window. Anything else gets a fresh random token.
-    pub fn create(&self, ids: &Ids, name: String, outbox: Outbox, keep: Option<&str>) -> Arc<Session> {
+    pub fn create(&self, ids: &Ids, name: Arc<str>, outbox: Outbox, keep: Option<&str>) -> Arc<Session> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
         let kept = keep.filter(|t| crate::ids::is_token_shaped(t) && !map.contains_key(*t));
@@ -98,8 +105,7 @@ impl Sessions {
         let session = Arc::new(Session {
             id,
             token: Arc::clone(&token),
-            name: name.into(),
-            state: Mutex::new(SessionState { room: None, conn: Some(outbox), epoch: 0 }),
+            state: Mutex::new(SessionState { name, room: None, conn: Some(outbox), epoch: 0 }),
         });
         map.insert(token, Arc::clone(&session));
         session
@@ -142,9 +148,5 @@ impl Sessions {
 
     pub fn len(&self) -> usize {
         self.map().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }

@@ -47,6 +47,8 @@
 //! - [`verify`](mod@verify), re-playing stored runs through the engine;
 //! - [`error`], the crate's one error type, [`StoreError`].
 
+#![forbid(unsafe_code)]
+
 pub mod backend;
 pub mod clock;
 pub mod daily;

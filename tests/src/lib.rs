@@ -3,6 +3,8 @@
 //! WebSocket client with JSON send/receive helpers, each with a timeout so a
 //! missing message fails the test instead of hanging it.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,7 +19,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub use mazerace_protocol::{Action, Board, Dir, Game, Pos, Size};
+pub use mazerace_protocol::{Action, Board, Dir, Game, Size};
 pub use serde_json;
 
 /// How long any single expected message may take.
@@ -39,10 +41,17 @@ pub fn test_config() -> Config {
 }
 
 /// The real server, in this process, on an ephemeral loopback port.
+///
+/// [`TestServer::stop`] shuts it down and checks that it stopped cleanly.
+/// A `TestServer` dropped without `stop` (a test that ends early, or
+/// panics) starts the same shutdown: every connection is told and closed,
+/// and the server's tasks end on the test's runtime instead of serving on
+/// until the runtime goes. Dropping never blocks, so it cannot hang a test.
 pub struct TestServer {
     pub addr: SocketAddr,
     pub server: Server,
-    task: JoinHandle<anyhow::Result<()>>,
+    /// `run`'s task; taken by `stop` and `join`, which wait for it.
+    task: Option<JoinHandle<anyhow::Result<()>>>,
 }
 
 impl TestServer {
@@ -64,7 +73,7 @@ impl TestServer {
         let server = Server::new(config, hook).expect("server");
         let s = server.clone();
         let task = tokio::spawn(async move { s.run(listener).await });
-        TestServer { addr, server, task }
+        TestServer { addr, server, task: Some(task) }
     }
 
     pub fn ws_url(&self) -> String {
@@ -88,18 +97,19 @@ impl TestServer {
     }
 
     /// Shuts the server down and waits for `run` to return.
-    pub async fn stop(self) {
+    pub async fn stop(mut self) {
         self.server.shutdown();
-        tokio::time::timeout(Duration::from_secs(10), self.task)
-            .await
-            .expect("server did not stop in time")
-            .expect("server task panicked")
-            .expect("server returned an error");
+        self.wait().await.expect("server task panicked").expect("server returned an error");
     }
 
     /// Waits for `run` to return after a shutdown started elsewhere.
-    pub async fn join(self) -> anyhow::Result<()> {
-        tokio::time::timeout(Duration::from_secs(10), self.task).await.expect("server did not stop")?
+    pub async fn join(mut self) -> anyhow::Result<()> {
+        self.wait().await?
+    }
+
+    async fn wait(&mut self) -> Result<anyhow::Result<()>, tokio::task::JoinError> {
+        let task = self.task.take().expect("the server task is only taken once, by stop or join");
+        tokio::time::timeout(Duration::from_secs(10), task).await.expect("server did not stop in time")
     }
 
     /// A plain HTTP/1.1 GET: (status, headers lower-cased, body).
@@ -118,6 +128,16 @@ impl TestServer {
             .expect("http timeout")
             .expect("read");
         HttpResponse::parse(&raw)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if self.task.is_some() {
+            // Not stopped: start the shutdown without waiting for it (a
+            // blocking wait here would stall a current-thread runtime).
+            self.server.shutdown();
+        }
     }
 }
 

@@ -26,6 +26,11 @@ async fn malformed_unknown_and_incomplete_messages() {
         ("{\"type\":\"move\",\"dir\":\"sideways\",\"seq\":1}", "unknown variant"),
         ("{\"type\":\"hello\"}", "missing field `name`"),
         ("{\"type\":\"ready\",\"ready\":true,\"extra\":1}", "unknown field"),
+        // Messages without fields refuse extra ones too (they were let through).
+        ("{\"type\":\"ping\",\"x\":1}", "unknown field"),
+        ("{\"type\":\"start\",\"x\":1}", "unknown field"),
+        ("{\"type\":\"leave_room\",\"x\":1}", "unknown field"),
+        ("{\"type\":\"give_up\",\"x\":1}", "unknown field"),
     ] {
         let e = error_of(&mut c, text).await;
         assert_eq!(e["code"], "bad_message", "{text}");

@@ -19,7 +19,9 @@ struct FakeStore {
 impl DailyHook for FakeStore {
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
         self.calls.lock().unwrap().push(format!("today {game} {size}"));
-        Box::pin(async { Ok(DailyBoard { date: "2026-11-29".into(), seed: 42 }) })
+        Box::pin(async {
+            Ok(DailyBoard { date: "2026-11-29".into(), seed: 42, ranked: true, ranked_at: None })
+        })
     }
     fn started(&self, run: DailyRun) -> HookFuture<()> {
         self.calls.lock().unwrap().push(format!("started {} {} {}", run.name, run.seed, run.token.len()));

@@ -13,7 +13,13 @@ async fn welcome_room_and_pong_are_exact_json() {
     let v: mazerace_tests::serde_json::Value = mazerace_tests::serde_json::from_str(&welcome).unwrap();
     let token = v["token"].as_str().unwrap();
     assert_eq!(token.len(), 32);
-    assert_eq!(welcome, format!(r#"{{"type":"welcome","player_id":1,"token":"{token}","resumed":false}}"#));
+    // The limits are the test server's own (tests/src/lib.rs raises the rate).
+    assert_eq!(
+        welcome,
+        format!(
+            r#"{{"type":"welcome","player_id":1,"token":"{token}","resumed":false,"name":"Ann","limits":{{"msgs_per_sec":10000,"msgs_burst":10000,"max_name_chars":24,"resume_window_ms":60000}}}}"#
+        )
+    );
 
     ann.send_text(r#"{"type":"create_room","game":"ghost","size":"small","seed":"7"}"#).await;
     let room = ann.recv_text().await;

@@ -65,7 +65,9 @@ fn client_examples_are_exact() {
         "start",
         "move",
         "rewind",
+        "give_up",
         "rematch",
+        "rename",
         "ping",
         "leaderboard",
     ];
@@ -83,6 +85,7 @@ fn server_examples_are_exact() {
     }
     let all = [
         "welcome",
+        "renamed",
         "room",
         "countdown",
         "race_start",

@@ -31,7 +31,10 @@ async fn rejoin_mid_race_with_a_snapshot_and_finish() {
     let mut ann = srv.connect().await;
     ann.send(json!({"type": "hello", "name": "Ann", "token": token})).await;
     let w = ann.recv().await;
-    assert_eq!(w, json!({"type": "welcome", "player_id": ann_id, "token": token, "resumed": true}));
+    assert_eq!(
+        (&w["type"], &w["player_id"], &w["token"], &w["resumed"], &w["name"]),
+        (&json!("welcome"), &json!(ann_id), &json!(token), &json!(true), &json!("Ann"))
+    );
     ann.id = ann_id;
     let snap = ann.recv().await;
     assert_eq!(snap["type"], "snapshot");
@@ -67,7 +70,7 @@ async fn gone_past_the_window_means_left() {
     let srv = TestServer::with_config(cfg).await;
     let mut ann = srv.player("Ann").await;
     let mut bob = srv.player("Bob").await;
-    let (_, line) = solution(Size::Easy, 8);
+    let (board, line) = solution(Size::Easy, 8);
     start_race(&mut ann, &mut [&mut bob], json!({"game": "maze", "size": "easy", "seed": "8"})).await;
     ann.play(&line[..2], 1).await;
     let (ann_id, token) = (ann.id, ann.token.clone());
@@ -76,9 +79,11 @@ async fn gone_past_the_window_means_left() {
     let r = bob.recv_room_until(|r| r["players"].as_array().unwrap().len() == 1).await;
     assert_eq!(r["players"][0]["id"], bob.id);
     let p = bob.recv_type("progress").await;
+    let pos: mazerace_protocol::Pos = serde_json::from_value(p["players"][0]["pos"].clone()).unwrap();
+    let left = board.goal_distances().at(pos);
     assert_eq!(
         p["players"][0],
-        json!({"id": ann_id, "pos": p["players"][0]["pos"], "steps": 2, "status": "left"})
+        json!({"id": ann_id, "pos": p["players"][0]["pos"], "steps": 2, "status": "left", "left": left})
     );
     // ... and is listed as not finished.
     bob.play(&line, 1).await;

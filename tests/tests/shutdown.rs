@@ -32,3 +32,25 @@ async fn shutdown_tells_everyone_and_waits_for_every_task() {
     // Nothing listens any more.
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
+
+/// A `TestServer` dropped without `stop` shuts its server down: its clients
+/// hear so and its tasks end, and the drop does not block.
+#[tokio::test]
+async fn dropping_a_test_server_shuts_it_down() {
+    let srv = TestServer::start().await;
+    let mut ann = srv.player("Ann").await;
+    let server = srv.server.clone();
+    assert!(server.task_count() > 0);
+    drop(srv);
+    assert_eq!(ann.recv_type("server_shutdown").await, json!({"type": "server_shutdown"}));
+    assert_eq!(ann.expect_close().await.0, 1001);
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        // Nothing signals the last task's end: hand the runtime to the
+        // server's tasks until they are gone.
+        while server.task_count() > 0 {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("every task of the dropped server ended");
+}

@@ -9,7 +9,7 @@ async fn spectator_sees_the_race_and_cannot_move() {
     let srv = TestServer::start().await;
     let mut ann = srv.player("Ann").await;
     let mut sam = srv.player("Sam").await;
-    let (_, line) = solution(Size::Easy, 3);
+    let (board, line) = solution(Size::Easy, 3);
     let room = ann.create(json!({"game": "maze", "size": "easy", "seed": "3"})).await;
     let code = room["code"].as_str().unwrap().to_owned();
     sam.send(json!({"type": "join_room", "code": code, "spectate": true})).await;
@@ -21,7 +21,12 @@ async fn spectator_sees_the_race_and_cannot_move() {
 
     ann.send(json!({"type": "start"})).await;
     for s in [3, 2, 1] {
-        assert_eq!(sam.recv_type("countdown").await, json!({"type": "countdown", "seconds": s}));
+        // The board comes with every number: everyone studies it as long.
+        let board = mazerace_tests::serde_json::to_value(board.public()).unwrap();
+        assert_eq!(
+            sam.recv_type("countdown").await,
+            json!({"type": "countdown", "seconds": s, "board": board})
+        );
     }
     sam.recv_type("race_start").await;
     ann.recv_type("race_start").await;

@@ -332,7 +332,7 @@ async fn run_room(
     for p in players {
         if rng.chance(0.5) {
             let mut p = p;
-            let _ = p.conn.send_msg(&ClientMsg::LeaveRoom).await;
+            let _ = p.conn.send_msg(&ClientMsg::LeaveRoom {}).await;
             p.conn.close().await;
         }
         counts.borrow_mut().disconnected();
@@ -419,7 +419,7 @@ async fn race_inner(
     let mut sent = 0u64;
     while let Some(plan) = walker.next() {
         if Some(sent) == leave_at {
-            p.conn.send_msg(&ClientMsg::LeaveRoom).await?;
+            p.conn.send_msg(&ClientMsg::LeaveRoom {}).await?;
             p.conn.close().await;
             let mut c = counts.borrow_mut();
             c.leaves += 1;

@@ -11,6 +11,7 @@ use crate::grid::{Dir, Pos};
 /// An `n` by `n` grid of walls, row-major.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cells {
+    /// Cells per side.
     pub n: u8,
     walls: Vec<bool>,
     /// Open cells as bits.
@@ -22,6 +23,7 @@ pub struct Cells {
 }
 
 impl Cells {
+    /// A grid from its walls, row-major (`n * n` of them; `n` at most 8).
     pub fn new(n: u8, walls: Vec<bool>) -> Self {
         assert!(n <= 8, "a vault is at most 8 by 8");
         assert_eq!(walls.len(), n as usize * n as usize, "wall grid must be n*n");
@@ -42,6 +44,7 @@ impl Cells {
         Cells::new(n, walls)
     }
 
+    /// Whether `p` is a wall.
     pub fn is_wall(&self, p: Pos) -> bool {
         self.walls[p.index(self.n)]
     }

@@ -23,6 +23,7 @@ pub struct GhostPlay {
 }
 
 impl GhostPlay {
+    /// A new game: run one, at the start, no steps used.
     pub fn new(vault: Arc<Vault>) -> Self {
         let start = vault.start;
         GhostPlay {
@@ -36,18 +37,22 @@ impl GhostPlay {
         }
     }
 
+    /// The vault being played.
     pub fn vault(&self) -> &Vault {
         &self.vault
     }
 
+    /// The vault, shared.
     pub fn vault_arc(&self) -> &Arc<Vault> {
         &self.vault
     }
 
+    /// The run: 1, or 2 after the rewind.
     pub fn run(&self) -> u8 {
         self.run
     }
 
+    /// Where the player stands.
     pub fn pos(&self) -> Pos {
         self.pos
     }
@@ -57,14 +62,17 @@ impl GhostPlay {
         self.steps
     }
 
+    /// Steps left before the allowance is spent.
     pub fn steps_left(&self) -> u32 {
         self.vault.allowance.saturating_sub(self.steps)
     }
 
+    /// Playing, won or out of steps.
     pub fn status(&self) -> Status {
         self.status
     }
 
+    /// The moves recorded in run one (what the ghost replays).
     pub fn recording(&self) -> &[Dir] {
         &self.recording
     }

@@ -19,18 +19,27 @@ const FALLBACK_PAR: u32 = 12;
 /// A built vault, with the builder's numbers and the exact solve.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vault {
+    /// The vault's size.
     pub size: Size,
+    /// The seed it was built from.
     pub seed: u64,
+    /// The walls.
     pub cells: Cells,
+    /// Where the player starts (and the ghost in run two).
     pub start: Pos,
+    /// The goal.
     pub flag: Pos,
+    /// The plate: standing on it opens the gate.
     pub plate: Pos,
+    /// The gate, shut unless someone stands on the plate.
     pub gate: Pos,
     /// Start to plate with the gate shut; `None` on a fallback without one.
     pub l: Option<u32>,
     /// The builder's par (`L + R`), which decides the allowance.
     pub par: u32,
+    /// Steps a player may use, both runs together: `par + slack`.
     pub allowance: u32,
+    /// Whether every attempt was dropped and this is the fallback (`par = 12`).
     pub fallback: bool,
     /// Which attempt produced this vault (1-based).
     pub attempts: u32,
@@ -40,10 +49,13 @@ pub struct Vault {
     pub solution: Vec<Action>,
 }
 
+/// Why no vault could be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum VaultError {
+    /// No attempt (of this many) got as far as choosing a gate.
     #[error("no attempt out of {0} produced a gate; no vault can be built for this seed")]
     NoGate(u32),
+    /// The size is a maze size.
     #[error("{0} is not a Ghost size")]
     NotGhostSize(Size),
 }
@@ -87,10 +99,15 @@ pub fn build_with_limit(size: Size, seed: u64, max_attempts: u32) -> Result<Vaul
 /// The fixed parts of a vault: where everything is.
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// The walls.
     pub cells: Cells,
+    /// Where the player starts.
     pub start: Pos,
+    /// The goal.
     pub flag: Pos,
+    /// The plate.
     pub plate: Pos,
+    /// The gate.
     pub gate: Pos,
 }
 

@@ -11,11 +11,16 @@ use crate::rng::BoardRng;
 /// as bits: 1 up, 2 right, 4 down, 8 left, the wire's hex digit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Maze {
+    /// The maze's size.
     pub size: Size,
+    /// The seed it was carved from.
     pub seed: u64,
+    /// Cells per side.
     pub n: u8,
     open: Vec<u8>,
+    /// Where the player starts, `[0, 0]`.
     pub start: Pos,
+    /// The exit, `[n - 1, n - 1]`.
     pub exit: Pos,
     /// BFS distance start to exit.
     pub shortest: u32,
@@ -23,8 +28,10 @@ pub struct Maze {
     pub solution: Vec<Dir>,
 }
 
+/// Why no maze could be carved.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MazeError {
+    /// The size is a Ghost size.
     #[error("{0} is not a maze size")]
     NotMazeSize(Size),
 }

@@ -7,6 +7,7 @@ use super::build::Maze;
 use crate::grid::{Dir, Pos};
 use crate::play::{Reject, Status};
 
+/// One player's game on one maze.
 #[derive(Clone, Debug)]
 pub struct MazePlay {
     maze: Arc<Maze>,
@@ -16,23 +17,30 @@ pub struct MazePlay {
 }
 
 impl MazePlay {
+    /// A new game at the start, no moves counted.
     pub fn new(maze: Arc<Maze>) -> Self {
         let start = maze.start;
         MazePlay { maze, pos: start, moves: 0, status: Status::Playing }
     }
 
+    /// Where the player stands.
     pub fn pos(&self) -> Pos {
         self.pos
     }
 
+    /// Moves counted so far (refused ones are not).
     pub fn moves(&self) -> u32 {
         self.moves
     }
 
+    /// Playing, or won at the exit.
     pub fn status(&self) -> Status {
         self.status
     }
 
+    /// One move in `dir`: through an open passage it counts one and may reach
+    /// the exit; into a wall or off the board it is refused (`wall`) and not
+    /// counted; after the exit, `game_over`.
     pub fn step(&mut self, dir: Dir) -> Result<(), Reject> {
         if self.status != Status::Playing {
             return Err(Reject::GameOver);

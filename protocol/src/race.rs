@@ -1,23 +1,68 @@
-//! Ranking a race (RULES.md, "Races"), as pure functions: finishers ordered
-//! by time then steps (`rank_by: time`) or by steps then time (`rank_by:
-//! steps`); racers who did not finish listed after them, unranked.
-//! Two finishers equal on both keys share a rank (1, 1, 3).
+//! The rules of a race, as pure functions (RULES.md, "Races"): when each
+//! racer's clock starts ([`Clock`]), how finishers are ranked ([`rank`],
+//! [`rank_among`]) and the answer shown afterwards ([`reveal`]). The server
+//! applies them; the web client is tested against fixtures made from them
+//! (`client-web/test/fixtures/race.json`).
+//!
+//! Ranking: finishers ordered by time then steps (`rank_by: time`) or by
+//! steps then time (`rank_by: steps`); racers who did not finish are listed
+//! after them, unranked. Two finishers equal on both keys share a rank
+//! (1, 1, 3).
 
 use std::cmp::Ordering;
 
-use mazerace_protocol::board::Board;
-use mazerace_protocol::messages::{PlayerId, RacerStatus, RankBy, Ranking, Reveal};
-use mazerace_protocol::play::efficiency;
-use mazerace_protocol::Answer;
+use serde::{Deserialize, Serialize};
+
+use crate::board::{Answer, Board};
+use crate::messages::{PlayerId, RacerStatus, RankBy, Ranking, Reveal};
+use crate::play::efficiency;
+
+/// Where a racer's clock starts. Fixed when the race starts and never
+/// changed by what happens in it (an opponent leaving does not turn a race
+/// into a solo run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// At the race's start signal: racers against each other share it.
+    Start,
+    /// At each racer's own first accepted move: studying the board is free
+    /// when nobody races you (solo practice) and in the daily challenge.
+    FirstMove,
+}
+
+impl Clock {
+    /// The rule for a race with `racers` racers, `daily` or not.
+    pub fn for_race(daily: bool, racers: usize) -> Clock {
+        if daily || racers == 1 {
+            Clock::FirstMove
+        } else {
+            Clock::Start
+        }
+    }
+
+    /// The instant a racer's time counts from: the start signal, or their
+    /// first accepted move (the start signal if they made none).
+    pub fn origin<T: Copy>(self, start: T, first_move: Option<T>) -> T {
+        match self {
+            Clock::Start => start,
+            Clock::FirstMove => first_move.unwrap_or(start),
+        }
+    }
+}
 
 /// One racer's line before ranking.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
+    /// The racer.
     pub id: PlayerId,
+    /// Their name, as the results show it.
     pub name: String,
+    /// How their race went.
     pub status: RacerStatus,
+    /// Steps used (both runs, for Ghost).
     pub steps: u32,
     /// Set exactly when `status` is `Finished`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_ms: Option<u64>,
 }
 
@@ -47,7 +92,8 @@ fn status_order(s: RacerStatus) -> u8 {
         RacerStatus::Racing => 1,
         RacerStatus::TimedOut => 2,
         RacerStatus::OutOfSteps => 3,
-        RacerStatus::Left => 4,
+        RacerStatus::GaveUp => 4,
+        RacerStatus::Left => 5,
     }
 }
 
@@ -141,6 +187,16 @@ mod tests {
         assert!(r.iter().all(|x| x.efficiency.is_none()), "no best, no efficiency");
         assert_eq!(rank_among(&es[0], &es, RankBy::Steps), 2);
         assert_eq!(rank_among(&es[1], &es, RankBy::Time), 1);
+    }
+
+    #[test]
+    fn the_clock_rule_is_fixed_by_the_race() {
+        assert_eq!(Clock::for_race(false, 1), Clock::FirstMove, "solo");
+        assert_eq!(Clock::for_race(true, 1), Clock::FirstMove, "daily");
+        assert_eq!(Clock::for_race(false, 2), Clock::Start, "racing others");
+        assert_eq!(Clock::Start.origin(10, Some(15)), 10);
+        assert_eq!(Clock::FirstMove.origin(10, Some(15)), 15);
+        assert_eq!(Clock::FirstMove.origin(10, None), 10);
     }
 
     #[test]

@@ -1,0 +1,153 @@
+//! The lobby's requests that reach past the connection: making a room (on a
+//! random, chosen or daily seed), joining one by code, and a daily board's
+//! leaderboard.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mazerace_protocol::daily::is_valid_date;
+use mazerace_protocol::messages::{ErrorCode, RankBy, ServerMsg};
+use mazerace_protocol::{Board, Game, Seed, Size};
+use tokio::time::timeout;
+
+use super::Conn;
+use crate::config::MAX_PLAYERS_CAP;
+use crate::daily::NOT_CONFIGURED;
+use crate::ids::is_code_shaped;
+use crate::room::{JoinError, NewMember, RoomSettings};
+use crate::sessions::Session;
+
+/// How long a request waits for the daily store.
+const STORE_WAIT: Duration = Duration::from_secs(5);
+
+/// A `create_room` as asked.
+pub(super) struct NewRoom {
+    pub game: Game,
+    pub size: Size,
+    pub seed: Option<Seed>,
+    pub rank_by: Option<RankBy>,
+    pub max_players: Option<u32>,
+    pub daily: bool,
+}
+
+impl Conn {
+    fn member(&self, s: &Session) -> NewMember {
+        NewMember { id: s.id, name: s.name(), token: Arc::clone(&s.token), outbox: self.outbox.clone() }
+    }
+
+    pub(super) async fn create_room(&mut self, s: &Arc<Session>, req: NewRoom) {
+        let NewRoom { game, size, seed, rank_by, max_players, daily } = req;
+        if s.room().is_some() {
+            return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if size.game() != game {
+            return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
+        }
+        let mut daily_board = None;
+        let seed = if daily {
+            if seed.is_some() {
+                return self.error(ErrorCode::BadSize, "a daily room takes no seed");
+            }
+            let Some(hook) = self.shared.daily.clone() else {
+                return self.error(ErrorCode::Internal, NOT_CONFIGURED);
+            };
+            match timeout(STORE_WAIT, hook.today(game, size)).await {
+                Ok(Ok(b)) => {
+                    let seed = b.seed;
+                    daily_board = Some(b);
+                    seed
+                }
+                Ok(Err(e)) => {
+                    tracing::error!(error = %e, "daily seed unavailable");
+                    return self.error(ErrorCode::Internal, "the daily challenge is unavailable right now");
+                }
+                Err(_) => {
+                    return self.error(ErrorCode::Internal, "the daily challenge did not answer in time")
+                }
+            }
+        } else {
+            seed.map_or_else(|| self.shared.ids.seed(), |s| s.0)
+        };
+        if !self.rooms.take() {
+            return self
+                .error(ErrorCode::TooManyRooms, "too many rooms made from this connection; wait a little");
+        }
+        let board = match Board::build(size, seed) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(error = %e, seed, %size, "board failed");
+                return self.error(ErrorCode::Internal, "could not build that board; try another seed");
+            }
+        };
+        let is_daily = daily_board.is_some();
+        let settings = RoomSettings {
+            game,
+            size,
+            rank_by: if is_daily { RankBy::Steps } else { rank_by.unwrap_or_default() },
+            max_players: if is_daily {
+                1
+            } else {
+                max_players.unwrap_or(self.shared.config.max_players).clamp(1, MAX_PLAYERS_CAP)
+            },
+            board,
+            daily: daily_board,
+        };
+        let host = self.member(s);
+        let shared = Arc::clone(&self.shared);
+        let room = shared.rooms.create(&shared.room_env, &shared.ids, settings, host);
+        tracing::info!(room = %room.code, "room made");
+        s.set_room(Some(room));
+    }
+
+    pub(super) async fn join_room(&mut self, s: &Arc<Session>, code: &str, spectate: bool) {
+        if s.room().is_some() {
+            return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if !self.shared.joins.allowed(self.ip) {
+            tracing::warn!("join refused: too many failed joins from this address");
+            return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
+        }
+        let code = code.trim().to_ascii_uppercase();
+        let found = if is_code_shaped(&code) { self.shared.rooms.get(&code) } else { None };
+        let Some(room) = found else {
+            self.shared.joins.failed(self.ip);
+            let shown: String = code.chars().take(8).collect();
+            return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
+        };
+        match room.join(self.member(s), spectate).await {
+            Ok(()) => {
+                tracing::info!(room = %room.code, spectate, "joined");
+                s.set_room(Some(room));
+            }
+            Err(JoinError::Full) => self.error(ErrorCode::RoomFull, "that room is full"),
+            Err(JoinError::Gone) => self.error(ErrorCode::RoomNotFound, "that room has just closed"),
+        }
+    }
+
+    pub(super) async fn leaderboard(
+        &mut self,
+        s: &Arc<Session>,
+        game: Game,
+        size: Size,
+        date: Option<String>,
+    ) {
+        let Some(hook) = self.shared.daily.clone() else {
+            return self.error(ErrorCode::Internal, NOT_CONFIGURED);
+        };
+        if size.game() != game {
+            return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
+        }
+        if date.as_deref().is_some_and(|d| !is_valid_date(d)) {
+            return self.error(ErrorCode::BadDate, "dates are YYYY-MM-DD");
+        }
+        let fut = hook.leaderboard(game, size, date, Some(s.token.to_string()));
+        match timeout(STORE_WAIT, fut).await {
+            Ok(Ok(board)) => self.send(&ServerMsg::Leaderboard(board)),
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "leaderboard failed");
+                self.error(ErrorCode::Internal, "the leaderboard is unavailable right now");
+            }
+            Err(_) => self.error(ErrorCode::Internal, "the leaderboard did not answer in time"),
+        }
+    }
+}

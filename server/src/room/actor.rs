@@ -1,0 +1,259 @@
+//! The room's task: it owns the state machine, feeds it commands from the
+//! inbox and its one timer, and carries out what it asks for, in order:
+//! frames to the members' outboxes (each broadcast serialised once), the
+//! daily store's calls (spawned: a room never waits on storage), and the
+//! registry entry removed when the room ends.
+
+use std::sync::Arc;
+
+use mazerace_protocol::messages::{ErrorCode, PlayerId, ServerMsg};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::effects::Effect;
+use super::state::{Input, Room};
+use super::{NewMember, RoomCmd, RoomEnv, RoomSettings};
+use crate::outbox::{frame, Frame, Outbox};
+use crate::registry::Registry;
+
+struct Actor {
+    room: Room,
+    env: Arc<RoomEnv>,
+    registry: Arc<Registry>,
+    code: Arc<str>,
+    id: u64,
+    me: mpsc::WeakSender<RoomCmd>,
+    /// The connected members' outboxes.
+    outboxes: Vec<(PlayerId, Outbox)>,
+    /// The effects being carried out (swapped with the state machine's
+    /// buffer, so both keep their memory).
+    spare: Vec<Effect>,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn start(
+    env: Arc<RoomEnv>,
+    registry: Arc<Registry>,
+    code: Arc<str>,
+    id: u64,
+    settings: RoomSettings,
+    host: NewMember,
+    me: mpsc::WeakSender<RoomCmd>,
+    rx: mpsc::Receiver<RoomCmd>,
+) {
+    let span = tracing::info_span!("room", room = %code);
+    let tracker = env.tracker.clone();
+    tracker.spawn(
+        async move {
+            tracing::info!(game = %settings.game, size = %settings.size, "room created");
+            let room = Room::new(Arc::clone(&code), settings, env.timings, (host.id, host.name, host.token));
+            let actor = Actor {
+                room,
+                env,
+                registry,
+                code,
+                id,
+                me,
+                outboxes: vec![(host.id, host.outbox)],
+                spare: Vec::new(),
+            };
+            actor.run(rx).await;
+        }
+        .instrument(span),
+    );
+}
+
+impl Actor {
+    async fn run(mut self, mut rx: mpsc::Receiver<RoomCmd>) {
+        self.carry_out();
+        // Made once, like the timer: a fresh `cancelled()` or `sleep_until`
+        // per command would join and leave the token's waiter list, and the
+        // timer wheel, under their locks, on every move. A child token, so
+        // that polling it takes this room's lock, not the server-wide one.
+        let shutdown = self.env.shutdown.child_token();
+        let cancelled = shutdown.cancelled();
+        tokio::pin!(cancelled);
+        let timer = tokio::time::sleep_until(Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<Instant> = None;
+        loop {
+            let wake = self.room.next_wake();
+            // What is already due runs now, without a trip through the timer:
+            // the usual case for `progress` when moves are spread out.
+            if wake.is_some_and(|t| t <= Instant::now()) {
+                self.input(Input::Tick);
+                continue;
+            }
+            if wake != armed {
+                if let Some(t) = wake {
+                    timer.as_mut().reset(t);
+                }
+                armed = wake;
+            }
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.command(cmd),
+                    None => break,
+                },
+                () = &mut timer, if armed.is_some() => {
+                    armed = None;
+                    self.input(Input::Tick);
+                }
+                () = &mut cancelled => break,
+            }
+            if self.room.is_empty() {
+                break;
+            }
+        }
+        self.registry.remove(&self.code, self.id);
+        tracing::info!("room closed");
+    }
+
+    fn input(&mut self, input: Input) {
+        self.room.handle(Instant::now(), input);
+        self.carry_out();
+    }
+
+    fn command(&mut self, cmd: RoomCmd) {
+        match cmd {
+            RoomCmd::Join { member, spectate, reply } => {
+                if let Err(e) = self.room.check_join(member.id, spectate, self.env.max_spectators) {
+                    let _ = reply.send(Err(e));
+                    return;
+                }
+                // The joiner's connection may have given up waiting: then it
+                // never learns it is in, so it is not let in.
+                if reply.send(Ok(())).is_ok() {
+                    self.outboxes.push((member.id, member.outbox));
+                    let NewMember { id, name, token, .. } = member;
+                    self.input(Input::Join { id, name, token, spectate });
+                }
+            }
+            RoomCmd::Reattach { id, outbox, reply } => {
+                if !self.room.is_member(id) {
+                    outbox.send_msg(&super::state::error(
+                        ErrorCode::NotInRoom,
+                        "you are no longer in that room",
+                    ));
+                    let _ = reply.send(false);
+                    return;
+                }
+                self.outboxes.retain(|(m, _)| *m != id);
+                self.outboxes.push((id, outbox));
+                let _ = reply.send(true);
+                self.input(Input::Connected { id });
+            }
+            RoomCmd::Detach { id, conn } => {
+                let before = self.outboxes.len();
+                self.outboxes.retain(|(m, o)| !(*m == id && o.conn() == conn));
+                if self.outboxes.len() < before {
+                    self.input(Input::Disconnected { id });
+                }
+            }
+            RoomCmd::Leave { id, expired } => {
+                self.outboxes.retain(|(m, _)| *m != id);
+                self.input(Input::Leave { id, expired });
+            }
+            RoomCmd::Ready { id, ready } => self.input(Input::Ready { id, ready }),
+            RoomCmd::Start { id } => self.input(Input::Start { id }),
+            RoomCmd::Act { id, seq, action } => self.input(Input::Act { id, seq, action }),
+            RoomCmd::GiveUp { id } => self.input(Input::GiveUp { id }),
+            RoomCmd::Rematch { id, same_board, seed } => self.input(Input::Rematch { id, same_board, seed }),
+            RoomCmd::Rename { id, name, reply } => {
+                let ok = self.room.is_member(id) && self.room.may_rename(id);
+                if ok {
+                    self.input(Input::Rename { id, name });
+                }
+                let _ = reply.send(ok);
+            }
+            RoomCmd::DailyDone { id, result } => match result {
+                Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
+                None => self.send_to(
+                    id,
+                    &super::state::error(
+                        ErrorCode::Internal,
+                        "your daily result could not be saved; it is not ranked",
+                    ),
+                ),
+            },
+        }
+    }
+
+    fn outbox(&self, id: PlayerId) -> Option<&Outbox> {
+        self.outboxes.iter().find(|(m, _)| *m == id).map(|(_, o)| o)
+    }
+
+    fn send_to(&self, id: PlayerId, msg: &ServerMsg) {
+        if let Some(o) = self.outbox(id) {
+            o.send_msg(msg);
+        }
+    }
+
+    fn send_all(&self, f: &Frame, but: Option<PlayerId>) {
+        for (_, o) in self.outboxes.iter().filter(|(m, _)| Some(*m) != but) {
+            o.send(f.clone());
+        }
+    }
+
+    /// Carries out the state machine's effects, in order.
+    fn carry_out(&mut self) {
+        std::mem::swap(&mut self.spare, self.room.effects().list());
+        let mut effects = std::mem::take(&mut self.spare);
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::To(id, msg) => self.send_to(id, &msg),
+                Effect::All(msg) => self.send_all(&frame(&msg), None),
+                Effect::AllBut(id, msg) => self.send_all(&frame(&msg), Some(id)),
+                Effect::Progress { delta, skip } => {
+                    let delta = frame(&delta);
+                    let mut full: Option<Frame> = None;
+                    let room = &self.room;
+                    let mut make_full = || {
+                        full.get_or_insert_with(|| {
+                            frame(&ServerMsg::Progress { players: room.full_progress() })
+                        })
+                        .clone()
+                    };
+                    for (_, o) in self.outboxes.iter().filter(|(m, _)| Some(*m) != skip) {
+                        o.progress(&delta, &mut make_full);
+                    }
+                }
+                Effect::DailyStarted(run) => {
+                    let Some(hook) = self.env.daily.clone() else { continue };
+                    let fut = hook.started(run);
+                    self.env.tracker.spawn(
+                        async move {
+                            if let Err(e) = fut.await {
+                                tracing::error!(error = %e, "daily start not recorded");
+                            }
+                        }
+                        .in_current_span(),
+                    );
+                }
+                Effect::DailyEnded { player, run, outcome } => {
+                    let Some(hook) = self.env.daily.clone() else { continue };
+                    let fut = hook.ended(run, outcome);
+                    let me = self.me.clone();
+                    self.env.tracker.spawn(
+                        async move {
+                            let result = match fut.await {
+                                // Only now, after the commit, does the player hear of it.
+                                Ok(result) => Some(Box::new(result)),
+                                Err(e) => {
+                                    tracing::error!(error = %e, player, "daily result not stored");
+                                    None
+                                }
+                            };
+                            if let Some(tx) = me.upgrade() {
+                                let _ = tx.send(RoomCmd::DailyDone { id: player, result }).await;
+                            }
+                        }
+                        .in_current_span(),
+                    );
+                }
+            }
+        }
+        self.spare = effects;
+    }
+}

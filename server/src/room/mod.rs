@@ -1,0 +1,239 @@
+//! A room: friends racing on one board. The room is an actor (Alice Ryhl,
+//! "Actors with Tokio"): one task owns its whole state, fed by a bounded
+//! inbox; [`RoomHandle`] is the cloneable way in. Nothing else touches a
+//! room's state, so there are no locks here.
+//!
+//! - `state.rs` + `play.rs`: the pure state machine (lobby, countdown,
+//!   racing, results as one enum), with time as an argument.
+//! - `race.rs`: one race, its racers and the race clock.
+//! - `progress.rs`: `progress` coalescing.
+//! - `effects.rs`: what the state machine asks for.
+//! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
+//!   the daily store's calls.
+//! - `tests.rs`: the state machine's unit tests, with no sockets or tasks.
+//!
+//! Membership has one owner, the room: a session only keeps the handle of
+//! the room that accepted it (a join, or a reattach the room confirmed).
+
+mod actor;
+mod effects;
+mod play;
+mod progress;
+mod race;
+mod state;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mazerace_protocol::board::Board;
+use mazerace_protocol::messages::{DailyResult, PlayerId, RankBy};
+use mazerace_protocol::{Action, Game, Size};
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::daily::{DailyBoard, DailyHook};
+use crate::outbox::Outbox;
+use crate::registry::Registry;
+
+/// Commands waiting for a room beyond this make their senders wait.
+const INBOX: usize = 256;
+
+/// The way into a room.
+#[derive(Clone)]
+pub struct RoomHandle {
+    pub code: Arc<str>,
+    /// Tells this room from a later one that reuses its code.
+    pub id: u64,
+    tx: mpsc::Sender<RoomCmd>,
+}
+
+/// Why a join failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinError {
+    Full,
+    /// The room ended in the meantime.
+    Gone,
+}
+
+impl RoomHandle {
+    /// Sends `cmd`; `false` if the room has closed. Waits only while the
+    /// inbox is full. That wait is boxed because it is rare, and an inline
+    /// one would add its size to every connection's future.
+    pub async fn send(&self, cmd: RoomCmd) -> bool {
+        match self.tx.try_send(cmd) {
+            Ok(()) => true,
+            Err(TrySendError::Full(cmd)) => Box::pin(self.tx.send(cmd)).await.is_ok(),
+            Err(TrySendError::Closed(_)) => false,
+        }
+    }
+
+    /// Sends a command that answers, and waits for the answer (`None`: the
+    /// room closed).
+    async fn ask<T>(&self, cmd: impl FnOnce(oneshot::Sender<T>) -> RoomCmd) -> Option<T> {
+        let (reply, rx) = oneshot::channel();
+        if !self.send(cmd(reply)).await {
+            return None;
+        }
+        rx.await.ok()
+    }
+
+    pub async fn join(&self, member: NewMember, spectate: bool) -> Result<(), JoinError> {
+        self.ask(|reply| RoomCmd::Join { member, spectate, reply }).await.unwrap_or(Err(JoinError::Gone))
+    }
+
+    /// Puts player `id` back on a new connection; `false` if they are no
+    /// longer a member (or the room is gone).
+    pub async fn reattach(&self, id: PlayerId, outbox: Outbox) -> bool {
+        self.ask(|reply| RoomCmd::Reattach { id, outbox, reply }).await.unwrap_or(false)
+    }
+
+    /// Renames member `id`; `false` while they race (or the room is gone).
+    pub async fn rename(&self, id: PlayerId, name: Arc<str>) -> Option<bool> {
+        self.ask(|reply| RoomCmd::Rename { id, name, reply }).await
+    }
+}
+
+/// A player entering a room.
+pub struct NewMember {
+    pub id: PlayerId,
+    pub name: Arc<str>,
+    pub token: Arc<str>,
+    pub outbox: Outbox,
+}
+
+pub enum RoomCmd {
+    Join {
+        member: NewMember,
+        spectate: bool,
+        reply: oneshot::Sender<Result<(), JoinError>>,
+    },
+    /// The player resumed on a new connection.
+    Reattach {
+        id: PlayerId,
+        outbox: Outbox,
+        reply: oneshot::Sender<bool>,
+    },
+    /// The player's connection `conn` dropped; they may resume.
+    Detach {
+        id: PlayerId,
+        conn: u64,
+    },
+    /// The player left (or `expired`: stayed away past the resume window).
+    Leave {
+        id: PlayerId,
+        expired: bool,
+    },
+    Ready {
+        id: PlayerId,
+        ready: bool,
+    },
+    Start {
+        id: PlayerId,
+    },
+    Act {
+        id: PlayerId,
+        seq: u32,
+        action: Action,
+    },
+    GiveUp {
+        id: PlayerId,
+    },
+    /// `seed` is the new board's (ignored with `same_board`).
+    Rematch {
+        id: PlayerId,
+        same_board: bool,
+        seed: u64,
+    },
+    Rename {
+        id: PlayerId,
+        name: Arc<str>,
+        reply: oneshot::Sender<bool>,
+    },
+    /// The daily store committed a result for `id` (or failed to).
+    DailyDone {
+        id: PlayerId,
+        result: Option<Box<DailyResult>>,
+    },
+}
+
+/// What a room is made with.
+pub struct RoomSettings {
+    pub game: Game,
+    pub size: Size,
+    pub rank_by: RankBy,
+    pub max_players: u32,
+    pub board: Board,
+    /// A daily room's date and seed (a room of one).
+    pub daily: Option<DailyBoard>,
+}
+
+/// The room's clock settings (from [`Config`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Timings {
+    /// Countdown numbers before the start signal (3: "3, 2, 1").
+    pub countdown_secs: u32,
+    pub countdown_step: Duration,
+    pub race_time_limit: Duration,
+    pub progress_interval: Duration,
+}
+
+/// What every room needs from the server, shared by all rooms.
+pub struct RoomEnv {
+    pub timings: Timings,
+    pub max_spectators: u32,
+    pub daily: Option<Arc<dyn DailyHook>>,
+    pub tracker: TaskTracker,
+    pub shutdown: CancellationToken,
+}
+
+impl RoomEnv {
+    pub fn new(
+        cfg: &Config,
+        daily: Option<Arc<dyn DailyHook>>,
+        tracker: TaskTracker,
+        shutdown: CancellationToken,
+    ) -> Self {
+        RoomEnv {
+            timings: Timings {
+                countdown_secs: cfg.countdown_secs,
+                countdown_step: cfg.countdown_step,
+                race_time_limit: cfg.race_time_limit,
+                progress_interval: cfg.progress_interval,
+            },
+            max_spectators: cfg.max_spectators,
+            daily,
+            tracker,
+            shutdown,
+        }
+    }
+}
+
+/// Starts room `id` under `code` with `host` in it and returns its handle;
+/// the room removes itself from `registry` when it ends.
+pub fn spawn(
+    env: &Arc<RoomEnv>,
+    registry: &Arc<Registry>,
+    code: &str,
+    id: u64,
+    settings: RoomSettings,
+    host: NewMember,
+) -> RoomHandle {
+    let (tx, rx) = mpsc::channel(INBOX);
+    let code: Arc<str> = code.into();
+    actor::start(
+        Arc::clone(env),
+        Arc::clone(registry),
+        Arc::clone(&code),
+        id,
+        settings,
+        host,
+        tx.downgrade(),
+        rx,
+    );
+    RoomHandle { code, id, tx }
+}

@@ -1,0 +1,154 @@
+//! The racing half of the room's state machine: actions, giving up, the
+//! timer (countdown, `progress`, time limit), the end of a race, and the
+//! daily attempt's start and end as effects. Same [`Room`] as `state.rs`.
+
+use mazerace_protocol::messages::{ErrorCode, PlayerId, RacerStatus, ServerMsg};
+use mazerace_protocol::Action;
+use tokio::time::Instant;
+
+use super::effects::Effect;
+use super::race::Racer;
+use super::state::{error, Room, Stage};
+use super::RoomSettings;
+use crate::daily::DailyRun;
+
+impl Room {
+    pub(super) fn act(&mut self, id: PlayerId, seq: u32, action: Action, now: Instant) {
+        // A racer who left and came back as a spectator keeps their line in
+        // the results but is a watcher now, like every spectator.
+        let watching = self.watching(id);
+        let Stage::Racing(race) = &mut self.stage else {
+            return self.fx.to(id, error(ErrorCode::NotRacing, "no race is on"));
+        };
+        let idx = race.racers.iter().position(|r| r.id == id && r.status != RacerStatus::Left);
+        let Some(idx) = idx.filter(|_| !watching) else {
+            return self.fx.to(id, error(ErrorCode::NotRacing, "you are not racing in this race"));
+        };
+        let acted = race.act(idx, seq, action, now);
+        if acted.ok {
+            race.progress.schedule(now);
+        }
+        let finished = if acted.won { race.finished(id, self.settings.rank_by) } else { None };
+        self.fx.to(id, acted.reply);
+        if let Some(msg) = finished {
+            self.fx.all(msg);
+        }
+        if acted.ended {
+            self.daily_ended(id);
+        }
+        self.check_end(now);
+    }
+
+    pub(super) fn give_up(&mut self, id: PlayerId, now: Instant) {
+        let watching = self.watching(id);
+        let Stage::Racing(race) = &mut self.stage else {
+            return self.fx.to(id, error(ErrorCode::NotRacing, "no race is on"));
+        };
+        let stopped = !watching && race.racer_mut(id).is_some_and(|r| r.stop(RacerStatus::GaveUp));
+        if !stopped {
+            return self.fx.to(id, error(ErrorCode::NotRacing, "you are not racing in this race"));
+        }
+        tracing::info!(player = id, "gave up");
+        race.progress.schedule(now);
+        self.daily_ended(id);
+        self.check_end(now);
+    }
+
+    pub(super) fn tick(&mut self, now: Instant) {
+        match &mut self.stage {
+            Stage::Countdown { left, next, .. } if *next <= now => {
+                *left = left.saturating_sub(1);
+                *next = now + self.timings.countdown_step;
+                let left = *left;
+                if left == 0 {
+                    self.begin_race(now);
+                } else {
+                    self.countdown_message(left);
+                }
+            }
+            Stage::Racing(race) => {
+                if race.progress.is_due(now) {
+                    self.flush_progress(now);
+                }
+                let Stage::Racing(race) = &mut self.stage else { return };
+                if race.deadline <= now {
+                    let timed_out: Vec<PlayerId> = race
+                        .racers
+                        .iter_mut()
+                        .filter_map(|r| r.stop(RacerStatus::TimedOut).then_some(r.id))
+                        .collect();
+                    tracing::info!(timed_out = timed_out.len(), "time limit reached");
+                    for id in timed_out {
+                        self.daily_ended(id);
+                    }
+                    self.finish_race(now);
+                }
+            }
+            Stage::Countdown { .. } | Stage::Lobby | Stage::Results { .. } => {}
+        }
+    }
+
+    /// One `progress` with the racers that changed, to everyone; when the
+    /// only change is one racer's own moves, that racer is skipped: their
+    /// `move_result`s said it all already. In a room of two that is a third
+    /// of all frames sent.
+    fn flush_progress(&mut self, now: Instant) {
+        let Stage::Racing(race) = &mut self.stage else { return };
+        let changes = race.take_changes();
+        race.progress.flushed(now, changes.is_some());
+        if let Some((players, skip)) = changes {
+            self.fx.push(Effect::Progress { delta: ServerMsg::Progress { players }, skip });
+        }
+    }
+
+    pub(super) fn check_end(&mut self, now: Instant) {
+        match &self.stage {
+            Stage::Racing(race) if !race.anyone_racing() => self.finish_race(now),
+            Stage::Countdown { racers, .. } if !racers.iter().any(Racer::racing) => {
+                // Every racer left before the start: back to the lobby.
+                self.stage = Stage::Lobby;
+                self.broadcast_room();
+            }
+            _ => {}
+        }
+    }
+
+    fn finish_race(&mut self, now: Instant) {
+        self.flush_progress(now);
+        let Stage::Racing(mut race) = std::mem::replace(&mut self.stage, Stage::Lobby) else { return };
+        race.progress.cancel();
+        let results = race.results(&self.settings.board, self.settings.rank_by);
+        self.stage = Stage::Results { race, results: results.clone() };
+        self.broadcast_room();
+        self.fx.all(results);
+    }
+
+    // ---- the daily attempt ----
+
+    /// Racer `id`'s attempt is over: report it once.
+    pub(super) fn daily_ended(&mut self, id: PlayerId) {
+        let racers = match &mut self.stage {
+            Stage::Countdown { racers, .. } => racers,
+            Stage::Racing(race) | Stage::Results { race, .. } => &mut race.racers,
+            Stage::Lobby => return,
+        };
+        let Some(r) = racers.iter_mut().find(|r| r.id == id && !r.reported) else { return };
+        let Some(run) = daily_run(&self.settings, r) else { return };
+        r.reported = true;
+        self.fx.push(Effect::DailyEnded { player: id, run, outcome: r.outcome() });
+    }
+}
+
+/// Who attempts which daily board, for the store (`None` outside a daily room).
+pub(super) fn daily_run(settings: &RoomSettings, r: &Racer) -> Option<DailyRun> {
+    let d = settings.daily.as_ref()?;
+    Some(DailyRun {
+        attempt: r.attempt,
+        date: d.date.clone(),
+        game: settings.game,
+        size: settings.size,
+        seed: d.seed,
+        token: r.token.to_string(),
+        name: r.name.to_string(),
+    })
+}

@@ -1,0 +1,238 @@
+//! One race in a room: its racers, each with their own game judged by the
+//! protocol crate's engine, the race clock, and what each racer's line says
+//! in `progress`, `finished` and `results`. Pure: time comes in as `now`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mazerace_protocol::messages::{PlayerId, Progress, RacerStatus, RankBy, ServerMsg};
+use mazerace_protocol::race::{self, Clock, Entry};
+use mazerace_protocol::{Action, Board, GoalDistances, PlayerGame, Reject, Status};
+use tokio::time::Instant;
+
+use super::progress::{Change, Coalescer};
+use crate::daily::DailyOutcome;
+
+/// One racer in one race.
+pub struct Racer {
+    pub id: PlayerId,
+    pub name: Arc<str>,
+    pub token: Arc<str>,
+    pub game: PlayerGame,
+    pub status: RacerStatus,
+    /// The server's time for this racer's finish.
+    pub time_ms: Option<u64>,
+    pub first_move: Option<Instant>,
+    /// Accepted actions, in order, each with its time since the racer's
+    /// first accepted move (the daily replay).
+    pub actions: Vec<(Action, u64)>,
+    /// What changed since the last `progress`.
+    pub change: Change,
+    /// A daily attempt's end was reported to the store.
+    pub reported: bool,
+    /// This attempt's id for the daily store.
+    pub attempt: u64,
+}
+
+impl Racer {
+    pub fn new(id: PlayerId, name: Arc<str>, token: Arc<str>, board: &Board) -> Self {
+        Racer {
+            id,
+            name,
+            token,
+            game: PlayerGame::new(board),
+            status: RacerStatus::Racing,
+            time_ms: None,
+            first_move: None,
+            actions: Vec::new(),
+            change: Change::None,
+            reported: false,
+            attempt: crate::daily::next_attempt(),
+        }
+    }
+
+    pub fn racing(&self) -> bool {
+        self.status == RacerStatus::Racing
+    }
+
+    pub fn progress(&self, left: &GoalDistances) -> Progress {
+        let pos = self.game.pos();
+        Progress {
+            id: self.id,
+            pos,
+            steps: self.game.steps(),
+            run: self.game.run(),
+            status: self.status,
+            left: if self.status == RacerStatus::Finished { 0 } else { left.at(pos) },
+        }
+    }
+
+    pub fn entry(&self) -> Entry {
+        Entry {
+            id: self.id,
+            name: self.name.to_string(),
+            status: self.status,
+            steps: self.game.steps(),
+            time_ms: self.time_ms,
+        }
+    }
+
+    /// How the attempt ended, for the daily store.
+    pub fn outcome(&self) -> DailyOutcome {
+        DailyOutcome {
+            finished: self.status == RacerStatus::Finished,
+            steps: self.game.steps(),
+            time_ms: self.time_ms,
+            moves: self.actions.iter().map(|&(a, _)| a).collect(),
+            times_ms: self.actions.iter().map(|&(_, t)| t).collect(),
+        }
+    }
+
+    /// Ends the run (left, gave up, timed out) if it is still going.
+    pub fn stop(&mut self, status: RacerStatus) -> bool {
+        if !self.racing() {
+            return false;
+        }
+        self.status = status;
+        self.change = Change::Other;
+        true
+    }
+}
+
+/// A race under way or just over.
+pub struct Race {
+    pub racers: Vec<Racer>,
+    pub started: Instant,
+    pub deadline: Instant,
+    pub clock: Clock,
+    pub progress: Coalescer,
+    /// The board's distances to the goal, for `progress.left`.
+    pub left: GoalDistances,
+}
+
+/// What one accepted or refused action led to.
+pub struct Acted {
+    pub reply: ServerMsg,
+    pub ok: bool,
+    /// The racer's run is over with this action (won or out of steps).
+    pub ended: bool,
+    pub won: bool,
+}
+
+impl Race {
+    pub fn new(
+        racers: Vec<Racer>,
+        board: &Board,
+        now: Instant,
+        limit: Duration,
+        interval: Duration,
+        daily: bool,
+    ) -> Self {
+        let clock = Clock::for_race(daily, racers.len());
+        Race {
+            racers,
+            started: now,
+            deadline: now + limit,
+            clock,
+            progress: Coalescer::new(interval),
+            left: board.goal_distances(),
+        }
+    }
+
+    pub fn racer(&self, id: PlayerId) -> Option<&Racer> {
+        self.racers.iter().find(|r| r.id == id)
+    }
+
+    pub fn racer_mut(&mut self, id: PlayerId) -> Option<&mut Racer> {
+        self.racers.iter_mut().find(|r| r.id == id)
+    }
+
+    /// In this race and not gone from it.
+    pub fn in_race(&self, id: PlayerId) -> bool {
+        self.racers.iter().any(|r| r.id == id && r.status != RacerStatus::Left)
+    }
+
+    pub fn anyone_racing(&self) -> bool {
+        self.racers.iter().any(Racer::racing)
+    }
+
+    /// Applies one action of racer `idx` at `now`.
+    pub fn act(&mut self, idx: usize, seq: u32, action: Action, now: Instant) -> Acted {
+        let (clock, started) = (self.clock, self.started);
+        let r = &mut self.racers[idx];
+        let result = if r.racing() { r.game.apply(action) } else { Err(Reject::GameOver) };
+        let ok = result.is_ok();
+        if ok {
+            let first = *r.first_move.get_or_insert(now);
+            r.actions.push((action, now.saturating_duration_since(first).as_millis() as u64));
+            r.change = r.change.with_own_action();
+            match r.game.status() {
+                Status::Won => {
+                    r.status = RacerStatus::Finished;
+                    let from = clock.origin(started, r.first_move);
+                    r.time_ms = Some(now.saturating_duration_since(from).as_millis() as u64);
+                }
+                Status::OutOfSteps => r.status = RacerStatus::OutOfSteps,
+                Status::Playing => {}
+            }
+        }
+        let (reason, view) = (result.err(), r.game.view());
+        let reply = match action {
+            Action::Move(_) => ServerMsg::MoveResult { seq, ok, reason, view },
+            Action::Rewind => ServerMsg::RewindResult { seq, ok, reason, view },
+        };
+        let ended = ok && !r.racing();
+        Acted { reply, ok, ended, won: ended && r.status == RacerStatus::Finished }
+    }
+
+    /// The `finished` message for a racer who just won.
+    pub fn finished(&self, id: PlayerId, by: RankBy) -> Option<ServerMsg> {
+        let entries: Vec<Entry> = self.racers.iter().map(Racer::entry).collect();
+        let me = entries.iter().find(|e| e.id == id)?;
+        let rank = race::rank_among(me, &entries, by);
+        tracing::info!(player = id, steps = me.steps, time_ms = me.time_ms, rank, "finished");
+        Some(ServerMsg::Finished { player_id: id, steps: me.steps, time_ms: me.time_ms.unwrap_or(0), rank })
+    }
+
+    /// The racers that changed since the last `progress`, and whether the
+    /// only change is one racer's own actions (that racer is not sent it).
+    /// Clears the changes.
+    pub fn take_changes(&mut self) -> Option<(Vec<Progress>, Option<PlayerId>)> {
+        let changed: Vec<Progress> =
+            self.racers.iter().filter(|r| r.change != Change::None).map(|r| r.progress(&self.left)).collect();
+        if changed.is_empty() {
+            return None;
+        }
+        let mut changers = self.racers.iter().filter(|r| r.change != Change::None);
+        let only_own_moves_of = match (changers.next(), changers.next()) {
+            (Some(r), None) if r.change == Change::OwnActions => Some(r.id),
+            _ => None,
+        };
+        for r in &mut self.racers {
+            r.change = Change::None;
+        }
+        Some((changed, only_own_moves_of))
+    }
+
+    pub fn all_progress(&self) -> Vec<Progress> {
+        self.racers.iter().map(|r| r.progress(&self.left)).collect()
+    }
+
+    /// Milliseconds on `id`'s race clock at `now` (`None` before a
+    /// first-move clock has started).
+    pub fn elapsed_ms(&self, id: Option<PlayerId>, now: Instant) -> Option<u64> {
+        let from = match (self.clock, id.and_then(|id| self.racer(id))) {
+            (Clock::FirstMove, Some(r)) => r.first_move?,
+            _ => self.started,
+        };
+        Some(now.saturating_duration_since(from).as_millis() as u64)
+    }
+
+    /// The `results` message.
+    pub fn results(&self, board: &Board, by: RankBy) -> ServerMsg {
+        let entries: Vec<Entry> = self.racers.iter().map(Racer::entry).collect();
+        let rankings = race::rank(&entries, by, board.best());
+        tracing::info!(racers = rankings.len(), "results");
+        ServerMsg::Results { rankings, reveal: race::reveal(board) }
+    }
+}

@@ -1,0 +1,293 @@
+//! The room's state machine without sockets or tasks: commands in, effects
+//! out, time as an argument.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mazerace_protocol::messages::{Phase, PlayerId, RacerStatus, RankBy, ServerMsg};
+use mazerace_protocol::race::Clock;
+use mazerace_protocol::{Action, Answer, Board, Size};
+use tokio::time::Instant;
+
+use super::effects::Effect;
+use super::state::{Input, Room};
+use super::{RoomSettings, Timings};
+
+const SEED: u64 = 42;
+
+fn timings() -> Timings {
+    Timings {
+        countdown_secs: 3,
+        countdown_step: Duration::from_secs(1),
+        race_time_limit: Duration::from_secs(600),
+        progress_interval: Duration::from_millis(50),
+    }
+}
+
+fn board() -> Board {
+    Board::build(Size::Easy, SEED).unwrap()
+}
+
+fn solution() -> Vec<Action> {
+    match board().answer() {
+        Answer::Maze { solution, .. } | Answer::Ghost { solution, .. } => solution,
+    }
+}
+
+fn name(id: PlayerId) -> Arc<str> {
+    format!("p{id}").into()
+}
+
+/// A maze room with players `1..=n` (1 hosts), effects so far dropped.
+fn room(n: PlayerId) -> Room {
+    let b = board();
+    let settings = RoomSettings {
+        game: b.game(),
+        size: b.size(),
+        rank_by: RankBy::Time,
+        max_players: 8,
+        board: b,
+        daily: None,
+    };
+    let mut room = Room::new("ABCDE".into(), settings, timings(), (1, name(1), "t1".into()));
+    for id in 2..=n {
+        room.check_join(id, false, 4).unwrap();
+        room.handle(
+            Instant::now(),
+            Input::Join { id, name: name(id), token: format!("t{id}").into(), spectate: false },
+        );
+    }
+    room.effects().take();
+    room
+}
+
+fn fx(room: &mut Room) -> Vec<Effect> {
+    room.effects().take()
+}
+
+/// The messages to everyone, in order.
+fn to_all(effects: &[Effect]) -> Vec<&ServerMsg> {
+    effects.iter().filter_map(|e| if let Effect::All(m) = e { Some(m) } else { None }).collect()
+}
+
+fn phase_of(m: &ServerMsg) -> Option<Phase> {
+    if let ServerMsg::Room(info) = m {
+        Some(info.phase)
+    } else {
+        None
+    }
+}
+
+/// Starts the race at `t0` and runs the countdown: returns the start instant.
+fn race(room: &mut Room, t0: Instant) -> Instant {
+    room.handle(t0, Input::Start { id: 1 });
+    let t = t0 + Duration::from_secs(3);
+    for s in 1..=3 {
+        room.handle(t0 + Duration::from_secs(s), Input::Tick);
+    }
+    fx(room);
+    assert_eq!(room.phase(), Phase::Racing);
+    t
+}
+
+fn solve(room: &mut Room, id: PlayerId, at: Instant) {
+    for (seq, a) in solution().into_iter().enumerate() {
+        room.handle(at, Input::Act { id, seq: seq as u32, action: a });
+    }
+}
+
+#[test]
+fn the_countdown_counts_3_2_1_a_second_apart_then_the_race_starts() {
+    let mut r = room(2);
+    let t0 = Instant::now();
+    r.handle(t0, Input::Start { id: 1 });
+    let e = fx(&mut r);
+    let all = to_all(&e);
+    assert_eq!(phase_of(all[0]), Some(Phase::Countdown));
+    assert!(matches!(all[1], ServerMsg::Countdown { seconds: 3, .. }), "the board comes with the countdown");
+    assert_eq!(r.next_wake(), Some(t0 + Duration::from_secs(1)));
+    r.handle(t0 + Duration::from_secs(1), Input::Tick);
+    assert!(matches!(to_all(&fx(&mut r))[..], [ServerMsg::Countdown { seconds: 2, .. }]));
+    r.handle(t0 + Duration::from_millis(1500), Input::Tick);
+    assert!(fx(&mut r).is_empty(), "nothing is due between two numbers");
+    r.handle(t0 + Duration::from_secs(2), Input::Tick);
+    r.handle(t0 + Duration::from_secs(3), Input::Tick);
+    let e = fx(&mut r);
+    let all = to_all(&e);
+    assert!(matches!(all[0], ServerMsg::Countdown { seconds: 1, .. }));
+    assert_eq!(phase_of(all[1]), Some(Phase::Racing));
+    assert!(
+        matches!(all[2], ServerMsg::RaceStart { clock: Clock::Start, .. }),
+        "two racers share the start signal"
+    );
+}
+
+#[test]
+fn only_the_host_starts_and_only_from_the_lobby() {
+    let mut r = room(2);
+    r.handle(Instant::now(), Input::Start { id: 2 });
+    assert!(matches!(&fx(&mut r)[..], [Effect::To(2, ServerMsg::Error { .. })]));
+    assert_eq!(r.phase(), Phase::Lobby);
+}
+
+#[test]
+fn finishers_are_ranked_in_finish_order_and_the_race_ends_with_the_last() {
+    let mut r = room(2);
+    let t = race(&mut r, Instant::now());
+    solve(&mut r, 2, t + Duration::from_secs(10));
+    let e = fx(&mut r);
+    assert!(to_all(&e)
+        .iter()
+        .any(|m| matches!(m, ServerMsg::Finished { player_id: 2, rank: 1, time_ms: 10_000, .. })));
+    assert_eq!(r.phase(), Phase::Racing, "one racer is still going");
+    solve(&mut r, 1, t + Duration::from_secs(12));
+    let e = fx(&mut r);
+    let all = to_all(&e);
+    assert!(all
+        .iter()
+        .any(|m| matches!(m, ServerMsg::Finished { player_id: 1, rank: 2, time_ms: 12_000, .. })));
+    let Some(ServerMsg::Results { rankings, .. }) = all.last() else { panic!("results last: {all:?}") };
+    let order: Vec<_> = rankings.iter().map(|x| (x.player_id, x.rank)).collect();
+    assert_eq!(order, [(2, Some(1)), (1, Some(2))]);
+    assert_eq!(r.phase(), Phase::Results);
+}
+
+#[test]
+fn a_lone_racer_times_from_the_first_move_and_keeps_that_rule() {
+    let mut r = room(1);
+    let t0 = Instant::now();
+    r.handle(t0, Input::Start { id: 1 });
+    for s in 1..=3 {
+        r.handle(t0 + Duration::from_secs(s), Input::Tick);
+    }
+    let e = fx(&mut r);
+    assert!(to_all(&e).iter().any(|m| matches!(m, ServerMsg::RaceStart { clock: Clock::FirstMove, .. })));
+    let first = t0 + Duration::from_secs(20);
+    let line = solution();
+    r.handle(first, Input::Act { id: 1, seq: 0, action: line[0] });
+    for (i, &a) in line.iter().enumerate().skip(1) {
+        r.handle(first + Duration::from_secs(5), Input::Act { id: 1, seq: i as u32, action: a });
+    }
+    let e = fx(&mut r);
+    assert!(
+        to_all(&e).iter().any(|m| matches!(m, ServerMsg::Finished { time_ms: 5_000, .. })),
+        "studying is free"
+    );
+}
+
+#[test]
+fn the_time_limit_ends_the_race_with_everyone_still_going_timed_out() {
+    let mut r = room(2);
+    let t = race(&mut r, Instant::now());
+    solve(&mut r, 1, t + Duration::from_secs(1));
+    r.handle(t + Duration::from_secs(1), Input::Tick);
+    fx(&mut r);
+    let deadline = t + timings().race_time_limit;
+    assert_eq!(r.next_wake(), Some(deadline));
+    r.handle(deadline, Input::Tick);
+    let e = fx(&mut r);
+    let Some(ServerMsg::Results { rankings, .. }) = to_all(&e).last().copied() else { panic!() };
+    assert_eq!(rankings[1].status, RacerStatus::TimedOut);
+    assert_eq!(r.phase(), Phase::Results);
+}
+
+#[test]
+fn a_racer_who_leaves_is_listed_as_left_and_the_others_hear_it_in_progress() {
+    let mut r = room(3);
+    let t = race(&mut r, Instant::now());
+    r.handle(t + Duration::from_secs(1), Input::Leave { id: 3, expired: false });
+    let e = fx(&mut r);
+    assert!(to_all(&e).iter().any(|m| phase_of(m) == Some(Phase::Racing)), "the others get the room");
+    r.handle(t + Duration::from_secs(1), Input::Tick);
+    let e = fx(&mut r);
+    let Some(Effect::Progress { delta: ServerMsg::Progress { players }, skip: None }) = e.first() else {
+        panic!("a progress to all: {e:?}")
+    };
+    assert_eq!((players[0].id, players[0].status), (3, RacerStatus::Left));
+}
+
+#[test]
+fn own_moves_only_are_not_echoed_to_the_mover() {
+    let mut r = room(2);
+    let t = race(&mut r, Instant::now());
+    r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0] });
+    r.handle(t, Input::Tick);
+    let e = fx(&mut r);
+    assert!(matches!(&e[0], Effect::To(1, ServerMsg::MoveResult { ok: true, .. })));
+    assert!(matches!(&e[1], Effect::Progress { skip: Some(1), .. }), "{e:?}");
+}
+
+#[test]
+fn the_host_hands_over_to_the_next_connected_racer() {
+    let mut r = room(3);
+    r.handle(Instant::now(), Input::Disconnected { id: 2 });
+    r.handle(Instant::now(), Input::Leave { id: 1, expired: false });
+    let e = fx(&mut r);
+    let Some(ServerMsg::Room(info)) = to_all(&e).last().copied() else { panic!() };
+    assert_eq!(info.host, 3, "2 is away, so 3 hosts");
+}
+
+#[test]
+fn a_resume_gets_a_snapshot_and_the_others_see_them_connected() {
+    let mut r = room(2);
+    let t = race(&mut r, Instant::now());
+    r.handle(t, Input::Disconnected { id: 2 });
+    fx(&mut r);
+    r.handle(t + Duration::from_secs(4), Input::Connected { id: 2 });
+    let e = fx(&mut r);
+    let Effect::To(2, ServerMsg::Snapshot(snap)) = &e[0] else { panic!("{e:?}") };
+    assert!(snap.board.is_some() && snap.you.is_some());
+    assert_eq!((snap.elapsed_ms, snap.clock), (Some(4_000), Some(Clock::Start)));
+    assert!(matches!(&e[1], Effect::AllBut(2, ServerMsg::Room(info)) if info.players[1].connected));
+}
+
+#[test]
+fn a_rematch_goes_back_to_the_lobby_on_a_new_or_the_same_board() {
+    let mut r = room(1);
+    let t = race(&mut r, Instant::now());
+    solve(&mut r, 1, t);
+    fx(&mut r);
+    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 7 });
+    assert_eq!(r.phase(), Phase::Lobby);
+    let t = race(&mut r, t);
+    r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0] });
+    assert!(
+        matches!(&fx(&mut r)[0], Effect::To(1, ServerMsg::MoveResult { ok: true, .. })),
+        "the same board"
+    );
+    r.handle(t, Input::GiveUp { id: 1 });
+    fx(&mut r);
+    assert_eq!(r.phase(), Phase::Results, "a lone racer giving up ends the race");
+    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 7 });
+    let t = race(&mut r, t);
+    r.handle(t, Input::Start { id: 1 });
+    let e = fx(&mut r);
+    assert!(matches!(&e[..], [Effect::To(1, ServerMsg::Error { .. })]), "racing on the new board: {e:?}");
+}
+
+#[test]
+fn everyone_ready_starts_the_countdown_without_the_host() {
+    let mut r = room(2);
+    let t0 = Instant::now();
+    r.handle(t0, Input::Ready { id: 1, ready: true });
+    assert_eq!(r.phase(), Phase::Lobby);
+    r.handle(t0, Input::Ready { id: 2, ready: true });
+    assert_eq!(r.phase(), Phase::Countdown);
+}
+
+#[test]
+fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
+    let mut r = room(2);
+    let t = race(&mut r, Instant::now());
+    assert!(!r.may_rename(1));
+    r.handle(t, Input::GiveUp { id: 1 });
+    assert!(r.may_rename(1), "out of the race");
+    r.handle(t, Input::Tick);
+    let e = fx(&mut r);
+    assert!(e.iter().any(|x| matches!(x,
+        Effect::Progress { delta: ServerMsg::Progress { players }, skip: None }
+            if players[0].status == RacerStatus::GaveUp)));
+    r.handle(t, Input::GiveUp { id: 1 });
+    assert!(matches!(&fx(&mut r)[..], [Effect::To(1, ServerMsg::Error { .. })]), "once");
+    assert_eq!(r.phase(), Phase::Racing);
+}

@@ -10,6 +10,7 @@ import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint } from './actions.js';
+import { clockFor } from './racerules.js';
 import * as F from './format.js';
 
 /** Routes one server message; unknown types are ignored (a newer server may say more). */
@@ -228,14 +229,11 @@ export function readLimits(l) {
  * server that does not say is read from the ranked result this browser kept today.
  */
 function dailyRanked(s, info, fx) {
-  if (typeof info.ranked === 'boolean') {
-    s.daily.ranked = info.ranked;
-    s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : null;
-    return;
-  }
-  const kept = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
-  s.daily.ranked = kept && kept.ranked ? false : null;
-  s.daily.rankedAt = kept && kept.ranked ? kept.at : null;
+  const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
+  const kept = day && day.ranked ? day : null;
+  // (The server on main does not fill these yet: a ranked result kept here also makes it practice.)
+  s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
+  s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
 }
 
 function readBoard(pb) {
@@ -282,12 +280,7 @@ export function startRace(s, fx, board, opts = {}) {
     if (opts.fresh) s.others.progress.clear();
     // The clock rule comes from the race; a server that does not say it gets the
     // rule it documents, decided once now and never again mid-race.
-    r.clock =
-      opts.clock === 'first_move' || opts.clock === 'start'
-        ? opts.clock
-        : s.room && (s.room.daily || racers(s).length === 1)
-          ? 'first_move'
-          : 'start';
+    r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : clockFor(!!(s.room && s.room.daily), racers(s).length);
   } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
   r.board = board;
   r.id += 1;

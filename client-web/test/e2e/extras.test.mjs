@@ -8,7 +8,7 @@ import { route } from '../route.mjs';
 let srv, browser;
 serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
-test('practice alone: no lobby, timer from the first move, play again (reduced motion)', async () => {
+test('practice alone: no lobby, timer from the first move, a new board (reduced motion)', async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
   await p.page.emulateMedia({ reducedMotion: 'reduce' });
   await p.page.fill('#name', 'Solo');
@@ -29,8 +29,9 @@ test('practice alone: no lobby, timer from the first move, play again (reduced m
   await p.page.click('#watch-line');
   assert.equal(await p.page.textContent('#watch-line'), 'Watch the optimal line');
   await p.page.waitForSelector('#again', { state: 'visible' });
+  assert.equal(await p.page.textContent('#again'), 'Try this board again');
   const from = p.frames.length;
-  await p.page.click('#again');
+  await p.page.click('#newboard');
   const again = await p.frame((m) => m.type === 'race_start', { from, what: 'second race_start' });
   assert.notEqual(again.board.seed, rs.board.seed, 'a fresh vault');
   await p.page.waitForFunction(() => {

@@ -228,16 +228,10 @@ export function rematch(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/**
- * "Try this board again" after a solo or practice race: the same board
- * (rematch same_board, PROTOCOL-NEXT 7), started at once; a daily room makes
- * it a practice run. An older server falls back in handlers.js.
- */
+/** "Try this board again" after a solo or practice race: the same board, started at once (practice in a daily room). */
 export function tryAgain(s, fx) {
   if (!s.room || !s.race.results) return;
   s.soloNext = true;
-  const b = s.race.board;
-  s.race.again = b ? { seed: b.seed, game: b.game, size: b.size, daily: !!s.room.daily } : null;
   s.lastIntent = { type: 'rematch', same_board: true };
   fx.send(s.lastIntent);
 }

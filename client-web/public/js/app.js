@@ -100,8 +100,6 @@ initReplay({
   },
   token: () => store.token(),
 });
-setInterval(() => s.conn.welcomed && store.keepClaim(), 4000);
-addEventListener('pagehide', () => store.dropClaim());
 addEventListener('popstate', () => {
   if (location.pathname === '/' && s.room) {
     fx.send({ type: 'leave_room' });
@@ -112,9 +110,9 @@ addEventListener('popstate', () => {
 });
 
 render();
-daily.loadDaily();
 // Resume a seat, or open the invited room straight away, once this tab knows which player it is.
 store.claim().then(() => {
+  daily.loadDaily();
   if (store.name()) fx.connect();
   else if (s.ui.invite) document.getElementById('name').focus();
 });

@@ -25,7 +25,6 @@ export const HANDLERS = {
     s.conn.welcomed = true;
     fx.store.setToken(m.token);
     s.limits = readLimits(m.limits);
-    // The name the server knows us by; an older server does not say (the room will).
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
     if (m.resumed) {
@@ -77,7 +76,7 @@ export const HANDLERS = {
   countdown(s, m, fx) {
     if (s.race.live || s.race.results) clearRace(s);
     s.race.countdown = m.seconds;
-    // The board to study, the same seconds for everyone (a server that sends it).
+    // The board to study: the same seconds for everyone.
     const board = readBoard(m.board);
     if (board) s.race.board = board;
     showRoom(s, 'play');
@@ -87,10 +86,6 @@ export const HANDLERS = {
   race_start(s, m, fx) {
     const board = readBoard(m.board);
     if (!board) return fx.toast('The server sent a board this page cannot read.');
-    const again = s.race.again;
-    s.race.again = null;
-    // A server that ignored same_board (older than PROTOCOL-NEXT 7) dealt a new board: ask by seed.
-    if (again && !again.daily && board.seed !== again.seed) return sameBoardFallback(s, fx, again);
     startRace(s, fx, board, { clock: m.clock, fresh: true });
     s.race.countdown = 0;
     flash(s, fx, 'Go!');
@@ -183,16 +178,9 @@ export const HANDLERS = {
     }
     if (code === 'already_in_room') return; // the link's room is the one we are in
     if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
-    // A server without the same-board rematch (bad_message), or one whose daily rooms have none (wrong_phase).
-    if ((code === 'bad_message' || code === 'wrong_phase') && last && last.type === 'rematch' && last.same_board && s.race.again) {
-      const again = s.race.again;
-      s.race.again = null;
-      return sameBoardFallback(s, fx, again);
-    }
-    if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase' || code === 'bad_message')) {
+    if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
       s.pendingRename = null;
-      s.ui.nameError =
-        code === 'wrong_phase' ? 'You can change your name after the race.' : code === 'bad_name' ? m.message || 'That name is not allowed.' : 'This server cannot rename: leave and come back to change your name.';
+      s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
       return;
     }
     if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
@@ -278,12 +266,10 @@ export function startRace(s, fx, board, opts = {}) {
   if (!sameRace) {
     r.finished.clear();
     if (opts.fresh) s.others.progress.clear();
-    // The clock rule comes from the race; a server that does not say it gets the
-    // rule it documents, decided once now and never again mid-race.
+    // The race's clock rule (absent: the documented one, decided now), never changed mid-race.
     r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : clockFor(!!(s.room && s.room.daily), racers(s).length);
   } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
   r.board = board;
-  r.id += 1;
   r.live = true;
   r.results = null;
   r.startedAt = now - elapsedMs;
@@ -306,17 +292,6 @@ export function startRace(s, fx, board, opts = {}) {
   g.anim = null;
   hint(s, '', false);
   showRoom(s, 'play');
-}
-
-/** "Try this board again" on a server without same_board: the same seed in a fresh room of one. */
-function sameBoardFallback(s, fx, again) {
-  fx.send({ type: 'leave_room' });
-  leftRoom(s, fx);
-  s.soloNext = true;
-  const { game, size, seed } = again;
-  const msg = again.daily ? { type: 'create_room', game, size, daily: true } : { type: 'create_room', game, size, seed };
-  s.lastIntent = msg;
-  fx.send(msg);
 }
 
 function flash(s, fx, text) {

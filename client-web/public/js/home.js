@@ -4,6 +4,8 @@
 // size, the host and who is in, when the server can say), and my best here.
 
 import { $, el } from './dom.js';
+import { parseBoard } from './rules.js';
+import { draw } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
 import * as F from './format.js';
 
@@ -86,6 +88,7 @@ export function init(c) {
   });
   $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
   fillSizes(s);
+  drawDemos();
   const invited = F.codeFromPath(fx.path());
   if (invited) openInvite(s, invited);
 }
@@ -158,4 +161,20 @@ function renderInvite(s) {
   }
   rows.push(el('span', { class: 'muted small', text: 'Enter your name and press Enter (or Join).' }));
   card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
+}
+
+// The how-to's little pictures: the worked example vault, and a tiny maze.
+const DEMOS = {
+  ghost: { game: 'ghost', n: 6, cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'], start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3] },
+  maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },
+};
+function drawDemos() {
+  for (const c of document.querySelectorAll('canvas.demo')) {
+    const board = parseBoard(DEMOS[c.dataset.demo]);
+    const layout = { dpr: Math.max(1, devicePixelRatio || 1), cell: 22, css: 22 * board.n, n: board.n };
+    c.style.width = c.style.height = layout.css + 'px';
+    c.width = c.height = Math.round(layout.css * layout.dpr);
+    const ghost = board.game === 'ghost';
+    draw(c, layout, { board, me: { pos: ghost ? [2, 2] : [1, 1], ghost: ghost ? [5, 0] : null, gateOpen: true }, visited: ghost ? null : new Set(['0,0', '0,1', '1,1']) });
+  }
 }

@@ -29,7 +29,6 @@ export function createState() {
     room: null, // the last `room` (or snapshot.room), as the server sent it
     race: {
       board: null, // parsed board of the race on screen (from countdown or race_start)
-      id: 0, // counts race_starts: a new race forgets the last one's answers
       countdown: 0, // seconds left before the start, 0 when none
       clock: 'start', // 'start' or 'first_move', fixed for the whole race at race_start
       startedAt: 0, // now() at the start signal (less elapsed_ms on a resume)
@@ -38,7 +37,6 @@ export function createState() {
       live: false, // race_start seen and no results yet
       finished: new Map(), // player id -> `finished` message
       results: null, // the `results` message
-      again: null, // {seed, game, size, daily}: the board asked for again (Try this board again)
     },
     game: {
       pred: null, // my Predictor; null when watching
@@ -71,7 +69,7 @@ export function createState() {
     outbox: { tokens: null, at: 0, queue: [] }, // moves paced below the server's message rate
     pendingRename: null, // a rename sent and not yet answered
     timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
-    ui: { hint: '', hintWarn: false, flash: '', toast: '', nameError: '', lanBase: null, invite: null, best: null },
+    ui: { hint: '', hintWarn: false, flash: '', nameError: '', lanBase: null, invite: null },
   };
 }
 

@@ -35,7 +35,7 @@ function lockToken(locks, token, waitMs) {
   });
 }
 
-/** storage: localStorage; session: sessionStorage; locks: navigator.locks (null: the claim in storage decides). */
+/** storage: localStorage; session: sessionStorage; locks: navigator.locks (null: every claim succeeds). */
 export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {
@@ -53,14 +53,9 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       /* storage full or disabled: the game still works, it just forgets */
     }
   };
-  // Two tabs must not resume the same player (each would keep taking the seat
-  // from the other). The tab that uses the shared token refreshes a claim on it;
-  // another tab seeing a fresh claim starts as a new player instead.
-  const tabId = get(session, 'tab') || Math.random().toString(36).slice(2);
-  set(session, 'tab', tabId);
-  const CLAIM_MS = 10000;
-  let chosen; // the token this tab plays as, once claim() decided (undefined before)
-  let release = null; // drops this tab's lock
+  let chosen = null; // the token this tab plays as (claim() decides)
+  let release = null; // lets go of its lock
+  const lock = (t, waitMs) => (locks ? lockToken(locks, t, waitMs) : Promise.resolve(() => {}));
 
   return {
     name: () => {
@@ -72,71 +67,31 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     setMuted: (m) => set(storage, 'muted', !!m),
 
     /**
-     * Decides the token this tab plays as (call once before connecting): its
-     * own from before a reload, else the browser's shared one, whichever no
-     * other live tab holds; null to start as a new player.
+     * Decides the token this tab plays as (once, before connecting): its own
+     * from before a reload, else the browser's shared one, whichever no other
+     * live tab holds; null to start as a new player.
      */
     async claim() {
-      if (!locks) {
-        chosen = this.token();
-        return chosen;
-      }
-      chosen = null;
-      const own = get(session, 'token');
-      const shared = get(storage, 'token');
-      for (const t of new Set([own, shared])) {
+      for (const t of new Set([get(session, 'token'), get(storage, 'token')])) {
         if (typeof t !== 'string') continue;
-        const r = await lockToken(locks, t, 400);
+        const r = await lock(t, 400);
         if (r) {
-          release = r;
-          chosen = t;
+          [chosen, release] = [t, r];
           break;
         }
       }
       return chosen;
     },
-
-    /** The token this tab should resume with, or null to start as a new player. */
-    token() {
-      if (chosen !== undefined) return chosen;
-      const own = get(session, 'token');
-      if (typeof own === 'string') return own;
-      const shared = get(storage, 'token');
-      if (typeof shared !== 'string') return null;
-      const claim = get(storage, 'claim');
-      if (claim && claim.tab !== tabId && now() - claim.at < CLAIM_MS) return null;
-      return shared;
-    },
-    /** Remembers the token from `welcome`; the first tab also makes it the shared one. */
+    token: () => chosen,
+    /** The token from `welcome` (null: forget a refused one); the first tab's is the shared one too. */
     setToken(t) {
-      if (locks) {
-        const shared = get(storage, 'token');
-        if (shared == null || shared === chosen) set(storage, 'token', t);
-        set(session, 'token', t);
-        if (t !== chosen) {
-          if (release) release();
-          release = null;
-          chosen = t;
-          if (t != null) lockToken(locks, t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
-        }
-        return;
-      }
-      if (chosen !== undefined) chosen = t;
+      const shared = get(storage, 'token');
+      if (shared == null || shared === chosen) set(storage, 'token', t);
       set(session, 'token', t);
-      const claim = get(storage, 'claim');
-      if (t == null || !claim || claim.tab === tabId || now() - claim.at >= CLAIM_MS) {
-        set(storage, 'token', t);
-        if (t != null) this.keepClaim();
-      }
-    },
-    /** Call every few seconds while connected: this tab still uses the shared token (no Web Locks). */
-    keepClaim() {
-      if (!locks && get(session, 'token') === get(storage, 'token')) set(storage, 'claim', { tab: tabId, at: now() });
-    },
-    /** The tab is going away (pagehide): its claim ends now, not 10 s later. */
-    dropClaim() {
-      const claim = get(storage, 'claim');
-      if (claim && claim.tab === tabId) set(storage, 'claim', null);
+      if (t === chosen) return;
+      if (release) release();
+      [chosen, release] = [t, null];
+      if (t != null) lock(t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
     },
 
     /** The maze cells crossed on board `seed` (a reload keeps the tint). */

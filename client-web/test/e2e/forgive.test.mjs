@@ -49,7 +49,6 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   assert.equal(await p.page.textContent('#again'), 'Try this board again');
   const from = p.frames.length;
   await p.page.click('#again');
-  // (A server without same_board deals a new board first; the page then asks for this seed.)
   await p.frame((m) => m.type === 'race_start' && m.board.seed === rs.board.seed, { from, what: 'race_start on the same board' });
   await p.page.waitForFunction(
     (seed) => window.__mazerace.board.seed === seed && window.__mazerace.game && window.__mazerace.game.steps === 0 && document.querySelector('#results').hidden,

@@ -73,6 +73,10 @@ pub enum ClientMsg {
         /// Watch the room instead of racing in it.
         #[serde(default, skip_serializing_if = "is_false")]
         spectate: bool,
+        /// The room's `key`, from an invite link: a join with the right key
+        /// is never held up by the failed-join limit (others' guessing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     /// Leave the current room.
     LeaveRoom {},
@@ -256,6 +260,8 @@ pub struct RoomInfo {
     /// started (RFC 3339, UTC), to say why this one is practice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranked_at: Option<String>,
+    /// The room's invite secret (16 hex digits) for links: `/r/CODE?k=KEY`.
+    pub key: String,
     /// Every member, racers and spectators.
     pub players: Vec<PlayerInfo>,
 }
@@ -468,6 +474,11 @@ pub enum ErrorCode {
     TooManyRooms,
     /// This address failed too many joins (unknown codes) in a short time.
     TooManyJoins,
+    /// Too many live players (sessions) from one network address.
+    TooManySessions,
+    /// The daily challenge cannot be reached right now (the store is busy
+    /// or away): nothing was lost, try again in a moment.
+    DailyUnavailable,
     /// The server has all the connections it takes.
     ServerFull,
     /// The server could not do it (a board or the daily store failed, or the

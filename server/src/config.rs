@@ -87,6 +87,11 @@ pub struct Config {
     pub join_attempts: u32,
     /// ... and the time to earn one more.
     pub join_refill: Duration,
+    /// Live rooms one network address (IPv4, or IPv6 /64) may hold open.
+    pub max_rooms_per_address: u32,
+    /// Live sessions (players, connected or waiting for a resume) one
+    /// network address may hold: enough for a LAN party behind one NAT.
+    pub max_sessions_per_address: u32,
     /// How long a closing connection waits for the client's close frame.
     pub close_linger: Duration,
     /// Text or JSON log lines.
@@ -125,6 +130,8 @@ impl Default for Config {
             room_refill: Duration::from_secs(30),
             join_attempts: 10,
             join_refill: Duration::from_secs(6),
+            max_rooms_per_address: 64,
+            max_sessions_per_address: 256,
             close_linger: Duration::from_secs(2),
             log_format: LogFormat::Text,
             worker_threads: None,
@@ -191,6 +198,12 @@ pub struct ServeArgs {
     /// Failed joins per address in a burst (one more every 6 s).
     #[arg(long, env = "MAZERACE_JOIN_ATTEMPTS", default_value_t = Config::default().join_attempts)]
     pub join_attempts: u32,
+    /// Live rooms per network address (IPv6: per /64).
+    #[arg(long, env = "MAZERACE_MAX_ROOMS_PER_ADDRESS", default_value_t = Config::default().max_rooms_per_address)]
+    pub max_rooms_per_address: u32,
+    /// Live sessions per network address (IPv6: per /64).
+    #[arg(long, env = "MAZERACE_MAX_SESSIONS_PER_ADDRESS", default_value_t = Config::default().max_sessions_per_address)]
+    pub max_sessions_per_address: u32,
     /// Log format.
     #[arg(long, env = "MAZERACE_LOG_FORMAT", value_enum, default_value_t = Config::default().log_format)]
     pub log_format: LogFormat,
@@ -235,6 +248,8 @@ impl ServeArgs {
             flood_strikes: self.flood_strikes,
             rooms_per_conn: self.rooms_per_conn,
             join_attempts: self.join_attempts,
+            max_rooms_per_address: self.max_rooms_per_address,
+            max_sessions_per_address: self.max_sessions_per_address,
             log_format: self.log_format,
             worker_threads: self.worker_threads,
             // tungstenite needs room for a frame header (at most 14 bytes).

@@ -89,8 +89,10 @@ pub struct DailyOutcome {
 pub trait DailyHook: Send + Sync + 'static {
     /// Today's (UTC) date and seed for `game`/`size`.
     fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard>;
-    /// The attempt has begun (the race's start signal).
-    fn started(&self, run: DailyRun) -> HookFuture<()>;
+    /// The attempt is about to start (the host pressed start): resolves once
+    /// it is saved, with whether it is the player's ranked attempt. The
+    /// countdown waits for it, and an error refuses the start.
+    fn started(&self, run: DailyRun) -> HookFuture<bool>;
     /// The attempt is over; resolves once the result is committed.
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult>;
     /// A daily board's table; `date` `None` means today. `token` finds `you`.

@@ -96,13 +96,13 @@ impl DailyHook for StoreHook {
         Box::pin(async move { Ok(DailyBoard { date, seed, ranked: true, ranked_at: None }) })
     }
 
-    fn started(&self, run: DailyRun) -> HookFuture<()> {
+    fn started(&self, run: DailyRun) -> HookFuture<bool> {
         let cell = self.cell(run.attempt, false);
         let store = self.store.clone();
         Box::pin(async move {
             let begun = begin(&store, &cell, &run).await?;
             tracing::info!(run_id = begun.run_id, ranked = begun.ranked, "daily run started");
-            Ok(())
+            Ok(begun.ranked)
         })
     }
 

@@ -57,6 +57,13 @@ impl Ids {
         hex::encode(b)
     }
 
+    /// A room's invite key: 64 random bits as 16 hex digits.
+    pub fn room_key(&self) -> String {
+        let mut b = [0u8; 8];
+        self.fill(&mut b);
+        hex::encode(b)
+    }
+
     /// A board seed for a rematch or a room made without one.
     pub fn seed(&self) -> u64 {
         let mut b = [0u8; 8];

@@ -18,6 +18,7 @@
 
 #![forbid(unsafe_code)]
 
+mod address;
 mod assets;
 pub mod cli;
 pub mod config;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::address::Slot;
 use crate::ids::Ids;
 use crate::room::{self, NewMember, RoomEnv, RoomHandle, RoomSettings};
 
@@ -27,6 +28,7 @@ impl Registry {
         ids: &Ids,
         settings: RoomSettings,
         host: NewMember,
+        slot: Slot,
     ) -> RoomHandle {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
@@ -37,7 +39,7 @@ impl Registry {
                 break c;
             }
         };
-        let handle = room::spawn(env, self, &code, id, settings, host);
+        let handle = room::spawn(env, self, &code, id, settings, host, slot);
         map.insert(Arc::clone(&handle.code), handle.clone());
         handle
     }

@@ -17,6 +17,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::address::PerAddress;
 use crate::config::Config;
 use crate::daily::DailyHook;
 use crate::ids::Ids;
@@ -36,6 +37,10 @@ pub struct Shared {
     pub room_env: Arc<RoomEnv>,
     pub sessions: Sessions,
     pub joins: JoinLimiter,
+    /// Live rooms per network address.
+    pub room_slots: Arc<PerAddress>,
+    /// Live sessions per network address.
+    pub session_slots: Arc<PerAddress>,
     pub daily: Option<Arc<dyn DailyHook>>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
@@ -64,6 +69,8 @@ impl Server {
             room_env: Arc::new(room_env),
             sessions: Sessions::default(),
             joins: JoinLimiter::new(config.join_attempts, config.join_refill),
+            room_slots: PerAddress::new(config.max_rooms_per_address),
+            session_slots: PerAddress::new(config.max_sessions_per_address),
             daily,
             shutdown,
             tracker,

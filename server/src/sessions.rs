@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use mazerace_protocol::messages::PlayerId;
 
+use crate::address::Slot;
 use crate::ids::Ids;
 use crate::outbox::Outbox;
 use crate::room::RoomHandle;
@@ -23,6 +24,8 @@ pub struct Session {
     pub id: PlayerId,
     pub token: Arc<str>,
     state: Mutex<SessionState>,
+    /// The session's place among its address's (`max_sessions_per_address`).
+    _slot: Slot,
 }
 
 struct SessionState {
@@ -88,7 +91,14 @@ impl Sessions {
     /// server restarted): a well-formed one is kept, because the token is the
     /// player's daily identity (one ranked attempt a day, streaks), which must
     /// outlive the resume window. Anything else gets a fresh random token.
-    pub fn create(&self, ids: &Ids, name: Arc<str>, outbox: Outbox, keep: Option<&str>) -> Arc<Session> {
+    pub fn create(
+        &self,
+        ids: &Ids,
+        name: Arc<str>,
+        outbox: Outbox,
+        keep: Option<&str>,
+        slot: Slot,
+    ) -> Arc<Session> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
         let kept = keep.filter(|t| crate::ids::is_token_shaped(t) && !map.contains_key(*t));
@@ -106,6 +116,7 @@ impl Sessions {
             id,
             token: Arc::clone(&token),
             state: Mutex::new(SessionState { name, room: None, conn: Some(outbox), epoch: 0 }),
+            _slot: slot,
         });
         map.insert(token, Arc::clone(&session));
         session

@@ -98,6 +98,35 @@ async fn code_guessing_is_limited_per_address() {
     srv.stop().await;
 }
 
+/// Issue 13, item 7: guessing must not lock out the honest player on the
+/// same address (a LAN party, a NAT). An invite link carries the room's key;
+/// a join with the right key is never held up, and a wrong key counts as a
+/// failed join, so keys cannot be guessed instead.
+#[tokio::test]
+async fn an_invite_key_gets_in_whatever_the_guessers_did() {
+    let cfg = Config { join_attempts: 3, join_refill: Duration::from_secs(3600), ..test_config() };
+    let srv = TestServer::with_config(cfg).await;
+    let mut host = srv.player("Host").await;
+    let room = host.create(json!({"game": "maze", "size": "easy"})).await;
+    let (real, key) = (room["code"].as_str().unwrap().to_owned(), room["key"].as_str().unwrap().to_owned());
+    assert_eq!(key.len(), 16, "64 bits of key: {key}");
+
+    let mut g = srv.player("Guesser").await;
+    g.send(json!({"type": "join_room", "code": real, "key": "0000000000000000"})).await;
+    assert_eq!(g.recv().await["code"], "room_not_found", "a wrong key is a failed join");
+    for code in ["AAAAA", "BBBBB"] {
+        g.send(json!({"type": "join_room", "code": code})).await;
+        assert_eq!(g.recv().await["code"], "room_not_found");
+    }
+    g.send(json!({"type": "join_room", "code": real})).await;
+    assert_eq!(g.recv().await["code"], "too_many_joins", "the address is locked out of typed codes");
+    let mut friend = srv.player("Friend").await;
+    friend.send(json!({"type": "join_room", "code": real.to_lowercase(), "key": key})).await;
+    let r = friend.recv_room_with(friend.id).await;
+    assert_eq!(r["code"], real.as_str(), "the link's key gets the friend in");
+    srv.stop().await;
+}
+
 #[tokio::test(start_paused = true)]
 async fn no_hello_within_ten_seconds_closes_with_4000() {
     // Production settings: paused time makes the ten seconds instant.

@@ -14,6 +14,8 @@ use mazerace_tests::{solution, test_config, Game, Size, TestServer};
 struct FakeStore {
     calls: Mutex<Vec<String>>,
     ended: Mutex<Vec<(DailyRun, DailyOutcome)>>,
+    /// `started` fails, as a store with a full disk would.
+    cannot_save: bool,
 }
 
 impl DailyHook for FakeStore {
@@ -23,9 +25,13 @@ impl DailyHook for FakeStore {
             Ok(DailyBoard { date: "2026-11-29".into(), seed: 42, ranked: true, ranked_at: None })
         })
     }
-    fn started(&self, run: DailyRun) -> HookFuture<()> {
+    fn started(&self, run: DailyRun) -> HookFuture<bool> {
         self.calls.lock().unwrap().push(format!("started {} {} {}", run.name, run.seed, run.token.len()));
-        Box::pin(async { Ok(()) })
+        let fail = self.cannot_save;
+        Box::pin(async move {
+            anyhow::ensure!(!fail, "disk full");
+            Ok(true)
+        })
     }
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult> {
         self.calls.lock().unwrap().push(format!("ended {} {}", run.name, outcome.finished));
@@ -113,7 +119,7 @@ async fn a_daily_room_runs_through_the_hook() {
         assert_eq!(outcome.steps, 36);
     }
     ann.send(json!({"type": "rematch"})).await;
-    assert_eq!(ann.recv_type("error").await["code"], "wrong_phase");
+    assert_eq!(ann.recv_type("error").await["code"], "wrong_phase", "only a same-board rematch");
 
     ann.send(json!({"type": "leaderboard", "game": "maze", "size": "easy", "date": "2026-11-28"})).await;
     let lb = ann.recv_type("leaderboard").await;
@@ -140,5 +146,27 @@ async fn leaving_a_daily_attempt_is_recorded_as_not_finished() {
     let outcome = store.ended.lock().unwrap()[0].1.clone();
     assert!(!outcome.finished);
     assert_eq!(outcome.time_ms, None);
+    srv.stop().await;
+}
+
+/// Issue 13, item 11: an attempt whose start cannot be saved is refused at
+/// the start, with a clear error, and no race begins (it is not found out at
+/// the finish).
+#[tokio::test]
+async fn a_daily_start_that_cannot_be_saved_is_refused_at_once() {
+    let store = Arc::new(FakeStore { cannot_save: true, ..FakeStore::default() });
+    let srv = TestServer::with_daily(test_config(), store.clone()).await;
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    let e = ann.recv().await;
+    assert_eq!(e["code"], "daily_unavailable", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("could not be saved"), "{e}");
+    // Still in the lobby: a start is tried again, and no end was reported.
+    ann.send(json!({"type": "ping"})).await;
+    assert_eq!(ann.recv().await["type"], "pong", "no countdown, no race_start");
+    ann.send(json!({"type": "start"})).await;
+    assert_eq!(ann.recv().await["code"], "daily_unavailable");
+    assert!(store.ended.lock().unwrap().is_empty());
     srv.stop().await;
 }

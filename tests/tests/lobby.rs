@@ -23,15 +23,14 @@ async fn welcome_room_and_pong_are_exact_json() {
 
     ann.send_text(r#"{"type":"create_room","game":"ghost","size":"small","seed":"7"}"#).await;
     let room = ann.recv_text().await;
-    let code = mazerace_tests::serde_json::from_str::<mazerace_tests::serde_json::Value>(&room).unwrap()
-        ["code"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let v = mazerace_tests::serde_json::from_str::<mazerace_tests::serde_json::Value>(&room).unwrap();
+    let code = v["code"].as_str().unwrap().to_owned();
+    let key = v["key"].as_str().unwrap().to_owned();
+    assert!(key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
     assert_eq!(
         room,
         format!(
-            r#"{{"type":"room","code":"{code}","host":1,"game":"ghost","size":"small","phase":"lobby","rank_by":"time","max_players":16,"players":[{{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true}}]}}"#
+            r#"{{"type":"room","code":"{code}","host":1,"game":"ghost","size":"small","phase":"lobby","rank_by":"time","max_players":16,"key":"{key}","players":[{{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true}}]}}"#
         )
     );
     assert_eq!(code.len(), 5);

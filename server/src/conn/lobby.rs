@@ -58,7 +58,9 @@ impl Conn {
                 let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily };
                 Box::pin(self.create_room(&s, req)).await;
             }
-            ClientMsg::JoinRoom { code, spectate } => Box::pin(self.join_room(&s, &code, spectate)).await,
+            ClientMsg::JoinRoom { code, spectate, key } => {
+                Box::pin(self.join_room(&s, &code, spectate, key.as_deref())).await
+            }
             ClientMsg::LeaveRoom {} => match s.take_room() {
                 Some(room) => {
                     room.send(RoomCmd::Leave { id, expired: false }).await;
@@ -132,7 +134,13 @@ impl Conn {
                 s
             }
             None => {
-                let s = shared.sessions.create(&shared.ids, name, self.outbox.clone(), token.as_deref());
+                let Some(slot) = shared.session_slots.take(self.ip) else {
+                    tracing::warn!("hello refused: too many sessions from this address");
+                    let why = "too many players from your network address; try again later";
+                    return self.error(ErrorCode::TooManySessions, why);
+                };
+                let s =
+                    shared.sessions.create(&shared.ids, name, self.outbox.clone(), token.as_deref(), slot);
                 tracing::Span::current().record("player", s.id);
                 tracing::info!(name = %s.name(), "hello");
                 let welcome = ServerMsg::Welcome {

@@ -72,6 +72,10 @@ impl Conn {
             return self
                 .error(ErrorCode::TooManyRooms, "too many rooms made from this connection; wait a little");
         }
+        let Some(slot) = self.shared.room_slots.take(self.ip) else {
+            tracing::warn!("room refused: too many open rooms from this address");
+            return self.error(ErrorCode::TooManyRooms, "too many open rooms from your network address");
+        };
         let board = match Board::build(size, seed) {
             Ok(b) => b,
             Err(e) => {
@@ -91,25 +95,38 @@ impl Conn {
             },
             board,
             daily: daily_board,
+            key: self.shared.ids.room_key().into(),
         };
         let host = self.member(s);
         let shared = Arc::clone(&self.shared);
-        let room = shared.rooms.create(&shared.room_env, &shared.ids, settings, host);
+        let room = shared.rooms.create(&shared.room_env, &shared.ids, settings, host, slot);
         tracing::info!(room = %room.code, "room made");
         s.set_room(Some(room));
     }
 
-    pub(super) async fn join_room(&mut self, s: &Arc<Session>, code: &str, spectate: bool) {
+    /// Joins by code. A typed code is short, so guessing is held back by
+    /// the failed-join limit per address; an invite link's `key` proves the
+    /// joiner was given the room, so it is let in whatever others on the
+    /// same address (a LAN party, a NAT) have guessed. A wrong key counts as
+    /// a failed join, so keys cannot be guessed either.
+    pub(super) async fn join_room(
+        &mut self,
+        s: &Arc<Session>,
+        code: &str,
+        spectate: bool,
+        key: Option<&str>,
+    ) {
         if s.room().is_some() {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
         }
-        if !self.shared.joins.allowed(self.ip) {
+        let code = code.trim().to_ascii_uppercase();
+        let found = if is_code_shaped(&code) { self.shared.rooms.get(&code) } else { None };
+        let invited = matches!((&found, key), (Some(room), Some(k)) if room.key_is(k));
+        if !invited && !self.shared.joins.allowed(self.ip) {
             tracing::warn!("join refused: too many failed joins from this address");
             return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
         }
-        let code = code.trim().to_ascii_uppercase();
-        let found = if is_code_shaped(&code) { self.shared.rooms.get(&code) } else { None };
-        let Some(room) = found else {
+        let Some(room) = found.filter(|_| invited || key.is_none()) else {
             self.shared.joins.failed(self.ip);
             let shown: String = code.chars().take(8).collect();
             return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));

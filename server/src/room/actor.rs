@@ -14,13 +14,24 @@ use tracing::Instrument;
 use super::effects::Effect;
 use super::state::{Input, Room};
 use super::{NewMember, RoomCmd, RoomEnv, RoomSettings};
+use crate::address::Slot;
 use crate::outbox::{frame, Frame, Outbox};
 use crate::registry::Registry;
+
+/// Where a room comes from: the server's rooms environment, the registry it
+/// leaves when it ends, and its creator's address's place.
+pub(super) struct Origin {
+    pub env: Arc<RoomEnv>,
+    pub registry: Arc<Registry>,
+    pub slot: Slot,
+}
 
 struct Actor {
     room: Room,
     env: Arc<RoomEnv>,
     registry: Arc<Registry>,
+    /// Given back when the room ends (`max_rooms_per_address`).
+    _slot: Slot,
     code: Arc<str>,
     id: u64,
     me: mpsc::WeakSender<RoomCmd>,
@@ -31,10 +42,8 @@ struct Actor {
     spare: Vec<Effect>,
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn start(
-    env: Arc<RoomEnv>,
-    registry: Arc<Registry>,
+    origin: Origin,
     code: Arc<str>,
     id: u64,
     settings: RoomSettings,
@@ -43,6 +52,7 @@ pub(super) fn start(
     rx: mpsc::Receiver<RoomCmd>,
 ) {
     let span = tracing::info_span!("room", room = %code);
+    let Origin { env, registry, slot } = origin;
     let tracker = env.tracker.clone();
     tracker.spawn(
         async move {
@@ -52,6 +62,7 @@ pub(super) fn start(
                 room,
                 env,
                 registry,
+                _slot: slot,
                 code,
                 id,
                 me,
@@ -167,6 +178,7 @@ impl Actor {
                 }
                 let _ = reply.send(ok);
             }
+            RoomCmd::DailySaved { id, ranked } => self.input(Input::DailySaved { id, ranked }),
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(
@@ -219,13 +231,21 @@ impl Actor {
                         o.progress(&delta, &mut make_full);
                     }
                 }
-                Effect::DailyStarted(run) => {
+                Effect::DailyStarted { player, run } => {
                     let Some(hook) = self.env.daily.clone() else { continue };
                     let fut = hook.started(run);
+                    let me = self.me.clone();
                     self.env.tracker.spawn(
                         async move {
-                            if let Err(e) = fut.await {
-                                tracing::error!(error = %e, "daily start not recorded");
+                            let ranked = match fut.await {
+                                Ok(ranked) => Some(ranked),
+                                Err(e) => {
+                                    tracing::error!(error = %e, player, "daily start not saved: refused");
+                                    None
+                                }
+                            };
+                            if let Some(tx) = me.upgrade() {
+                                let _ = tx.send(RoomCmd::DailySaved { id: player, ranked }).await;
                             }
                         }
                         .in_current_span(),

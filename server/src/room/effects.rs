@@ -24,8 +24,9 @@ pub enum Effect {
     /// instead ([`super::state::Room::full_progress`]). `skip` gets nothing:
     /// their own moves were the only change, and their results said so.
     Progress { delta: ServerMsg, skip: Option<PlayerId> },
-    /// A daily attempt began: tell the store.
-    DailyStarted(DailyRun),
+    /// A daily attempt is about to start: the store saves it first, and
+    /// answers with [`super::state::Input::DailySaved`].
+    DailyStarted { player: PlayerId, run: DailyRun },
     /// A daily attempt ended: store it, then tell the player.
     DailyEnded { player: PlayerId, run: DailyRun, outcome: DailyOutcome },
 }

@@ -17,12 +17,14 @@
 
 mod actor;
 mod effects;
+mod lobby;
 mod play;
 mod progress;
 mod race;
 mod state;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::address::Slot;
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
 use crate::outbox::Outbox;
@@ -49,6 +52,8 @@ pub struct RoomHandle {
     pub code: Arc<str>,
     /// Tells this room from a later one that reuses its code.
     pub id: u64,
+    /// The invite key its links carry.
+    key: Arc<str>,
     tx: mpsc::Sender<RoomCmd>,
 }
 
@@ -61,6 +66,11 @@ pub enum JoinError {
 }
 
 impl RoomHandle {
+    /// Whether `key` is this room's invite key.
+    pub fn key_is(&self, key: &str) -> bool {
+        *self.key == *key
+    }
+
     /// Sends `cmd`; `false` if the room has closed. Waits only while the
     /// inbox is full. That wait is boxed because it is rare, and an inline
     /// one would add its size to every connection's future.
@@ -154,6 +164,12 @@ pub enum RoomCmd {
         name: Arc<str>,
         reply: oneshot::Sender<bool>,
     },
+    /// The daily store saved `id`'s attempt before its start (`Some(ranked)`)
+    /// or could not (`None`).
+    DailySaved {
+        id: PlayerId,
+        ranked: Option<bool>,
+    },
     /// The daily store committed a result for `id` (or failed to).
     DailyDone {
         id: PlayerId,
@@ -170,6 +186,8 @@ pub struct RoomSettings {
     pub board: Board,
     /// A daily room's date and seed (a room of one).
     pub daily: Option<DailyBoard>,
+    /// The invite secret links carry (`/r/CODE?k=KEY`).
+    pub key: Arc<str>,
 }
 
 /// The room's clock settings (from [`Config`]).
@@ -214,7 +232,8 @@ impl RoomEnv {
 }
 
 /// Starts room `id` under `code` with `host` in it and returns its handle;
-/// the room removes itself from `registry` when it ends.
+/// the room removes itself from `registry` when it ends. `slot` is the
+/// room's place among its creator's address's, held until the room ends.
 pub fn spawn(
     env: &Arc<RoomEnv>,
     registry: &Arc<Registry>,
@@ -222,18 +241,12 @@ pub fn spawn(
     id: u64,
     settings: RoomSettings,
     host: NewMember,
+    slot: Slot,
 ) -> RoomHandle {
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
-    actor::start(
-        Arc::clone(env),
-        Arc::clone(registry),
-        Arc::clone(&code),
-        id,
-        settings,
-        host,
-        tx.downgrade(),
-        rx,
-    );
-    RoomHandle { code, id, tx }
+    let key = Arc::clone(&settings.key);
+    let origin = actor::Origin { env: Arc::clone(env), registry: Arc::clone(registry), slot };
+    actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
+    RoomHandle { code, id, key, tx }
 }

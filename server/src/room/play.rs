@@ -84,7 +84,7 @@ impl Room {
                     self.finish_race(now);
                 }
             }
-            Stage::Countdown { .. } | Stage::Lobby | Stage::Results { .. } => {}
+            Stage::Countdown { .. } | Stage::Lobby | Stage::Saving { .. } | Stage::Results { .. } => {}
         }
     }
 
@@ -104,7 +104,9 @@ impl Room {
     pub(super) fn check_end(&mut self, now: Instant) {
         match &self.stage {
             Stage::Racing(race) if !race.anyone_racing() => self.finish_race(now),
-            Stage::Countdown { racers, .. } if !racers.iter().any(Racer::racing) => {
+            Stage::Saving { racers } | Stage::Countdown { racers, .. }
+                if !racers.iter().any(Racer::racing) =>
+            {
                 // Every racer left before the start: back to the lobby.
                 self.stage = Stage::Lobby;
                 self.broadcast_room();
@@ -128,7 +130,7 @@ impl Room {
     /// Racer `id`'s attempt is over: report it once.
     pub(super) fn daily_ended(&mut self, id: PlayerId) {
         let racers = match &mut self.stage {
-            Stage::Countdown { racers, .. } => racers,
+            Stage::Saving { racers } | Stage::Countdown { racers, .. } => racers,
             Stage::Racing(race) | Stage::Results { race, .. } => &mut race.racers,
             Stage::Lobby => return,
         };

@@ -48,6 +48,7 @@ fn room(n: PlayerId) -> Room {
         max_players: 8,
         board: b,
         daily: None,
+        key: "00112233aabbccdd".into(),
     };
     let mut room = Room::new("ABCDE".into(), settings, timings(), (1, name(1), "t1".into()));
     for id in 2..=n {

@@ -30,7 +30,7 @@ impl Fuzz {
             Op::Join { slot, spectate, sloppy } => {
                 let code = self.codes[slot % self.codes.len()].clone();
                 let sent = if *sloppy { format!("  {}\t", code.to_ascii_lowercase()) } else { code.clone() };
-                let m = ClientMsg::JoinRoom { code: sent, spectate: *spectate };
+                let m = ClientMsg::JoinRoom { code: sent, spectate: *spectate, key: None };
                 let e = self.expect(who, &m);
                 self.send_msg(who, &m).await?;
                 self.sent(who, &e).await?;

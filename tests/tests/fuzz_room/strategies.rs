@@ -143,7 +143,7 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
         1 => (name(), prop::option::of("[0-9a-f]{32}"))
             .prop_map(|(name, token)| ClientMsg::Hello { name, token }),
         2 => create,
-        1 => (code_text(), any::<bool>()).prop_map(|(code, spectate)| ClientMsg::JoinRoom { code, spectate }),
+        1 => (code_text(), any::<bool>()).prop_map(|(code, spectate)| ClientMsg::JoinRoom { code, spectate, key: None }),
         1 => (game(), size(), prop::option::of("[0-9-]{0,12}"))
             .prop_map(|(game, size, date)| ClientMsg::Leaderboard { game, size, date }),
     ]

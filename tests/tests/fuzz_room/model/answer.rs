@@ -22,7 +22,7 @@ impl Fuzz {
                     .unwrap_or(self.cfg.max_players)
                     .clamp(1, mazerace_server::MAX_PLAYERS_CAP),
             },
-            ClientMsg::JoinRoom { code, spectate } => {
+            ClientMsg::JoinRoom { code, spectate, .. } => {
                 let code = code.trim().to_ascii_uppercase();
                 let outcome = self.predict_join(who, &code, *spectate);
                 Expect::Join { code, spectate: *spectate, outcome }

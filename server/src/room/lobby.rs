@@ -1,0 +1,187 @@
+//! The lobby half of the room's state machine: ready flags and the start
+//! (with a daily attempt saved before its countdown), the countdown's
+//! messages, the start signal, rematches, and members leaving with the host
+//! handed over. Same [`Room`] as `state.rs`.
+
+use std::sync::Arc;
+
+use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RacerStatus, ServerMsg};
+use mazerace_protocol::Board;
+use tokio::time::Instant;
+
+use super::effects::Effect;
+use super::race::{Race, Racer};
+use super::state::{error, Room, Stage};
+
+impl Room {
+    pub(super) fn ready(&mut self, id: PlayerId, ready: bool, now: Instant) {
+        if self.phase() != Phase::Lobby {
+            return self.fx.to(id, error(ErrorCode::WrongPhase, "ready is for the lobby"));
+        }
+        let Some(m) = self.members.iter_mut().find(|m| m.id == id) else { return };
+        m.ready = ready;
+        self.broadcast_room();
+        // Everyone who would race says ready: no need to wait for the host.
+        let mut racing = self.members.iter().filter(|m| !m.spectate && m.connected);
+        if racing.clone().count() >= 2 && racing.all(|m| m.ready) {
+            tracing::info!("everyone is ready");
+            let host = self.host;
+            self.start(host, now);
+        }
+    }
+
+    pub(super) fn start(&mut self, id: PlayerId, now: Instant) {
+        let board = &self.settings.board;
+        let racers: Vec<Racer> = self
+            .members
+            .iter()
+            .filter(|m| !m.spectate)
+            .map(|m| Racer::new(m.id, Arc::clone(&m.name), Arc::clone(&m.token), board))
+            .collect();
+        if racers.is_empty() {
+            return self.fx.to(id, error(ErrorCode::WrongPhase, "nobody to race: everyone is spectating"));
+        }
+        if self.settings.daily.is_some() {
+            // The attempt is saved before it starts: one that could not be
+            // (a full disk, the database away) is refused now, not found
+            // out at the finish.
+            for r in &racers {
+                if let Some(run) = super::play::daily_run(&self.settings, r) {
+                    self.fx.push(Effect::DailyStarted { player: r.id, run });
+                }
+            }
+            self.stage = Stage::Saving { racers };
+            return;
+        }
+        self.countdown(racers, now);
+    }
+
+    /// The daily store answered the attempt's start: `Some(ranked)` once it
+    /// is saved (ranked or practice), `None` if it could not be.
+    pub(super) fn daily_saved(&mut self, id: PlayerId, ranked: Option<bool>, now: Instant) {
+        let Stage::Saving { .. } = &self.stage else { return };
+        let Stage::Saving { mut racers } = std::mem::replace(&mut self.stage, Stage::Lobby) else { return };
+        match ranked {
+            Some(ranked) => {
+                if let Some(d) = &mut self.settings.daily {
+                    d.ranked = ranked;
+                }
+                self.countdown(racers, now);
+            }
+            None => {
+                // Nothing was saved, so nothing is to be reported as ended.
+                racers.iter_mut().for_each(|r| r.reported = true);
+                let why =
+                    "your daily attempt could not be saved, so it has not started; try again in a moment";
+                self.fx.to(id, error(ErrorCode::DailyUnavailable, why));
+            }
+        }
+    }
+
+    fn countdown(&mut self, racers: Vec<Racer>, now: Instant) {
+        tracing::info!(racers = racers.len(), "countdown");
+        let left = self.timings.countdown_secs;
+        self.stage = Stage::Countdown { racers, left, next: now + self.timings.countdown_step };
+        self.broadcast_room();
+        if left == 0 {
+            self.begin_race(now);
+        } else {
+            self.countdown_message(left);
+        }
+    }
+
+    pub(super) fn countdown_message(&mut self, seconds: u32) {
+        let board = self.settings.board.public();
+        self.fx.all(ServerMsg::Countdown { seconds, board });
+    }
+
+    pub(super) fn begin_race(&mut self, now: Instant) {
+        let Stage::Countdown { racers, .. } = std::mem::replace(&mut self.stage, Stage::Lobby) else {
+            return;
+        };
+        let t = &self.timings;
+        let daily = self.settings.daily.is_some();
+        let race =
+            Race::new(racers, &self.settings.board, now, t.race_time_limit, t.progress_interval, daily);
+        let (clock, time_limit_ms) = (race.clock, t.race_time_limit.as_millis() as u64);
+        tracing::info!(seed = self.settings.board.seed(), "race started");
+        self.stage = Stage::Racing(race);
+        self.broadcast_room();
+        self.fx.all(ServerMsg::RaceStart { board: self.settings.board.public(), time_limit_ms, clock });
+    }
+
+    pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64) {
+        if id != self.host {
+            return self.fx.to(id, error(ErrorCode::NotHost, "only the host can call a rematch"));
+        }
+        if self.phase() != Phase::Results {
+            return self.fx.to(id, error(ErrorCode::WrongPhase, "a rematch comes after the results"));
+        }
+        if let Some(daily) = &mut self.settings.daily {
+            if !same_board {
+                let why = "a daily room has only a same-board rematch, as practice";
+                return self.fx.to(id, error(ErrorCode::WrongPhase, why));
+            }
+            // The store ranks only the first attempt; say so before the start.
+            daily.ranked = false;
+        }
+        if !same_board {
+            match Board::build(self.settings.size, seed) {
+                Ok(board) => self.settings.board = board,
+                Err(e) => {
+                    tracing::error!(error = %e, seed, "rematch board failed");
+                    return self
+                        .fx
+                        .to(id, error(ErrorCode::Internal, "could not build a new board; try again"));
+                }
+            }
+        }
+        self.stage = Stage::Lobby;
+        for m in &mut self.members {
+            m.ready = false;
+        }
+        tracing::info!(same_board, "rematch");
+        self.broadcast_room();
+    }
+
+    // ---- leaving ----
+
+    pub(super) fn leave(&mut self, id: PlayerId, expired: bool, now: Instant) {
+        let Some(idx) = self.members.iter().position(|m| m.id == id) else { return };
+        self.members.remove(idx);
+        tracing::info!(player = id, expired, "player left");
+        // A racer who leaves before the end is listed as `left`.
+        let stopped = match &mut self.stage {
+            Stage::Saving { racers } | Stage::Countdown { racers, .. } => {
+                racers.iter_mut().find(|r| r.id == id).is_some_and(|r| r.stop(RacerStatus::Left))
+            }
+            Stage::Racing(race) => {
+                let stopped = race.racer_mut(id).is_some_and(|r| r.stop(RacerStatus::Left));
+                if stopped {
+                    race.progress.schedule(now);
+                }
+                stopped
+            }
+            Stage::Lobby | Stage::Results { .. } => false,
+        };
+        if stopped {
+            self.daily_ended(id);
+        }
+        if self.host == id {
+            let next = self
+                .members
+                .iter()
+                .find(|m| !m.spectate && m.connected)
+                .or_else(|| self.members.iter().find(|m| m.connected))
+                .or_else(|| self.members.first());
+            if let Some(m) = next {
+                self.host = m.id;
+                tracing::info!(host = m.id, "host handed over");
+            }
+        }
+        if !self.members.is_empty() {
+            self.broadcast_room();
+            self.check_end(now);
+        }
+    }
+}

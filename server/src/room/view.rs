@@ -1,0 +1,95 @@
+//! What members see of the room: the `room` message, the `snapshot` a
+//! resuming or late member gets, and everyone's progress. Same [`Room`] as
+//! `state.rs`.
+
+use mazerace_protocol::messages::{
+    Phase, PlayerId, PlayerInfo, Progress, RacerStatus, RoomInfo, ServerMsg, Snapshot,
+};
+use tokio::time::Instant;
+
+use super::race::Race;
+use super::state::{Room, Stage};
+
+impl Room {
+    pub(super) fn room_info(&self) -> RoomInfo {
+        let race_on = self.phase() != Phase::Lobby;
+        let in_race = |id| match &self.stage {
+            Stage::Saving { racers } | Stage::Countdown { racers, .. } => {
+                racers.iter().any(|r| r.id == id && r.status != RacerStatus::Left)
+            }
+            Stage::Racing(race) | Stage::Results { race, .. } => race.in_race(id),
+            Stage::Lobby => false,
+        };
+        let daily = self.settings.daily.as_ref();
+        RoomInfo {
+            code: self.code.to_string(),
+            host: self.host,
+            game: self.settings.game,
+            size: self.settings.size,
+            phase: self.phase(),
+            rank_by: self.settings.rank_by,
+            max_players: self.settings.max_players,
+            daily: daily.is_some(),
+            ranked: daily.map(|d| d.ranked),
+            ranked_at: daily.and_then(|d| d.ranked_at.clone()),
+            key: self.settings.key.to_string(),
+            players: self
+                .members
+                .iter()
+                .map(|m| PlayerInfo {
+                    id: m.id,
+                    name: m.name.to_string(),
+                    ready: m.ready,
+                    spectator: m.spectate || (race_on && !in_race(m.id)),
+                    connected: m.connected,
+                })
+                .collect(),
+        }
+    }
+
+    pub(super) fn broadcast_room(&mut self) {
+        let room = ServerMsg::Room(self.room_info());
+        self.fx.all(room);
+    }
+
+    /// Every racer's progress (for a member whose last `progress` is unsent).
+    pub fn full_progress(&self) -> Vec<Progress> {
+        match &self.stage {
+            Stage::Racing(race) | Stage::Results { race, .. } => race.all_progress(),
+            Stage::Lobby | Stage::Saving { .. } | Stage::Countdown { .. } => Vec::new(),
+        }
+    }
+
+    fn snapshot(&self, id: PlayerId, now: Instant) -> Snapshot {
+        let room = self.room_info();
+        let (board, race) = match &self.stage {
+            Stage::Lobby | Stage::Saving { .. } => (None, None),
+            Stage::Countdown { .. } => (Some(self.settings.board.public()), None),
+            Stage::Racing(race) | Stage::Results { race, .. } => {
+                (Some(self.settings.board.public()), Some(race))
+            }
+        };
+        let me = race.and_then(|r| r.racer(id));
+        Snapshot {
+            room,
+            board,
+            you: me.map(|r| r.game.view()),
+            recording: me.map(|r| r.game.recording().to_vec()).unwrap_or_default(),
+            players: race.map(Race::all_progress).unwrap_or_default(),
+            elapsed_ms: match &self.stage {
+                Stage::Racing(race) => race.elapsed_ms(me.map(|r| r.id), now),
+                _ => None,
+            },
+            clock: race.map(|r| r.clock),
+        }
+    }
+
+    pub(super) fn send_snapshot(&mut self, id: PlayerId, now: Instant) {
+        let snap = ServerMsg::Snapshot(Box::new(self.snapshot(id, now)));
+        self.fx.to(id, snap);
+        if let Stage::Results { results, .. } = &self.stage {
+            let results = results.clone();
+            self.fx.to(id, results);
+        }
+    }
+}

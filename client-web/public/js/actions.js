@@ -8,7 +8,12 @@ import { samePos } from './rules.js';
 import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';
 import * as F from './format.js';
 
-export const joinMsg = (code, spectate = false) => (spectate ? { type: 'join_room', code, spectate } : { type: 'join_room', code });
+export function joinMsg(code, spectate = false, key = null) {
+  const m = { type: 'join_room', code };
+  if (key) m.key = key;
+  if (spectate) m.spectate = true;
+  return m;
+}
 
 /** A view the server's messages call for: the replay screen stays up, and its Back goes there. */
 export function showRoom(s, view) {
@@ -50,7 +55,7 @@ export function leftRoom(s, fx) {
 /** Sends the intent kept for after `welcome`, or joins the room the address names. */
 export function runIntent(s, fx) {
   const code = F.codeFromPath(fx.path());
-  const msg = s.intent || (!s.room && code ? joinMsg(code) : null);
+  const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
   s.intent = null;
   if (msg) {
     s.lastIntent = msg;

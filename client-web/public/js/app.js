@@ -73,7 +73,7 @@ const fx = {
   toast,
   buzz,
   bump,
-  path: () => location.pathname,
+  path: () => location.pathname + location.search,
   go: (path) => history.pushState(null, '', path),
   loadDaily: () => daily.loadDaily(),
   useTransport,

@@ -72,11 +72,20 @@ export function cleanCode(text) {
   return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-/** Reads the room code from a path like "/r/K7M2Q". */
+/** Reads the room code from a path like "/r/K7M2Q" (or "/r/K7M2Q?k=KEY"). */
 export function codeFromPath(path) {
-  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '');
+  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '');
   return m ? m[1].toUpperCase() : null;
 }
+
+/** The invite key in a link or query ("...?k=3f9a0c1d5e7b2a64"), or null. */
+export function keyFrom(text) {
+  const m = /[?&]k=([0-9a-fA-F]{16})\b/.exec(String(text || ''));
+  return m ? m[1].toLowerCase() : null;
+}
+
+/** A room's invite path: the key lets a friend past the failed-join limit. */
+export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
 
 /** The server's longest name, counted as it counts: Unicode scalar values (Rust's chars()). */
 export const NAME_MAX = 24;

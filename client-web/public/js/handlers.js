@@ -4,7 +4,7 @@
 // renders afterwards. No DOM here, so node --test feeds it messages.
 //
 // fx: {send(msg), now(), later(fn, ms), store, announce(text), toast(text),
-//      path(), go(path), loadDaily()}
+//      path() (with the query), go(path), loadDaily()}
 
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
@@ -38,7 +38,7 @@ export const HANDLERS = {
     } else {
       if (s.room) {
         // The old seat is gone (resume window passed, or the server restarted): ask for it again.
-        s.intent = s.intent || joinMsg(s.room.code);
+        s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
         leftRoom(s, fx);
       }
       runIntent(s, fx);
@@ -136,7 +136,7 @@ export const HANDLERS = {
     if (wanted && wanted !== snap.room.code && !snap.room.daily) {
       // The link asks for another room than the one we were resumed into.
       fx.send({ type: 'leave_room' });
-      fx.send(joinMsg(wanted));
+      fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
       return;
     }
     const board = readBoard(snap.board);
@@ -248,7 +248,7 @@ function confirm(s, m, fx) {
 }
 
 function enteredRoom(s, info, fx) {
-  const path = `/r/${info.code}`;
+  const path = F.roomPath(info.code, info.key);
   if (fx.path() !== path) fx.go(path);
   s.others.colours.clear();
 }

@@ -34,13 +34,17 @@ export function init(c) {
     send(m);
   });
   const joinFromForm = (spectate) => {
-    const code = F.cleanCode($('code').value);
+    const text = $('code').value;
+    const code = F.cleanCode(text);
+    // A pasted link carries its key; the invite link's key goes with its code.
+    const inv = s.ui.invite;
+    const key = F.keyFrom(text) || (inv && inv.code === code ? inv.key : null);
     if (!code) {
       fx.toast('Type the room code (5 letters) or paste the link.');
       $('code').focus();
       return;
     }
-    send(joinMsg(code, spectate));
+    send(joinMsg(code, spectate, key));
   };
   $('join').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -90,7 +94,7 @@ export function init(c) {
   fillSizes(s);
   drawDemos();
   const invited = F.codeFromPath(fx.path());
-  if (invited) openInvite(s, invited);
+  if (invited) openInvite(s, invited, F.keyFrom(fx.path()));
 }
 
 const gameChosen = () => document.querySelector('input[name=game]:checked').value;
@@ -104,16 +108,16 @@ function fillSizes(s) {
 }
 
 /**
- * The invite card of a /r/CODE link. The room's game, size, host and members
- * come from GET /api/rooms/{code} (not in PROTOCOL-NEXT: a server without it
- * answers 404 and the card names only the code).
+ * The invite card of a /r/CODE?k=KEY link. The room's game, size, host and
+ * members come from GET /api/rooms/{code}?k=KEY (not in PROTOCOL-NEXT: a
+ * server without it answers 404 and the card names only the code).
  */
-export async function openInvite(s, code) {
-  s.ui.invite = { code, room: null };
+export async function openInvite(s, code, key) {
+  s.ui.invite = { code, key, room: null };
   $('code').value = code;
   ctx.render();
   try {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(code)}`, { headers: { accept: 'application/json' } });
+    const res = await fetch(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`, { headers: { accept: 'application/json' } });
     const body = res.ok ? await res.json() : null;
     if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
   } catch {

@@ -54,7 +54,7 @@ export function render(s) {
     el('span', { class: 'tag', text: r.rank_by === 'steps' ? 'Ranked by steps' : 'Ranked by time' }),
     ...(r.daily ? [el('span', { class: 'tag', text: 'Daily' })] : []),
   );
-  const url = `${s.ui.lanBase || location.origin}/r/${r.code}`;
+  const url = `${s.ui.lanBase || location.origin}${F.roomPath(r.code, r.key)}`;
   $('link').value = url;
   const qr = $('qr');
   const src = `/api/qr.svg?text=${encodeURIComponent(url)}`;

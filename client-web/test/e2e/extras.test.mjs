@@ -222,9 +222,11 @@ test('a page opened on localhost shares the LAN address from /api/urls', async (
   await p.page.click('#make button[type=submit]');
   await p.page.waitForSelector('body[data-view="lobby"]');
   const code = (await p.page.textContent('#lobby-h')).trim();
-  await p.page.waitForFunction((c) => document.querySelector('#link').value === `http://192.168.1.5:7878/r/${c}`, code);
+  const key = await p.page.evaluate(() => window.__mazerace.room.key);
+  const want = `http://192.168.1.5:7878/r/${code}?k=${key}`;
+  await p.page.waitForFunction((w) => document.querySelector('#link').value === w, want);
   const qr = await p.page.getAttribute('#qr', 'src');
-  assert.equal(qr, `/api/qr.svg?text=${encodeURIComponent(`http://192.168.1.5:7878/r/${code}`)}`);
+  assert.equal(qr, `/api/qr.svg?text=${encodeURIComponent(want)}`);
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });

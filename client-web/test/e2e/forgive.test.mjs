@@ -240,11 +240,20 @@ test('7. an invite link opens a join card (game, size, host, who is in); Enter i
   // The room preview is not served yet (GET /api/rooms/{code} is not in PROTOCOL-NEXT): its
   // answer here is what the server knows of this room.
   const room = await host.page.evaluate(() => window.__mazerace.room);
-  await guest.page.route(`**/api/rooms/${code}`, (r) =>
-    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ code, game: room.game, size: room.size, phase: room.phase, host: 'Hostess', players: room.players.map((p) => p.name) }) }),
+  let asked = null;
+  await guest.page.route(
+    (u) => u.pathname === `/api/rooms/${code}`,
+    (r) => {
+      asked = new URL(r.request().url()).searchParams.get('k');
+      const body = { code, game: room.game, size: room.size, phase: room.phase, host: 'Hostess', players: room.players.map((p) => p.name) };
+      return r.fulfill({ contentType: 'application/json', body: JSON.stringify(body) });
+    },
   );
-  await guest.page.goto(`${srv.url}/r/${code}`);
+  const sent = [];
+  guest.page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(f.payload))));
+  await guest.page.goto(`${srv.url}/r/${code}?k=${room.key}`);
   await guest.page.waitForSelector('#invite:not([hidden]) >> text=Maze Escape');
+  assert.equal(asked, room.key, 'the preview is asked with the link\'s key');
   const card = await guest.page.textContent('#invite');
   assert.match(card, new RegExp(`invited to room ${code}`));
   assert.match(card, /Normal 17×17/);
@@ -252,8 +261,11 @@ test('7. an invite link opens a join card (game, size, host, who is in); Enter i
   assert.match(card, /In the room \(1\): Hostess/);
   await screenshot(guest.page, 'phone-21-invite-card');
   await guest.page.fill('#name', 'Guest');
+  const from = guest.frames.length;
   await guest.page.press('#name', 'Enter');
   await view(guest, 'lobby');
+  await guest.frame((m) => m.type === 'room', { from, what: 'room after the keyed join' });
+  assert.deepEqual(sent.find((m) => m.type === 'join_room'), { type: 'join_room', code, key: room.key }, 'the link\'s key goes with the join');
   await host.page.waitForFunction(() => document.querySelectorAll('#players li').length === 2);
   assert.deepEqual(guest.problems, []);
   await host.context.close();

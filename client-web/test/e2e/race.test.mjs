@@ -52,7 +52,9 @@ test('home page, then Ann makes a maze room and Bob joins by its link', async ()
   const code = (await text(ann, '#lobby-h')).trim();
   assert.match(code, /^[A-Z0-9]{5}$/);
   const link = await ann.page.inputValue('#link');
-  assert.ok(link.endsWith(`/r/${code}`), link);
+  const key = await ann.page.evaluate(() => window.__mazerace.room.key);
+  assert.match(key, /^[0-9a-f]{16}$/);
+  assert.ok(link.endsWith(`/r/${code}?k=${key}`), link);
   await visible(ann, '#qr');
   // The QR code of the link loads (an SVG from /api/qr.svg).
   await ann.page.waitForFunction(() => {

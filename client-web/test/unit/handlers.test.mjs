@@ -47,11 +47,17 @@ test('welcome: id, token, the confirmed name and the limits; defaults from an ol
   assert.equal(old.me.name, 'Bo', 'an older server: the name from hello');
 });
 
-test('welcome sends the kept intent, or joins the room in the address', () => {
+test('welcome sends the kept intent, or joins the room in the address (with its invite key)', () => {
   const s = createState();
   const fx = fakeFx({ path: '/r/ABCDE' });
   handle(s, welcome(), fx);
   assert.deepEqual(fx.drain(), [{ type: 'join_room', code: 'ABCDE' }]);
+  const k = createState();
+  const kfx = fakeFx({ path: '/r/abcde?k=3F9A0C1D5E7B2A64' });
+  handle(k, welcome(), kfx);
+  assert.deepEqual(kfx.drain(), [{ type: 'join_room', code: 'ABCDE', key: '3f9a0c1d5e7b2a64' }]);
+  handle(k, room([player(1, 'Ann')], { code: 'ABCDE', key: '3f9a0c1d5e7b2a64' }), kfx);
+  assert.equal(kfx.path(), '/r/ABCDE?k=3f9a0c1d5e7b2a64', "the address is the room's link");
   const t = createState();
   const fx2 = fakeFx();
   t.intent = { type: 'create_room', game: 'maze', size: 'easy' };
@@ -62,9 +68,10 @@ test('welcome sends the kept intent, or joins the room in the address', () => {
 
 test('a welcome that is not a resume while in a room asks for the seat again', () => {
   const { s, fx } = seated();
+  s.room.key = '3f9a0c1d5e7b2a64';
   handle(s, welcome({ resumed: false }), fx);
   assert.equal(s.room, null);
-  assert.deepEqual(fx.drain(), [{ type: 'join_room', code: 'K7M2Q' }]);
+  assert.deepEqual(fx.drain(), [{ type: 'join_room', code: 'K7M2Q', key: '3f9a0c1d5e7b2a64' }]);
 });
 
 test('a resumed welcome waits for the snapshot; none in 1.5 s carries on', () => {

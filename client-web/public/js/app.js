@@ -5,7 +5,7 @@
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
-import { makeStore, memoryStorage } from './store.js';
+import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
 import { buzz } from './audio.js';
 import { announce } from './dom.js';
@@ -28,7 +28,7 @@ const storageOr = (get) => {
 };
 
 const s = createState();
-const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || null);
+const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || channelLocks());
 const screens = [home, lobby, race, results, daily];
 const render = () => renderAll(s, screens);
 

@@ -35,7 +35,40 @@ function lockToken(locks, token, waitMs) {
   });
 }
 
-/** storage: localStorage; session: sessionStorage; locks: navigator.locks (null: every claim succeeds). */
+/**
+ * Web Locks' `request` over a BroadcastChannel, for pages without
+ * navigator.locks (it needs a secure context; a phone on a plain-HTTP LAN
+ * address has none): a live tab holding a name answers when asked; a closed
+ * one cannot, so its name is free at once. `close()` ends it (tests).
+ */
+export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
+  if (!BC) return null;
+  const ch = new BC('mazerace.locks');
+  const mine = new Set();
+  ch.addEventListener('message', (e) => e.data && mine.has(e.data.ask) && ch.postMessage({ have: e.data.ask }));
+  return {
+    close: () => ch.close(),
+    request: (name, opts, cb) =>
+      new Promise((resolve, reject) => {
+        let taken = mine.has(name);
+        const hear = (e) => (taken ||= !!e.data && e.data.have === name);
+        ch.addEventListener('message', hear);
+        ch.postMessage({ ask: name });
+        setTimeout(async () => {
+          ch.removeEventListener('message', hear);
+          if (taken) return opts.signal ? reject(new Error('AbortError')) : resolve(cb(null));
+          mine.add(name);
+          try {
+            resolve(await cb({ name }));
+          } finally {
+            mine.delete(name);
+          }
+        }, waitMs);
+      }),
+  };
+}
+
+/** storage: localStorage; session: sessionStorage; locks: navigator.locks or channelLocks() (null: every claim succeeds). */
 export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {

@@ -1,7 +1,7 @@
 // Local storage: bests per game AND size, the name, the token shared between tabs safely.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeStore, memoryStorage } from '../../public/js/store.js';
+import { makeStore, memoryStorage, channelLocks } from '../../public/js/store.js';
 
 test('bests are kept per game and size, best efficiency then time then steps', () => {
   const s = makeStore(memoryStorage(), memoryStorage());
@@ -95,4 +95,20 @@ test('a reload resumes with the tab token; a second live tab starts fresh; a clo
   assert.equal(await makeStore(ls, tabB, undefined, locks).claim(), 'tok-B');
   c.setToken(null);
   assert.equal(JSON.parse(ls.getItem('mazerace.token') || 'null'), null, 'a refused token is forgotten');
+});
+
+test('without Web Locks (plain HTTP): a live tab answers for its token on a BroadcastChannel, a closed one cannot', async () => {
+  const ls = memoryStorage();
+  const tabA = channelLocks(globalThis.BroadcastChannel, 30);
+  const a = makeStore(ls, memoryStorage(), undefined, tabA);
+  await a.claim();
+  a.setToken('tok-A');
+  await new Promise((r) => setTimeout(r, 60));
+  const tabB = channelLocks(globalThis.BroadcastChannel, 30);
+  assert.equal(await makeStore(ls, memoryStorage(), undefined, tabB).claim(), null, 'tab A is alive');
+  tabA.close(); // the tab closed
+  const tabC = channelLocks(globalThis.BroadcastChannel, 30);
+  assert.equal(await makeStore(ls, memoryStorage(), undefined, tabC).claim(), 'tok-A', 'the next tab resumes the player');
+  tabB.close();
+  tabC.close();
 });

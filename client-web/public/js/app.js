@@ -90,6 +90,7 @@ const ctx = { s, fx, render, copy, watchRun };
 useTransport(Connection);
 for (const sc of screens) sc.init(ctx);
 initReplay({
+  state: s,
   show: (view) => {
     s.view = view;
     render();

@@ -65,7 +65,11 @@ export function createState() {
       table: null, // the last `leaderboard` (or its HTTP twin)
       ranksOf: null, // {game, size} of the leaderboard view
     },
-    replay: { line: null }, // the optimal line in the results: {frames, pb}
+    replay: {
+      line: null, // the optimal line in the results: {frames, pb}
+      run: null, // the stored run on the replay screen: {run, board, frames, refused, pb, timer, glide}
+      opened: 0, // counts openReplay calls: an older fetch answering late is ignored
+    },
     outbox: { tokens: null, at: 0, queue: [] }, // moves paced below the server's message rate
     pendingRename: null, // a rename sent and not yet answered
     timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },

@@ -165,7 +165,9 @@ function renderControls(s) {
   $('giveup').hidden = !(playing && b.game === 'ghost' && g.run === 2);
   $('leave-race').hidden = !(s.room && !s.race.results && (s.race.live || s.race.countdown));
   const q = s.game.confirm;
-  $('confirm').hidden = !q;
+  const box = $('confirm');
+  const opening = !!q && box.hidden;
+  box.hidden = !q;
   if (q === 'rewind') {
     $('confirm-text').textContent =
       'You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?';
@@ -176,6 +178,8 @@ function renderControls(s) {
     $('confirm-yes').textContent = 'Leave and use my try';
     $('confirm-no').textContent = 'Keep playing';
   }
+  // Over the board, where the player looks; the safe answer has the focus.
+  if (opening) $('confirm-no').focus({ preventScroll: true });
   // A daily room that is practice says why.
   const note = $('practice-note');
   const practice = s.room && s.room.daily && s.daily.ranked === false;

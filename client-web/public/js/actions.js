@@ -1,8 +1,6 @@
 // What the player does (make, join, move, rewind, give up, leave, rename,
-// rematch) and the state changes shared with the message handlers. Like
-// handlers.js it only touches the state and `fx` (send, now, later, store,
-// announce, toast, buzz, bump, connect, connected, path, go, loadDaily), so the
-// tests drive it without a browser; the screens call it and render after.
+// rematch) and the state changes shared with handlers.js. Only the state and
+// `fx` (handlers.js, plus buzz, bump, connect, connected): tested without a browser.
 
 import { samePos } from './rules.js';
 import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';
@@ -28,7 +26,6 @@ export function hint(s, text, warn, until = 0) {
   s.timers.hintUntil = warn ? until : 0;
 }
 
-/** Forgets the board and my game (between races). */
 export function clearRace(s) {
   const r = s.race;
   r.board = null;
@@ -63,11 +60,7 @@ export function runIntent(s, fx) {
   }
 }
 
-/**
- * A room message (create or join) under the name typed in the name field:
- * sent now when connected (renaming first when the name changed), else kept
- * until `welcome`. Returns false when the name is refused here.
- */
+/** A room message under the typed name: now (renaming first if it changed), or after `welcome`. */
 export function request(s, fx, msg, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -89,10 +82,7 @@ export function request(s, fx, msg, typed) {
   return true;
 }
 
-/**
- * Renames on the server (PROTOCOL-NEXT 2): the page shows the name the server
- * confirms in `renamed`, never the one typed. Not while racing (the server refuses).
- */
+/** Asks the server to rename; the page shows the name `renamed` confirms. Not while racing. */
 export function rename(s, fx, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -226,7 +216,6 @@ export function leave(s, fx, { force = false } = {}) {
   fx.loadDaily();
 }
 
-/** Host: everyone back to the lobby for a new board. */
 export function rematch(s, fx) {
   if (!isHost(s)) return;
   s.lastIntent = { type: 'rematch' };
@@ -241,10 +230,7 @@ export function tryAgain(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/**
- * Sends paced below the server's message rate (welcome.limits): queued, not
- * dropped; the moves are already on screen, the server hears of them a moment later.
- */
+/** Paced below welcome.limits' rate, queued not dropped: the moves are already on screen. */
 export function sendPaced(s, fx, msg) {
   const o = s.outbox;
   const { cap, perSec } = pacing(s.limits);

@@ -1,10 +1,7 @@
-// The reaction to every server message: a table from message type to a
-// handler that updates the state (state.js) and asks `fx` for the few side
-// effects a message has (send, announce, toast, the address bar). The caller
-// renders afterwards. No DOM here, so node --test feeds it messages.
-//
-// fx: {send(msg), now(), later(fn, ms), store, announce(text), toast(text),
-//      path() (with the query), go(path), loadDaily()}
+// Every server message: a table from type to a handler that updates the
+// state and asks `fx` for side effects; the caller renders after. No DOM, so
+// node --test feeds it messages. fx: {send, now, later(fn, ms), store,
+// announce, toast, path() (with the query), go(path), loadDaily}
 
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
@@ -233,7 +230,6 @@ function readBoard(pb) {
   }
 }
 
-/** A move_result or rewind_result: reconcile the prediction by seq. */
 function confirm(s, m, fx) {
   const pred = s.game.pred;
   if (!pred) return;
@@ -253,11 +249,7 @@ function enteredRoom(s, info, fx) {
   s.others.colours.clear();
 }
 
-/**
- * Sets up a race on `board`. opts: {clock, elapsedMs, you, recording, fresh}.
- * `fresh` (race_start) forgets the last race's finishes and progress; a
- * snapshot of the race already on screen (a reconnect) keeps them and its clock rule.
- */
+/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a reconnect's snapshot keeps them. */
 export function startRace(s, fx, board, opts = {}) {
   const r = s.race;
   const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;

@@ -5,10 +5,7 @@
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
 
-/**
- * What the client assumes when `welcome` carries no `limits` (an older
- * server): the server's documented defaults, which is what the page always did.
- */
+/** The server's documented defaults, for a `welcome` without `limits`. */
 export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
 
 export function createState() {
@@ -77,15 +74,13 @@ export function createState() {
   };
 }
 
-// ---------------------------------------------------------------- selectors
-
+// Selectors.
 export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
 export const isHost = (s) => !!s.room && s.room.host === s.me.id;
 export const inRoom = (s) => !!s.room;
 export const racers = (s) => (s.room ? s.room.players.filter((p) => !p.spectator) : []);
 export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
 
-/** A race is on (the server's phase) and we have its board. */
 export const racing = (s) => !!s.room && s.room.phase === 'racing' && !!s.race.board && s.race.live;
 
 /** This race's clock starts at each racer's first move: solo practice and daily (race_start.clock). */
@@ -96,7 +91,6 @@ export const alone = (s) => !!s.room && (!!s.room.daily || s.room.players.length
 
 export const canMove = (s) => racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && s.conn.welcomed && !s.game.givenUp;
 
-/** My clock in milliseconds at `now`. */
 export function elapsed(s, now) {
   const r = s.race;
   if (r.doneMs != null) return r.doneMs;
@@ -107,7 +101,6 @@ export function elapsed(s, now) {
 
 export const gateOpenNow = (s) => !!s.game.pred && gateOpen(s.game.pred.game);
 
-/** The player's name from the room, then the results, then a placeholder. */
 export function nameOf(s, id) {
   const p = member(s, id);
   if (p) return p.name;
@@ -115,7 +108,7 @@ export function nameOf(s, id) {
   return r ? r.name : `Player ${id}`;
 }
 
-/** A colour per other racer, stable within a room (assigned in order of first sight). */
+/** A colour per other racer, in order of first sight. */
 export function colourOf(s, id) {
   const c = s.others.colours;
   if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);

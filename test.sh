@@ -5,8 +5,9 @@
 # missing (Node.js and npm, Debian's Chromium, an emoji font, the client's npm
 # packages) and says so before doing it.
 #   1. cargo fmt --check and clippy (-D warnings)
-#   2. cargo test --workspace: rules, golden boards, fuzzing, the store, the
-#      end-to-end server tests, and the benchmark's --quick smoke run
+#   2. cargo test --workspace: rules, golden boards, fuzzing, the store (on
+#      SQLite and on a throwaway PostgreSQL, installed from Debian when
+#      missing), the end-to-end server tests, and the benchmark's --quick run
 #   3. the web client's unit tests (node --test)
 #   4. the browser tests in headless Chromium against the real server
 set -euo pipefail
@@ -39,7 +40,61 @@ cargo fmt --all -- --check
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
-step "cargo test --workspace"
+# A throwaway PostgreSQL for the store suite (issue 14): a cluster made by
+# initdb in a temp dir, listening on 127.0.0.1 only on a free port (its unix
+# socket in the temp dir too), stopped and removed at the end, also on
+# failure. PostgreSQL refuses to run as root: it runs as the `postgres` user
+# (or a `mazerace-test` system user made for it).
+pg_find() {
+  pg_bin=""
+  for d in /usr/lib/postgresql/*/bin; do
+    if [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ]; then pg_bin="$d"; fi
+  done
+}
+pg_find
+if [ -z "$pg_bin" ]; then
+  # Only the binaries are wanted: no system cluster started on port 5432.
+  mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.d/mazerace-test.conf
+  apt_install postgresql
+  pg_find
+  [ -n "$pg_bin" ] || { echo "PostgreSQL was installed but no initdb was found" >&2; exit 1; }
+fi
+if id postgres >/dev/null 2>&1; then
+  pg_user=postgres
+else
+  id mazerace-test >/dev/null 2>&1 || {
+    step "Creating the mazerace-test system user (PostgreSQL does not run as root)"
+    useradd --system --no-create-home --shell /usr/sbin/nologin mazerace-test
+  }
+  pg_user=mazerace-test
+fi
+pg_tmp=$(mktemp -d /tmp/mazerace-pg.XXXXXX)
+pg_stop() {
+  if [ -f "$pg_tmp/data/postmaster.pid" ]; then
+    runuser -u "$pg_user" -- "$pg_bin/pg_ctl" -D "$pg_tmp/data" -m immediate stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$pg_tmp"
+}
+trap pg_stop EXIT
+chown "$pg_user" "$pg_tmp"
+step "Starting a throwaway PostgreSQL ($pg_bin) in $pg_tmp"
+runuser -u "$pg_user" -- "$pg_bin/initdb" -D "$pg_tmp/data" -U postgres -A trust -E UTF8 --no-sync >/dev/null
+pg_port=""
+for _ in 1 2 3 4 5; do
+  port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  # Durability settings off: a test cluster thrown away at the end.
+  if runuser -u "$pg_user" -- "$pg_bin/pg_ctl" -D "$pg_tmp/data" -l "$pg_tmp/log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $pg_tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    start >/dev/null; then
+    pg_port=$port
+    break
+  fi
+done
+[ -n "$pg_port" ] || { cat "$pg_tmp/log" >&2; echo "the throwaway PostgreSQL did not start" >&2; exit 1; }
+export MAZERACE_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
+
+step "cargo test --workspace (the store suite on SQLite and PostgreSQL)"
 cargo test --workspace
 
 step "Building the server binary for the browser tests"

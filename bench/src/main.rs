@@ -5,8 +5,9 @@
 //! a share of invalid moves), and time every answer from the moment its
 //! message was sent. Scenarios: board generation, a capacity sweep, idle
 //! memory, fan-out against a bare echo server (the limit), full races end
-//! to end, and a churn soak. Each prints markdown tables and its goals as
-//! PASS/MISS; nothing is asserted on timings.
+//! to end, a churn soak, and the daily store under one big board. Each
+//! prints markdown tables and its goals as PASS/MISS; nothing is asserted
+//! on timings.
 //!
 //! `mazerace-bench --quick` runs a small version of everything (a smoke
 //! check); `mazerace-bench echo-server` is the echo server the benchmark
@@ -35,7 +36,7 @@ use std::time::{Duration, Instant};
 use report::Section;
 use scenarios::Ctx;
 
-const SCENARIOS: [&str; 6] = ["boards", "capacity", "idle", "fanout", "races", "churn"];
+const SCENARIOS: [&str; 7] = ["boards", "capacity", "idle", "fanout", "races", "churn", "store"];
 
 #[derive(Parser, Debug)]
 #[command(name = "mazerace-bench", about = "Load generator and benchmark for the mazerace race server")]
@@ -58,7 +59,7 @@ struct Cli {
     /// RUST_LOG for the server.
     #[arg(long, default_value = "warn")]
     server_log: String,
-    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn.
+    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,store.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The echo server's runtime for the ratios: current or multi (match the race server's).
@@ -115,6 +116,16 @@ struct Cli {
     /// Board generation: boards per size.
     #[arg(long)]
     board_samples: Option<usize>,
+    /// Store: ranked runs on the one big board.
+    #[arg(long)]
+    store_runs: Option<usize>,
+    /// Store: also measure PostgreSQL at this URL (a schema is made and dropped in it). The report
+    /// prints the command line: give a URL with a password through the environment instead.
+    #[arg(long = "database-url", env = "MAZERACE_BENCH_DATABASE_URL", hide_env_values = true)]
+    store_database_url: Option<String>,
+    /// Store: PostgreSQL connections finishing runs at once (a node's store holds 4).
+    #[arg(long, default_value_t = 4)]
+    store_writers: usize,
     /// Also write the report (markdown) to this file.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -177,6 +188,7 @@ fn main() -> Result<()> {
             "fanout" => local.block_on(&rt, scenarios::saturate::run(&ctx)),
             "races" => local.block_on(&rt, scenarios::races::run(&ctx)),
             "churn" => local.block_on(&rt, scenarios::churn::run(&ctx)),
+            "store" => scenarios::store::run(&ctx),
             _ => unreachable!("checked against SCENARIOS"),
         };
         let text = sec.markdown();
@@ -241,6 +253,9 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         churn_rooms: cli.churn_rooms.unwrap_or(if q { 6 } else { 400 }),
         churn_secs: cli.churn_secs.unwrap_or(if q { 4 } else { 90 }),
         board_samples: cli.board_samples.unwrap_or(if q { 100 } else { 2_000 }),
+        store_runs: cli.store_runs.unwrap_or(if q { 5_000 } else { 1_000_000 }),
+        store_database_url: cli.store_database_url.clone(),
+        store_writers: cli.store_writers,
     })
 }
 

@@ -42,6 +42,12 @@ impl Lat {
     pub fn max(&self) -> Duration {
         Duration::from_nanos(self.h.max())
     }
+
+    /// Add another distribution's samples to this one.
+    pub fn merge(&mut self, other: &Lat) {
+        // Same bounds on both sides: adding cannot fail.
+        let _ = self.h.add(&other.h);
+    }
 }
 
 /// The measured window of a load phase: events are counted when the

@@ -36,7 +36,7 @@ fn quick_run_reports_every_scenario() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "mazerace-bench --quick failed: {}\n{stdout}\n{stderr}", out.status);
 
-    for key in ["boards", "capacity", "idle", "fanout", "races", "churn"] {
+    for key in ["boards", "capacity", "idle", "fanout", "races", "churn", "store"] {
         let heading = format!("(`{key}`)");
         assert!(stdout.contains(&heading), "no {key} section in the report:\n{stdout}");
     }

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::{PublicBoard, Seed};
+use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::play::{Action, GameView, Reject};
 use crate::race::Clock;
@@ -129,7 +130,7 @@ pub enum ClientMsg {
         size: Size,
         /// The UTC day, `YYYY-MM-DD`; absent: today.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        date: Option<String>,
+        date: Option<DailyDate>,
     },
 }
 
@@ -165,21 +166,27 @@ impl ClientMsg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeError {
     /// `bad_seed` for a `create_room` whose seed is not a `u64` in
-    /// decimal, `bad_message` for anything else.
+    /// decimal, `bad_date` for a `leaderboard` whose date is not a real
+    /// `YYYY-MM-DD`, `bad_message` for anything else.
     pub code: ErrorCode,
     /// serde's account of what is wrong (it may quote the client's input).
     pub message: String,
 }
 
 impl DecodeError {
-    /// The code is decided by running the frame's own `seed` through
-    /// [`Seed`]'s parser, not by reading serde's English.
+    /// The code is decided by running the frame's own `seed` (or `date`)
+    /// through its parser, not by reading serde's English.
     fn of(text: &str, e: &serde_json::Error) -> DecodeError {
         let v: Option<serde_json::Value> = serde_json::from_str(text).ok();
-        let seed = v.as_ref().filter(|v| v["type"] == "create_room").and_then(|v| v.get("seed")?.as_str());
-        let code = match seed.map(str::parse::<Seed>) {
-            Some(Err(_)) => ErrorCode::BadSeed,
-            _ => ErrorCode::BadMessage,
+        let field = |ty: &str, name: &str| {
+            v.as_ref().filter(|v| v["type"] == ty).and_then(|v| v.get(name)?.as_str().map(str::to_owned))
+        };
+        let code = if field("create_room", "seed").is_some_and(|s| s.parse::<Seed>().is_err()) {
+            ErrorCode::BadSeed
+        } else if field("leaderboard", "date").is_some_and(|d| d.parse::<DailyDate>().is_err()) {
+            ErrorCode::BadDate
+        } else {
+            ErrorCode::BadMessage
         };
         DecodeError { code, message: e.to_string() }
     }

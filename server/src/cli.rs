@@ -37,6 +37,9 @@ enum Command {
         /// The salt the server runs with, if configured (else the stored one).
         #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]
         daily_salt: Option<String>,
+        /// The PostgreSQL URL the server runs with, if any (else SQLite in --data-dir).
+        #[arg(long, env = "MAZERACE_DATABASE_URL", hide_env_values = true)]
+        database_url: Option<String>,
     },
 }
 
@@ -46,11 +49,13 @@ pub fn main() -> ExitCode {
         None => serve(cli.serve.into_config()),
         Some(Command::Serve(args)) => serve(args.into_config()),
         Some(Command::Gen(args)) => crate::gen::run(args),
-        Some(Command::Verify { data_dir, daily_salt }) => match verify(&data_dir, daily_salt) {
-            Ok(true) => return ExitCode::SUCCESS,
-            Ok(false) => return ExitCode::from(1),
-            Err(e) => Err(e),
-        },
+        Some(Command::Verify { data_dir, daily_salt, database_url }) => {
+            match verify(&data_dir, database_url.as_deref(), daily_salt) {
+                Ok(true) => return ExitCode::SUCCESS,
+                Ok(false) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -85,9 +90,14 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.bind))?;
         let bound = listener.local_addr()?;
-        let store = mazerace_store::Store::open(&config.data_dir)
+        let db = mazerace_store::Database::from_flags(config.database_url.as_deref(), &config.data_dir)
+            .context("--database-url (MAZERACE_DATABASE_URL)")?;
+        // The node id joins here when the config has one (issue 14); until
+        // then this is the one anonymous node.
+        let node = mazerace_store::NodeOptions::default();
+        let store = mazerace_store::Store::connect(db.clone(), node)
             .await
-            .with_context(|| format!("opening the daily store in {}", config.data_dir.display()))?;
+            .with_context(|| format!("opening the daily store ({})", db.describe()))?;
         let salt = config.daily_salt.clone().map(String::into_bytes);
         let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock)).await?;
         let server = Server::new(config, Some(Arc::new(hook)))?;
@@ -107,15 +117,23 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
 }
 
 /// `mazerace verify`: re-play every stored daily run; true when all match.
-fn verify(data_dir: &std::path::Path, salt: Option<String>) -> anyhow::Result<bool> {
-    let path = mazerace_store::sqlite::db_path(data_dir);
-    anyhow::ensure!(path.exists(), "no daily database at {}", path.display());
-    let mut backend = mazerace_store::SqliteBackend::open_data_dir(data_dir)?;
+fn verify(
+    data_dir: &std::path::Path,
+    database_url: Option<&str>,
+    salt: Option<String>,
+) -> anyhow::Result<bool> {
+    let db = mazerace_store::Database::from_flags(database_url, data_dir)?;
+    if let mazerace_store::Database::SqliteDir(_) = db {
+        let path = mazerace_store::sqlite::db_path(data_dir);
+        anyhow::ensure!(path.exists(), "no daily database at {}", path.display());
+    }
+    let mut backend =
+        db.open_backend(Default::default()).with_context(|| format!("opening {}", db.describe()))?;
     let salt = match salt {
         Some(s) => s.into_bytes(),
-        None => mazerace_store::Backend::daily_salt(&mut backend)?,
+        None => backend.daily_salt()?,
     };
-    let report = mazerace_store::verify(&mut backend, Some(&salt))?;
+    let report = mazerace_store::verify(&mut *backend, Some(&salt))?;
     println!("{report}");
     Ok(report.ok())
 }

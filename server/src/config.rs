@@ -37,6 +37,9 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// The daily seed's secret salt (used by the daily store).
     pub daily_salt: Option<String>,
+    /// A `postgres://` URL: keep everything durable in PostgreSQL (several
+    /// nodes share it). `None`: SQLite in `data_dir`.
+    pub database_url: Option<String>,
     /// How long a dropped player's session waits for a `hello {token}`.
     pub resume_window: Duration,
     /// A connection that has not said `hello` by then is closed (4000).
@@ -108,6 +111,7 @@ impl Default for Config {
             bind: SocketAddr::from(([0, 0, 0, 0], 7878)),
             data_dir: PathBuf::from("data"),
             daily_salt: None,
+            database_url: None,
             resume_window: Duration::from_secs(60),
             hello_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
@@ -153,6 +157,9 @@ pub struct ServeArgs {
     /// Secret salt for the daily seeds (made once and stored when absent).
     #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]
     pub daily_salt: Option<String>,
+    /// PostgreSQL URL (postgres://user:password@host/db) for everything durable; absent: SQLite in --data-dir.
+    #[arg(long, env = "MAZERACE_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// Seconds a dropped player may take to reconnect and resume.
     #[arg(long, env = "MAZERACE_RESUME_SECS", default_value_t = Config::default().resume_window.as_secs())]
     pub resume_secs: u64,
@@ -233,6 +240,7 @@ impl ServeArgs {
             bind: self.bind,
             data_dir: self.data_dir,
             daily_salt: self.daily_salt,
+            database_url: self.database_url,
             resume_window: Duration::from_secs(self.resume_secs),
             hello_timeout: Duration::from_secs(self.hello_timeout_secs),
             idle_timeout: Duration::from_secs(self.idle_timeout_secs),

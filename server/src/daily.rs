@@ -23,6 +23,13 @@
 //!    returned [`DailyResult`] is sent to the player as `daily_result` only
 //!    after the future resolves, i.e. after the store committed it.
 //! 4. [`DailyHook::leaderboard`] on a `leaderboard` message.
+//! 5. [`DailyHook::ranked_start`] and [`DailyHook::player_day`] for the web
+//!    client (PROTOCOL-NEXT items 8 and 9): the player's ranked try on a
+//!    board, and their day across every board with their streak.
+//!
+//! Errors: a hook's `anyhow::Error` may carry a [`DailyError`] saying what
+//! kind of failure it is; [`daily_error_kind`] reads it (anything else is
+//! internal), so no caller chooses an error code from an error's text.
 //!
 //! Daily times run from the racer's first accepted move (RULES.md, "Maze
 //! Escape: playing"), not from the start signal as in room races.
@@ -31,8 +38,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mazerace_protocol::daily::{BadDate, DailyDate};
 use mazerace_protocol::messages::{DailyResult, Leaderboard};
 use mazerace_protocol::{Action, Game, Size};
+
+pub use mazerace_store::{DayBoard, PlayedBoard, PlayerDay, RankedStart};
 
 /// A boxed future, so the trait stays object safe without `async_trait`.
 pub type HookFuture<T> = Pin<Box<dyn Future<Output = anyhow::Result<T>> + Send + 'static>>;
@@ -80,9 +90,78 @@ pub struct DailyOutcome {
     pub time_ms: Option<u64>,
     /// Every accepted action in order (the replay).
     pub moves: Vec<Action>,
-    /// Each action's time in ms since the first accepted one (`moves[i]`
-    /// at `times_ms[i]`), so a stored run can be raced as a rival.
-    pub times_ms: Vec<u64>,
+    /// Each accepted action's time in ms since the racer's first accepted
+    /// move, one per entry of `moves` (stored for issue 16's rivals);
+    /// `None` when not measured (the run is then stored without times).
+    pub move_times_ms: Option<Vec<u64>>,
+}
+
+/// A typed hook failure, carried inside the hook's `anyhow::Error`.
+#[derive(Debug, thiserror::Error)]
+pub enum DailyError {
+    /// Storage is busy, unreachable or timed out: try again shortly (a
+    /// `daily_unavailable`-style code on the socket, 503 on HTTP).
+    #[error("the daily challenge is unavailable right now, try again shortly")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The request itself is refused (a malformed date, a run already over);
+    /// the text is safe to show the player.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// What kind of failure a hook error is (see [`DailyError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DailyErrorKind {
+    Unavailable,
+    Refused,
+    Internal,
+}
+
+/// The kind of a hook's error: its [`DailyError`], or internal when it has none.
+pub fn daily_error_kind(e: &anyhow::Error) -> DailyErrorKind {
+    match e.downcast_ref::<DailyError>() {
+        Some(DailyError::Unavailable(_)) => DailyErrorKind::Unavailable,
+        Some(DailyError::Refused(_)) => DailyErrorKind::Refused,
+        None => DailyErrorKind::Internal,
+    }
+}
+
+/// A request for one daily board's table, checked once, the same way for
+/// the socket and for HTTP: the size belongs to the game, the date is real.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardQuery {
+    pub game: Game,
+    pub size: Size,
+    /// `None`: today.
+    pub date: Option<DailyDate>,
+}
+
+/// Why a [`BoardQuery`] is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("no such game or size")]
+    UnknownBoard,
+    #[error("{size} is not a size of {game}")]
+    WrongGame { size: Size, game: Game },
+    #[error(transparent)]
+    BadDate(#[from] BadDate),
+}
+
+impl BoardQuery {
+    pub fn new(game: Game, size: Size, date: Option<DailyDate>) -> Result<BoardQuery, QueryError> {
+        if size.game() != game {
+            return Err(QueryError::WrongGame { size, game });
+        }
+        Ok(BoardQuery { game, size, date })
+    }
+
+    /// From the three parts of `/api/daily/{date}/{game}/{size}`.
+    pub fn parse(date: &str, game: &str, size: &str) -> Result<BoardQuery, QueryError> {
+        let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
+            return Err(QueryError::UnknownBoard);
+        };
+        BoardQuery::new(game, size, Some(date.parse()?))
+    }
 }
 
 /// What the daily store offers the race server.
@@ -95,19 +174,38 @@ pub trait DailyHook: Send + Sync + 'static {
     fn started(&self, run: DailyRun) -> HookFuture<bool>;
     /// The attempt is over; resolves once the result is committed.
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult>;
-    /// A daily board's table; `date` `None` means today. `token` finds `you`.
-    fn leaderboard(
-        &self,
-        game: Game,
-        size: Size,
-        date: Option<String>,
-        token: Option<String>,
-    ) -> HookFuture<Leaderboard>;
+    /// A daily board's table (the query's date `None` means today). `token`
+    /// finds `you`.
+    fn leaderboard(&self, query: BoardQuery, token: Option<String>) -> HookFuture<Leaderboard>;
     /// Today's date and how long until the next day's boards (`GET /api/daily`).
     fn schedule(&self) -> DailySchedule;
     /// A stored run for the replay view (`GET /api/daily/runs/{id}`);
     /// `token` (if any) lets a player see their own run on today's board.
     fn replay(&self, run_id: i64, token: Option<String>) -> HookFuture<Replay>;
+    /// The player's ranked try on the board (`date`, `game`, `size`), if
+    /// they have one, and when it began (a daily `room`'s `ranked_at`).
+    /// The default (a hook without storage) knows of none.
+    fn ranked_start(
+        &self,
+        token: String,
+        date: String,
+        game: Game,
+        size: Size,
+    ) -> HookFuture<Option<RankedStart>> {
+        let _ = (token, date, game, size);
+        Box::pin(async { Ok(None) })
+    }
+    /// Whether the daily storage answers right now (`/healthz`): an
+    /// [`DailyError::Unavailable`] when it does not. The default always does.
+    fn ping(&self) -> HookFuture<()> {
+        Box::pin(async { Ok(()) })
+    }
+    /// Today's boards with the player's ranked results, and their streak
+    /// (`GET /api/daily`'s `you`). The default has nothing to say.
+    fn player_day(&self, token: String) -> HookFuture<Option<PlayerDay>> {
+        let _ = token;
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// Which daily day it is.

@@ -17,12 +17,11 @@ use axum::{Json, Router};
 use futures_util::StreamExt;
 use serde::Deserialize;
 
-use mazerace_protocol::daily::is_valid_date;
-use mazerace_protocol::{Game, Size};
+use mazerace_protocol::Game;
 
 use crate::assets;
 use crate::config::WRITE_BUFFER_BYTES;
-use crate::daily::Replay;
+use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, QueryError, Replay};
 use crate::net::Urls;
 use crate::server::Shared;
 
@@ -84,20 +83,48 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
     value.strip_prefix("Bearer ").map(str::to_owned)
 }
 
+/// A daily-store failure as HTTP, by its kind: busy or away is 503 (try
+/// again), a refused request 400, anything else 500.
+fn hook_error(e: &anyhow::Error, what: &str) -> Response {
+    match daily_error_kind(e) {
+        DailyErrorKind::Unavailable => {
+            tracing::warn!(error = %e, "{what} unavailable");
+            api_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("{what} is unavailable right now; try again shortly"),
+            )
+        }
+        DailyErrorKind::Refused => api_error(StatusCode::BAD_REQUEST, e.to_string()),
+        DailyErrorKind::Internal => {
+            tracing::error!(error = %e, "{what} failed");
+            api_error(StatusCode::INTERNAL_SERVER_ERROR, format!("{what} failed"))
+        }
+    }
+}
+
 fn not_configured() -> Response {
     api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED)
 }
 
-/// Today's boards (no seeds: the board is seen by playing it) and the time to the next day.
-async fn daily_today(State(shared): State<Arc<Shared>>) -> Response {
+/// Today's boards (no seeds: the board is seen by playing it) and the time to the next day;
+/// `Authorization: Bearer <token>` adds `you` (PROTOCOL.md).
+async fn daily_today(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let Some(hook) = shared.daily.clone() else { return not_configured() };
     let day = hook.schedule();
     let boards: Vec<_> = [Game::Ghost, Game::Maze]
         .into_iter()
         .flat_map(|g| g.sizes().map(|s| serde_json::json!({ "game": g, "size": s })))
         .collect();
-    Json(serde_json::json!({ "date": day.date, "next_in_ms": day.next_in_ms, "boards": boards }))
-        .into_response()
+    let mut body = serde_json::json!({ "date": day.date, "next_in_ms": day.next_in_ms, "boards": boards });
+    // With the player's token: how their day went on every board, and their streak.
+    if let Some(token) = bearer(&headers) {
+        match hook.player_day(token).await {
+            Ok(Some(you)) => body["you"] = serde_json::to_value(you).unwrap_or_default(),
+            Ok(None) => {}
+            Err(e) => return hook_error(&e, "the daily challenge"),
+        }
+    }
+    Json(body).into_response()
 }
 
 /// One board's table, past days included; `Authorization: Bearer <token>` adds `you`.
@@ -107,21 +134,14 @@ async fn daily_table(
     headers: HeaderMap,
 ) -> Response {
     let Some(hook) = shared.daily.clone() else { return not_configured() };
-    let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
-        return api_error(StatusCode::NOT_FOUND, "no such game or size");
+    let query = match BoardQuery::parse(&date, &game, &size) {
+        Ok(q) => q,
+        Err(e @ QueryError::BadDate(_)) => return api_error(StatusCode::BAD_REQUEST, e.to_string()),
+        Err(e) => return api_error(StatusCode::NOT_FOUND, e.to_string()),
     };
-    if size.game() != game {
-        return api_error(StatusCode::NOT_FOUND, format!("{size} is not a size of {game}"));
-    }
-    if !is_valid_date(&date) {
-        return api_error(StatusCode::BAD_REQUEST, "dates are YYYY-MM-DD");
-    }
-    match hook.leaderboard(game, size, Some(date), bearer(&headers)).await {
+    match hook.leaderboard(query, bearer(&headers)).await {
         Ok(table) => Json(table).into_response(),
-        Err(e) => {
-            tracing::error!(error = %e, "leaderboard failed");
-            api_error(StatusCode::INTERNAL_SERVER_ERROR, "the leaderboard is unavailable right now")
-        }
+        Err(e) => hook_error(&e, "the leaderboard"),
     }
 }
 

@@ -12,7 +12,7 @@
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
-//!   the real one, on `mazerace-store` (SQLite).
+//!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
 //! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
 
@@ -39,7 +39,10 @@ pub mod server;
 mod sessions;
 
 pub use config::{Config, MAX_PLAYERS_CAP};
-pub use daily::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
+pub use daily::{
+    daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
+    DailySchedule, HookFuture, Replay,
+};
 pub use daily_store::StoreHook;
 pub use ids::is_code_shaped;
 pub use server::Server;

@@ -2,11 +2,12 @@
 //! and the day arithmetic streaks need. The clock is a trait so tests can fix
 //! it; dates are `YYYY-MM-DD` strings as on the wire.
 //!
-//! Conversions use Howard Hinnant's `days_from_civil`/`civil_from_days`
-//! (proleptic Gregorian, exact for every `i64` day we can meet), so no date
-//! crate is needed.
+//! The calendar is [`DailyDate`]'s (the protocol crate's, on the `time`
+//! crate), the same one the server parses dates with.
 
 use std::sync::Mutex;
+
+use mazerace_protocol::daily::DailyDate;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const MS_PER_DAY: i64 = 86_400_000;
@@ -71,7 +72,7 @@ fn unix_ms(now: SystemTime) -> i64 {
 
 /// The UTC date of `now`, `YYYY-MM-DD`. The day changes at 00:00:00.000 UTC.
 pub fn utc_date(now: SystemTime) -> String {
-    format_day(unix_ms(now).div_euclid(MS_PER_DAY))
+    DailyDate::of(now).to_string()
 }
 
 /// Milliseconds from `now` until the next 00:00 UTC (1 ..= 86_400_000).
@@ -81,46 +82,18 @@ pub fn ms_until_next_utc_day(now: SystemTime) -> u64 {
 
 /// Days since 1970-01-01 of a valid `YYYY-MM-DD`, or `None` when it is not one.
 pub fn day_number(date: &str) -> Option<i64> {
-    if !mazerace_protocol::daily::is_valid_date(date) {
-        return None;
-    }
-    let y: i64 = date.get(0..4)?.parse().ok()?;
-    let m: i64 = date.get(5..7)?.parse().ok()?;
-    let d: i64 = date.get(8..10)?.parse().ok()?;
-    Some(days_from_civil(y, m, d))
+    date.parse::<DailyDate>().ok().map(DailyDate::day_number)
 }
 
-/// The `YYYY-MM-DD` of a day number (days since 1970-01-01).
+/// The `YYYY-MM-DD` of a day number (days since 1970-01-01); empty beyond
+/// the calendar's ±9999 years, which no stored day is near.
 pub fn format_day(day: i64) -> String {
-    let (y, m, d) = civil_from_days(day);
-    format!("{y:04}-{m:02}-{d:02}")
+    DailyDate::from_day_number(day).map(|d| d.to_string()).unwrap_or_default()
 }
 
 /// The date `days` after (or before, when negative) a valid date.
 pub fn add_days(date: &str, days: i64) -> Option<String> {
-    Some(format_day(day_number(date)? + days))
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12; // March is 0
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+    Some(date.parse::<DailyDate>().ok()?.add_days(days)?.to_string())
 }
 
 #[cfg(test)]

@@ -1,327 +1,82 @@
-//! The SQLite backend against a real file: migrations, the one-ranked-run
-//! rule, ranking and ties, entrants, `you`, the top-100 cut, streaks, the salt,
-//! replay records and paging.
+//! What only the SQLite backend has: the file itself (WAL, the refusal of an
+//! empty file) and the upgrade of a database written by the first schema.
 
-use std::time::Duration;
-
-use mazerace_protocol::{Action, Dir, Game, Size};
+use mazerace_protocol::{Game, Size};
+use mazerace_store::sqlite::schema::MIGRATIONS;
 use mazerace_store::sqlite::{db_path, SCHEMA_VERSION};
-use mazerace_store::{
-    Backend, BeginRun, Clock, FixedClock, NewRun, Outcome, PlayerKey, RunState, SqliteBackend, StoreError,
-};
-
-const DAY: &str = "2026-11-29";
-
-fn key(n: u32) -> PlayerKey {
-    PlayerKey::from_token(&format!("token-{n}"))
-}
-
-fn new_run(player: u32, date: &str, size: Size) -> NewRun {
-    NewRun {
-        player: key(player),
-        name: format!("P{player}"),
-        date: date.to_owned(),
-        game: size.game(),
-        size,
-        seed: 42,
-    }
-}
-
-/// Begin and finish one run; returns its id and whether it was ranked.
-fn play(b: &mut dyn Backend, player: u32, size: Size, outcome: Outcome) -> BeginRun {
-    let begun = b.begin_run(&new_run(player, DAY, size)).unwrap();
-    b.finish_run(begun.run_id, outcome, &[Action::Move(Dir::Right)]).unwrap();
-    begun
-}
-
-fn fin(steps: u32, time_ms: u64) -> Outcome {
-    Outcome::Finished { steps, time_ms }
-}
+use mazerace_store::{Backend, ErrorKind, NewRun, PlayerKey, RunState, SqliteBackend, Store, StoreError};
 
 #[test]
-fn a_fresh_file_is_migrated_and_reopens() {
+fn the_file_uses_wal() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("nested/data");
-    {
-        let mut b = SqliteBackend::open_data_dir(&data).unwrap();
-        b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-    }
-    let raw = rusqlite::Connection::open(db_path(&data)).unwrap();
-    let version: u32 = raw.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, SCHEMA_VERSION);
+    drop(SqliteBackend::open_data_dir(dir.path()).unwrap());
+    let raw = rusqlite::Connection::open(db_path(dir.path())).unwrap();
     let mode: String = raw.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     assert_eq!(mode, "wal");
-    let tables: Vec<String> = raw
-        .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-        )
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(tables, ["meta", "players", "runs"]);
-    drop(raw);
-
-    // Reopening runs no migration twice and keeps the data.
-    let mut b = SqliteBackend::open_data_dir(&data).unwrap();
-    assert_eq!(b.runs_after(0, 10).unwrap().len(), 1);
 }
 
-#[test]
-fn a_newer_schema_is_refused() {
+#[tokio::test]
+async fn an_empty_file_is_refused_not_made_anew() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    drop(SqliteBackend::open(&path).unwrap());
-    let raw = rusqlite::Connection::open(&path).unwrap();
-    raw.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
-    drop(raw);
-    assert!(matches!(SqliteBackend::open(&path), Err(StoreError::Corrupt(_))));
-}
-
-#[test]
-fn only_the_first_start_is_ranked_even_across_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
-    let first = {
-        let mut b = SqliteBackend::open(&path).unwrap();
-        let first = b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-        assert!(first.ranked);
-        // Starting is final: even before finishing, a second start is practice.
-        let second = b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-        assert!(!second.ranked);
-        assert_ne!(second.run_id, first.run_id);
-        first
-    };
-    let mut b = SqliteBackend::open(&path).unwrap();
-    let third = b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-    assert!(!third.ranked);
-    assert!(third.run_id > first.run_id);
-    // Other boards, days and players each get their own ranked run.
-    assert!(b.begin_run(&new_run(1, DAY, Size::Medium)).unwrap().ranked);
-    assert!(b.begin_run(&new_run(1, DAY, Size::Easy)).unwrap().ranked);
-    assert!(b.begin_run(&new_run(1, "2026-11-30", Size::Small)).unwrap().ranked);
-    assert!(b.begin_run(&new_run(2, DAY, Size::Small)).unwrap().ranked);
-
-    // The database itself refuses a second ranked row, whoever writes it.
-    drop(b);
-    let raw = rusqlite::Connection::open(&path).unwrap();
-    let err = raw
-        .execute(
-            "INSERT INTO runs (player, name, date, game, size, seed, ranked)
-             VALUES (?1, 'x', ?2, 'ghost', 'small', '42', 1)",
-            rusqlite::params![key(1).as_str(), DAY],
-        )
-        .unwrap_err();
-    assert!(err.to_string().contains("UNIQUE"), "{err}");
-}
-
-#[test]
-fn practice_runs_are_stored_but_never_ranked() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    play(&mut b, 1, Size::Small, fin(30, 9_000));
-    let practice = b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-    let done = b.finish_run(practice.run_id, fin(10, 1_000), &[]).unwrap();
-    assert!(!done.ranked && done.finished);
-    assert_eq!(done.rank, None);
-    assert_eq!(done.entrants, 1);
-    assert_eq!(b.rank_of(practice.run_id).unwrap(), None);
-    let board = b.leaderboard(DAY, Game::Ghost, Size::Small, Some(&key(1)), 100).unwrap();
-    assert_eq!(board.entries.len(), 1);
-    assert_eq!(board.entries[0].steps, 30, "the better practice score is not on the table");
-    assert_eq!(board.you.as_ref().map(|y| y.steps), Some(30));
-    assert!(!b.run(practice.run_id).unwrap().unwrap().ranked);
-}
-
-#[test]
-fn ranking_is_steps_then_time_with_shared_ranks() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    // (player, steps, time)
-    let lines =
-        [(1, 20, 5_000), (2, 16, 9_000), (3, 16, 4_000), (4, 16, 4_000), (5, 18, 1_000), (6, 20, 5_000)];
-    let mut ids = Vec::new();
-    for (p, steps, time) in lines {
-        ids.push(play(&mut b, p, Size::Medium, fin(steps, time)).run_id);
-    }
-    let board = b.leaderboard(DAY, Game::Ghost, Size::Medium, None, 100).unwrap();
-    let got: Vec<(u32, &str, u32, u64)> =
-        board.entries.iter().map(|e| (e.rank, e.name.as_str(), e.steps, e.time_ms)).collect();
-    assert_eq!(
-        got,
-        [
-            (1, "P3", 16, 4_000),
-            (1, "P4", 16, 4_000),
-            (3, "P2", 16, 9_000),
-            (4, "P5", 18, 1_000),
-            (5, "P1", 20, 5_000),
-            (5, "P6", 20, 5_000),
-        ]
-    );
-    assert_eq!(board.entries[0].run_id, ids[2]);
-    assert_eq!(board.you, None);
-    // rank_of agrees with the table.
-    let ranks: Vec<Option<u32>> = ids.iter().map(|&id| b.rank_of(id).unwrap()).collect();
-    assert_eq!(ranks, [Some(5), Some(3), Some(1), Some(1), Some(4), Some(5)]);
-    // Maze is ranked the same way: moves, then time.
-    play(&mut b, 1, Size::Easy, fin(40, 2_000));
-    play(&mut b, 2, Size::Easy, fin(30, 9_000));
-    let maze = b.leaderboard(DAY, Game::Maze, Size::Easy, None, 100).unwrap();
-    assert_eq!(maze.entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["P2", "P1"]);
-}
-
-#[test]
-fn entrants_count_every_ranked_start() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    play(&mut b, 1, Size::Large, fin(20, 1_000));
-    play(&mut b, 2, Size::Large, Outcome::NotFinished { steps: 25 });
-    b.begin_run(&new_run(3, DAY, Size::Large)).unwrap(); // still playing
-    b.begin_run(&new_run(1, DAY, Size::Large)).unwrap(); // practice: not an entrant
-    b.begin_run(&new_run(4, DAY, Size::Small)).unwrap(); // another board
-    b.begin_run(&new_run(5, "2026-11-28", Size::Large)).unwrap(); // another day
-    let board = b.leaderboard(DAY, Game::Ghost, Size::Large, Some(&key(2)), 100).unwrap();
-    assert_eq!(board.entrants, 3);
-    assert_eq!(board.entries.len(), 1);
-    assert_eq!(board.you, None, "a run that did not finish has no line");
-    let empty = b.leaderboard("2026-11-27", Game::Ghost, Size::Large, None, 100).unwrap();
-    assert_eq!((empty.entrants, empty.entries.len()), (0, 0));
-}
-
-#[test]
-fn the_table_is_cut_at_the_limit_and_you_is_still_there() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    for p in 0..105u32 {
-        play(&mut b, p, Size::Normal, fin(100 + p, 1_000));
-    }
-    let board = b.leaderboard(DAY, Game::Maze, Size::Normal, Some(&key(104)), 100).unwrap();
-    assert_eq!(board.entries.len(), 100);
-    assert_eq!(board.entrants, 105);
-    assert_eq!(board.entries.last().map(|e| e.rank), Some(100));
-    let you = board.you.unwrap();
-    assert_eq!((you.rank, you.name.as_str(), you.steps), (105, "P104", 204));
-    // And `you` in the top 100 is the same line as in the table.
-    let board = b.leaderboard(DAY, Game::Maze, Size::Normal, Some(&key(7)), 100).unwrap();
-    assert_eq!(board.you.as_ref(), board.entries.get(7));
-}
-
-#[test]
-fn streaks_count_consecutive_days_with_a_fixed_clock() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    // 2026-11-29T12:00Z
-    let clock = FixedClock::at_unix_ms(1_795_910_400_000 + 12 * 3_600_000);
-    let day = Duration::from_secs(86_400);
-    let me = key(1);
-    let start = |b: &mut SqliteBackend, size: Size, clock: &FixedClock| {
-        b.begin_run(&NewRun { date: clock.today(), ..new_run(1, DAY, size) }).unwrap()
-    };
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 0);
-    start(&mut b, Size::Small, &clock); // 11-29
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 1);
-    start(&mut b, Size::Easy, &clock); // a second board the same day counts once
-    start(&mut b, Size::Small, &clock); // practice
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 1);
-    clock.advance(day); // 11-30
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 1, "not played yet today: yesterday's streak stands");
-    start(&mut b, Size::Hard, &clock);
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 2);
-    clock.advance(day); // 12-01, across the month
-    start(&mut b, Size::Medium, &clock);
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 3);
-    // A finished run reports the streak too.
-    let run = start(&mut b, Size::Large, &clock);
-    assert_eq!(b.finish_run(run.run_id, fin(20, 1), &[]).unwrap().streak, 3);
-    clock.advance(day); // 12-02: none yet
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 3);
-    clock.advance(day); // 12-03: a day was missed
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 0);
-    start(&mut b, Size::Small, &clock);
-    assert_eq!(b.streak(&me, &clock.today()).unwrap(), 1);
-    // Looking back from an earlier day ignores later ones; other players are apart.
-    assert_eq!(b.streak(&me, "2026-11-30").unwrap(), 2);
-    assert_eq!(b.streak(&key(2), &clock.today()).unwrap(), 0);
-    assert!(matches!(b.streak(&me, "yesterday"), Err(StoreError::Invalid(_))));
-}
-
-#[test]
-fn the_salt_is_made_once_and_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.sqlite");
+    let path = db_path(dir.path());
+    std::fs::write(&path, b"").unwrap();
+    let err = SqliteBackend::open(&path).err().expect("refused");
+    assert!(matches!(&err, StoreError::EmptyDatabaseFile(p) if *p == path), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Internal);
+    let text = err.to_string();
+    assert!(text.contains("0 bytes") && text.contains("salt") && text.contains("backup"), "{text}");
+    // The server's way in refuses too, and the file is left as it was.
+    assert!(matches!(Store::open(dir.path()).await, Err(StoreError::EmptyDatabaseFile(_))));
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+    // A missing file is a new database, as always.
+    std::fs::remove_file(&path).unwrap();
     let salt = SqliteBackend::open(&path).unwrap().daily_salt().unwrap();
     assert_eq!(salt.len(), 32);
-    assert_ne!(salt, vec![0u8; 32]);
-    let mut again = SqliteBackend::open(&path).unwrap();
-    assert_eq!(again.daily_salt().unwrap(), salt);
-    assert_eq!(again.daily_salt().unwrap(), salt);
-    // Another database gets its own.
-    assert_ne!(SqliteBackend::open_in_memory().unwrap().daily_salt().unwrap(), salt);
 }
 
 #[test]
-fn a_run_ends_once_and_is_kept_whole() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    let run = b.begin_run(&NewRun { seed: u64::MAX, ..new_run(1, DAY, Size::Small) }).unwrap();
-    let moves = [Action::Move(Dir::Up), Action::Rewind, Action::Move(Dir::Left)];
-    let done = b.finish_run(run.run_id, fin(2, 61_000), &moves).unwrap();
-    assert_eq!((done.rank, done.entrants, done.time_ms), (Some(1), 1, Some(61_000)));
-    assert!(
-        matches!(b.finish_run(run.run_id, fin(1, 1), &[]), Err(StoreError::RunOver(id)) if id == run.run_id)
-    );
-    assert!(matches!(b.finish_run(999, fin(1, 1), &[]), Err(StoreError::UnknownRun(999))));
-
-    let stored = b.run(run.run_id).unwrap().unwrap();
-    assert_eq!(stored.actions, moves);
-    assert_eq!(stored.seed.0, u64::MAX);
-    assert_eq!((stored.state, stored.steps, stored.time_ms), (RunState::Finished, 2, Some(61_000)));
-    assert_eq!(
-        (stored.game, stored.size, stored.date.as_str(), stored.name.as_str()),
-        (Game::Ghost, Size::Small, DAY, "P1")
-    );
-    let json = serde_json::to_value(&stored).unwrap();
-    assert_eq!(json["seed"], "18446744073709551615");
-    assert_eq!(json["actions"], serde_json::json!(["up", "rewind", "left"]));
-    assert_eq!(json["state"], "finished");
-    assert!(json.get("player").is_none());
-    assert_eq!(b.run(12345).unwrap(), None);
-}
-
-#[test]
-fn bad_requests_are_refused() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    let wrong_game = NewRun { game: Game::Maze, ..new_run(1, DAY, Size::Small) };
-    assert!(matches!(b.begin_run(&wrong_game), Err(StoreError::Invalid(_))));
-    assert!(matches!(b.begin_run(&new_run(1, "2026-02-30", Size::Small)), Err(StoreError::Invalid(_))));
-    assert!(matches!(
-        b.leaderboard("../x", Game::Ghost, Size::Small, None, 100),
-        Err(StoreError::Invalid(_))
-    ));
-    let run = b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-    assert!(matches!(b.finish_run(run.run_id, fin(1, u64::MAX), &[]), Err(StoreError::Invalid(_))));
-    // The refused finish changed nothing: the run can still end properly.
-    assert!(b.finish_run(run.run_id, fin(1, 5), &[]).is_ok());
-}
-
-#[test]
-fn open_runs_are_closed_at_startup_and_paging_sees_everything() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
-    let open = b.begin_run(&new_run(1, DAY, Size::Small)).unwrap();
-    for p in 2..=6 {
-        play(&mut b, p, Size::Small, fin(10 + p, 100));
+fn a_first_schema_database_is_upgraded_and_keeps_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_path(dir.path());
+    let player = PlayerKey::from_token("old");
+    {
+        // A database as the first release wrote it: schema 1, one finished
+        // run and one left playing by a crash.
+        let raw = rusqlite::Connection::open(&path).unwrap();
+        raw.execute_batch(MIGRATIONS[0]).unwrap();
+        raw.pragma_update(None, "user_version", 1).unwrap();
+        raw.execute("INSERT INTO meta (key, value) VALUES ('daily_salt', x'0102')", []).unwrap();
+        raw.execute("INSERT INTO players (key, name) VALUES (?1, 'Old')", [player.as_str()]).unwrap();
+        raw.execute_batch(
+            "INSERT INTO runs (player, name, date, game, size, seed, ranked, state, steps, time_ms, actions)
+             SELECT key, 'Old', '2026-11-28', 'ghost', 'small', '1', 1, 'finished', 1, 500, '[\"up\"]' FROM players;
+             INSERT INTO runs (player, name, date, game, size, seed, ranked)
+             SELECT key, 'Old', '2026-11-29', 'ghost', 'small', '1', 1 FROM players;",
+        )
+        .unwrap();
     }
-    assert_eq!(b.run(open.run_id).unwrap().unwrap().state, RunState::Playing);
+    let mut b = SqliteBackend::open(&path).unwrap();
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    let version: u32 = raw.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    assert_eq!(b.daily_salt().unwrap(), [1, 2]);
+    let old = b.run(1).unwrap().unwrap();
+    assert_eq!((old.state, old.steps, old.time_ms, old.times_ms), (RunState::Finished, 1, Some(500), None));
+    // The board counters were filled from the old rows.
+    assert_eq!(b.entrants("2026-11-28", Game::Ghost, Size::Small).unwrap(), 1);
+    assert_eq!(b.entrants("2026-11-29", Game::Ghost, Size::Small).unwrap(), 1);
+    assert_eq!(b.rank_of(1).unwrap(), Some(1));
+    // The run left playing belonged to the one anonymous node: its restart closes it.
     assert_eq!(b.abandon_open_runs().unwrap(), 1);
-    assert_eq!(b.abandon_open_runs().unwrap(), 0);
-    let closed = b.run(open.run_id).unwrap().unwrap();
-    assert_eq!((closed.state, closed.steps, closed.actions.len()), (RunState::NotFinished, 0, 0));
-    assert!(matches!(b.finish_run(open.run_id, fin(1, 1), &[]), Err(StoreError::RunOver(_))));
-
-    let mut seen = Vec::new();
-    let mut after = 0;
-    loop {
-        let page = b.runs_after(after, 2).unwrap();
-        assert!(page.len() <= 2);
-        let Some(last) = page.last() else { break };
-        after = last.id;
-        seen.extend(page.iter().map(|r| r.id));
-    }
-    assert_eq!(seen.len(), 6);
-    assert!(seen.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(b.run(2).unwrap().unwrap().state, RunState::NotFinished);
+    // The one-ranked rule still holds for the old rows.
+    let again = NewRun {
+        player,
+        name: "Old".into(),
+        date: "2026-11-29".into(),
+        game: Game::Ghost,
+        size: Size::Small,
+        seed: 1,
+    };
+    assert!(!b.begin_run(&again).unwrap().ranked);
 }

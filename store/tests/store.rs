@@ -1,6 +1,8 @@
 //! The async handle: durability through it, many concurrent callers, the
 //! bounded queue (reads refused as busy, writes waiting), and shutdown that
-//! finishes queued work first.
+//! finishes queued work first. The database-facing tests run on both backends.
+
+mod common;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,8 +11,8 @@ use std::sync::{mpsc as std_mpsc, Arc};
 use mazerace_protocol::messages::Leaderboard;
 use mazerace_protocol::{Action, Dir, Game, Size};
 use mazerace_store::{
-    verify, Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerKey, SqliteBackend, Store, StoreError,
-    StoredRun,
+    verify, Backend, BeginRun, ErrorKind, FinishedRun, NewRun, NodeOptions, Outcome, PlayerKey, RankedRow,
+    SqliteBackend, Store, StoreError, StoredRun,
 };
 
 const DAY: &str = "2026-11-29";
@@ -36,10 +38,9 @@ async fn poll_once<F: Future>(f: F) -> Option<F::Output> {
     }
 }
 
-#[tokio::test]
-async fn acknowledged_results_survive_dropping_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("data")).await.unwrap();
+both!(async fn acknowledged_results_survive_dropping_everything(db) {
+    let store = Store::connect(db.database(), NodeOptions::default()).await.unwrap();
+    store.ping().await.unwrap();
     let salt = store.daily_salt().await.unwrap();
     let mut acked = Vec::new();
     for p in 0..5 {
@@ -49,6 +50,7 @@ async fn acknowledged_results_survive_dropping_everything() {
                 run.run_id,
                 Outcome::Finished { steps: 20 + p, time_ms: 1_000 },
                 vec![Action::Move(Dir::Down)],
+                Some(vec![0]),
             )
             .await
             .unwrap();
@@ -57,29 +59,30 @@ async fn acknowledged_results_survive_dropping_everything() {
     // No close: the handle is just dropped, as in a crash of the async side.
     drop(store);
 
-    // A fresh connection on the same file sees every acknowledged result.
-    let mut b = SqliteBackend::open_data_dir(dir.path().join("data")).unwrap();
-    assert_eq!(b.daily_salt().unwrap(), salt);
-    for done in &acked {
-        let run = b.run(done.run_id).unwrap().unwrap();
-        assert_eq!((run.steps, run.time_ms, run.actions.len()), (done.steps, done.time_ms, 1));
-        assert_eq!(b.rank_of(done.run_id).unwrap(), done.rank);
-    }
-    let board = b.leaderboard(DAY, Game::Maze, Size::Easy, None, 100).unwrap();
-    assert_eq!(board.entrants, 5);
-}
+    // A fresh connection to the same database sees every acknowledged result
+    // (a backend is blocking: off the runtime's threads).
+    common::off_runtime(|| {
+        let mut b = db.open();
+        assert_eq!(b.daily_salt().unwrap(), salt);
+        for done in &acked {
+            let run = b.run(done.run_id).unwrap().unwrap();
+            assert_eq!((run.steps, run.time_ms, run.actions.len()), (done.steps, done.time_ms, 1));
+            assert_eq!(b.rank_of(done.run_id).unwrap(), done.rank);
+        }
+        let board = b.leaderboard(DAY, Game::Maze, Size::Easy, None, 100).unwrap();
+        assert_eq!(board.entrants, 5);
+    });
+});
 
-#[tokio::test]
-async fn close_finishes_queued_work_then_reopen_sees_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
+both!(async fn close_finishes_queued_work_then_reopen_sees_it(db) {
+    let store = Store::connect(db.database(), NodeOptions::default()).await.unwrap();
     // Fire-and-forget writes: queued, nobody waits for their answers.
     for p in 0..20 {
         assert!(poll_once(store.begin_run(new_run(p, Size::Small))).await.is_none());
     }
     store.close().await;
 
-    let store = Store::open(dir.path()).await.unwrap();
+    let store = Store::connect(db.database(), NodeOptions::default()).await.unwrap();
     let board = store.leaderboard(DAY.into(), Game::Ghost, Size::Small, None).await.unwrap();
     assert_eq!(board.entrants, 20);
     let again = store.begin_run(new_run(0, Size::Small)).await.unwrap();
@@ -88,12 +91,10 @@ async fn close_finishes_queued_work_then_reopen_sees_it() {
     assert_eq!((report.checked, report.open), (0, 21));
     assert_eq!(store.abandon_open_runs().await.unwrap(), 21);
     store.close().await;
-}
+});
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn many_concurrent_callers_are_all_answered() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
+both!(async fn many_concurrent_callers_are_all_answered(db) {
+    let store = Store::connect(db.database(), NodeOptions::default()).await.unwrap();
     let mut tasks = tokio::task::JoinSet::new();
     for p in 0..64u32 {
         let store = store.clone();
@@ -106,6 +107,7 @@ async fn many_concurrent_callers_are_all_answered() {
                     first.run_id,
                     Outcome::Finished { steps: 10 + p % 5, time_ms: u64::from(p) },
                     vec![],
+                    None,
                 )
                 .await?;
             Ok::<_, StoreError>((first, second, done))
@@ -124,7 +126,7 @@ async fn many_concurrent_callers_are_all_answered() {
         assert_eq!((board.entrants, board.entries.len()), (32, 32));
     }
     store.close().await;
-}
+});
 
 #[tokio::test]
 async fn opening_an_impossible_directory_fails_cleanly() {
@@ -150,17 +152,41 @@ impl Drop for Gate {
 }
 
 impl Backend for Gate {
+    fn ping(&mut self) -> Result<(), StoreError> {
+        self.inner.ping()
+    }
     fn daily_salt(&mut self) -> Result<Vec<u8>, StoreError> {
         self.inner.daily_salt()
     }
     fn begin_run(&mut self, run: &NewRun) -> Result<BeginRun, StoreError> {
         self.inner.begin_run(run)
     }
-    fn finish_run(&mut self, id: i64, o: Outcome, a: &[Action]) -> Result<FinishedRun, StoreError> {
-        self.inner.finish_run(id, o, a)
+    fn finish_run(
+        &mut self,
+        id: i64,
+        o: Outcome,
+        a: &[Action],
+        t: Option<&[u64]>,
+    ) -> Result<FinishedRun, StoreError> {
+        self.inner.finish_run(id, o, a, t)
     }
     fn abandon_open_runs(&mut self) -> Result<u64, StoreError> {
         self.inner.abandon_open_runs()
+    }
+    fn heartbeat(&mut self) -> Result<u64, StoreError> {
+        self.inner.heartbeat()
+    }
+    fn entrants(&mut self, date: &str, game: Game, size: Size) -> Result<u32, StoreError> {
+        self.inner.entrants(date, game, size)
+    }
+    fn ranked_run(
+        &mut self,
+        p: &PlayerKey,
+        date: &str,
+        game: Game,
+        size: Size,
+    ) -> Result<Option<RankedRow>, StoreError> {
+        self.inner.ranked_run(p, date, game, size)
     }
     fn leaderboard(
         &mut self,
@@ -214,11 +240,12 @@ async fn a_full_queue_refuses_reads_but_holds_writes_and_close_waits() {
     // Fill the queue (capacity 2) with requests nobody waits for.
     assert!(poll_once(store.rank_of(2)).await.is_none());
     assert!(poll_once(store.streak(PlayerKey::from_token("a"), DAY.into())).await.is_none());
-    // Reads are refused at once...
-    assert!(matches!(
-        store.leaderboard(DAY.into(), Game::Ghost, Size::Small, None).await,
-        Err(StoreError::Busy)
-    ));
+    // Reads are refused at once, typed as "try again"...
+    let busy = store.leaderboard(DAY.into(), Game::Ghost, Size::Small, None).await.unwrap_err();
+    assert!(matches!(busy, StoreError::Busy));
+    assert_eq!(busy.kind(), ErrorKind::Busy);
+    let day = store.player_day(PlayerKey::from_token("a"), DAY.into()).await.unwrap_err();
+    assert_eq!(day.kind(), ErrorKind::Busy);
     assert!(matches!(store.run(1).await, Err(StoreError::Busy)));
     // ... a write waits for room instead.
     let write = tokio::spawn({
@@ -250,6 +277,28 @@ async fn a_panicking_request_loses_only_its_own_answer() {
     // A request that panics inside the worker loses only its own answer.
     let panicked = store.call(|_| -> Result<(), StoreError> { panic!("boom") }).await;
     assert!(matches!(panicked, Err(StoreError::Closed)));
+    assert_eq!(StoreError::Closed.kind(), ErrorKind::Internal);
     assert_eq!(store.daily_salt().await.unwrap().len(), 32);
     store.close().await;
+}
+
+#[tokio::test]
+async fn an_unreachable_database_is_a_typed_try_again() {
+    // Nothing listens on port 1: connecting fails at once, as "unavailable".
+    let db = mazerace_store::Database::Postgres("postgres://nobody@127.0.0.1:1/none".into());
+    let err = Store::connect(db, NodeOptions::default()).await.unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Busy);
+    assert!(!err.to_string().contains("nobody"), "no URL in the message: {err}");
+}
+
+#[test]
+fn database_flags_pick_the_backend() {
+    use mazerace_store::Database;
+    assert_eq!(Database::from_flags(None, "d").unwrap(), Database::SqliteDir("d".into()));
+    assert_eq!(Database::from_flags(Some(" "), "d").unwrap(), Database::SqliteDir("d".into()));
+    let pg = Database::from_flags(Some("postgresql://u:secret@h/db"), "d").unwrap();
+    assert_eq!(pg, Database::Postgres("postgresql://u:secret@h/db".into()));
+    assert!(!format!("{pg:?}").contains("secret"));
+    assert!(matches!(Database::from_flags(Some("mysql://h/db"), "d"), Err(StoreError::Invalid(_))));
 }

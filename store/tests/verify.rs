@@ -1,11 +1,13 @@
 //! The verifier re-plays real solver lines: honest runs pass, and every kind
 //! of tampering with a stored run (steps, outcome, moves, seed) is reported.
+//! Both backends.
+
+mod common;
 
 use mazerace_protocol::daily::daily_seed;
 use mazerace_protocol::{Action, Answer, Board, Game, Size, Status};
-use mazerace_store::sqlite::db_path;
 use mazerace_store::verify::Problem;
-use mazerace_store::{verify, Backend, NewRun, Outcome, PlayerKey, RunState, SqliteBackend};
+use mazerace_store::{verify, Backend, NewRun, Outcome, PlayerKey, RunState};
 
 const DAY: &str = "2026-11-29";
 
@@ -43,15 +45,13 @@ fn store_run(
         seed,
     };
     let id = b.begin_run(&run).unwrap().run_id;
-    b.finish_run(id, outcome, line).unwrap();
+    b.finish_run(id, outcome, line, None).unwrap();
     id
 }
 
-#[test]
-fn honest_runs_pass_and_tampered_ones_are_caught() {
+both!(fn honest_runs_pass_and_tampered_ones_are_caught(db) {
     let salt = b"verify-salt";
-    let dir = tempfile::tempdir().unwrap();
-    let mut b = SqliteBackend::open_data_dir(dir.path()).unwrap();
+    let mut b = db.open();
     let mut ids = Vec::new();
     for size in [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard] {
         let seed = solvable_seed(salt, size);
@@ -63,11 +63,11 @@ fn honest_runs_pass_and_tampered_ones_are_caught() {
                 "the maze line is the shortest"
             );
         }
-        ids.push(store_run(&mut b, 1, size, seed, Outcome::Finished { steps, time_ms: 30_000 }, &line));
+        ids.push(store_run(&mut *b, 1, size, seed, Outcome::Finished { steps, time_ms: 30_000 }, &line));
         // An honest did-not-finish: the line without its last step.
         let short = &line[..line.len() - 1];
         let short_steps = short.iter().filter(|a| matches!(a, Action::Move(_))).count() as u32;
-        store_run(&mut b, 2, size, seed, Outcome::NotFinished { steps: short_steps }, short);
+        store_run(&mut *b, 2, size, seed, Outcome::NotFinished { steps: short_steps }, short);
     }
     b.begin_run(&NewRun {
         player: PlayerKey::from_token("t3"),
@@ -79,19 +79,20 @@ fn honest_runs_pass_and_tampered_ones_are_caught() {
     })
     .unwrap(); // still playing: counted as open, not checked
 
-    let report = verify(&mut b, Some(salt)).unwrap();
+    let report = verify(&mut *b, Some(salt)).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!((report.checked, report.open), (12, 1));
 
-    // Tamper with the stored file behind the backend's back.
-    let raw = rusqlite::Connection::open(db_path(dir.path())).unwrap();
-    raw.execute("UPDATE runs SET steps = steps - 1 WHERE id = ?1", [ids[0]]).unwrap();
-    raw.execute("UPDATE runs SET state = 'not_finished', time_ms = NULL WHERE id = ?1", [ids[1]]).unwrap();
-    raw.execute("UPDATE runs SET actions = '[\"rewind\"]' WHERE id = ?1", [ids[3]]).unwrap();
-    raw.execute("UPDATE runs SET seed = '12345' WHERE id = ?1", [ids[4]]).unwrap();
-    drop(raw);
+    // Tamper with the stored rows behind the backend's back.
+    db.exec(&format!(
+        "UPDATE runs SET steps = steps - 1 WHERE id = {};
+         UPDATE runs SET state = 'not_finished', time_ms = NULL WHERE id = {};
+         UPDATE runs SET actions = '[\"rewind\"]' WHERE id = {};
+         UPDATE runs SET seed = '12345' WHERE id = {};",
+        ids[0], ids[1], ids[3], ids[4]
+    ));
 
-    let report = verify(&mut b, Some(salt)).unwrap();
+    let report = verify(&mut *b, Some(salt)).unwrap();
     assert!(!report.ok());
     assert_eq!(report.checked, 12);
     let bad: Vec<(i64, &Problem)> = report.mismatches.iter().map(|m| (m.run_id, &m.problem)).collect();
@@ -113,25 +114,24 @@ fn honest_runs_pass_and_tampered_ones_are_caught() {
 
     // Without the salt the seed is taken as stored: that run then re-plays on
     // another board, where the stored line no longer wins as recorded.
-    let report = verify(&mut b, None).unwrap();
+    let report = verify(&mut *b, None).unwrap();
     assert!(report
         .mismatches
         .iter()
         .any(|m| m.run_id == ids[4] && !matches!(m.problem, Problem::WrongSeed { .. })));
-}
+});
 
-#[test]
-fn moves_after_the_finish_are_caught() {
-    let mut b = SqliteBackend::open_in_memory().unwrap();
+both!(fn moves_after_the_finish_are_caught(db) {
+    let mut b = db.open();
     let seed = solvable_seed(b"x", Size::Easy);
     let (mut line, steps) = solution(Size::Easy, seed);
     let last = *line.last().unwrap();
     line.push(last);
-    let id = store_run(&mut b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1 }, &line);
-    let report = verify(&mut b, None).unwrap();
+    let id = store_run(&mut *b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1 }, &line);
+    let report = verify(&mut *b, None).unwrap();
     assert_eq!(report.mismatches.len(), 1);
     assert_eq!(report.mismatches[0].run_id, id);
     assert!(
         matches!(report.mismatches[0].problem, Problem::Refused { index, .. } if index == line.len() - 1)
     );
-}
+});

@@ -271,3 +271,39 @@ async fn the_daily_identity_outlives_the_session() {
     assert_eq!(next_day["streak"], 2, "the streak survives the restart");
     srv.stop().await;
 }
+
+/// What the home page shows: a daily room says before the start whether the
+/// try is ranked (and when the ranked one was), and `GET /api/daily` with the
+/// player's token has their day on every board and their streak.
+#[tokio::test]
+async fn a_practice_room_says_why_and_the_day_is_summed_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = daily_server(dir.path(), Arc::new(FixedClock::at_unix_ms(NOON))).await;
+    let (_, line) = solution(Size::Easy, seed_of("2026-12-01", Game::Maze, Size::Easy));
+    let mut ann = srv.player("Ann").await;
+    let room = ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    assert_eq!((&room["ranked"], room.get("ranked_at")), (&json!(true), None));
+    ann.send(json!({"type": "leave_room"})).await;
+    let (_, first) = attempt(&mut ann, "maze", "easy", &line).await;
+    assert_eq!(first["ranked"], true, "making a room and leaving it used no try");
+
+    let room = ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    assert_eq!(room["ranked"], false, "{room}");
+    // The database's own clock stamps a run's start (one clock for every node).
+    let at = room["ranked_at"].as_str().unwrap();
+    let shape = at.len() == 20 && at.as_bytes()[10] == b'T' && at.ends_with('Z');
+    assert!(shape && at[..10].parse::<mazerace_protocol::daily::DailyDate>().is_ok(), "RFC 3339 UTC: {at}");
+    ann.send(json!({"type": "leave_room"})).await;
+
+    let day = srv.get_with("/api/daily", &format!("Authorization: Bearer {}\r\n", ann.token)).await;
+    let day: Value = serde_json::from_str(&day.text()).unwrap();
+    assert_eq!(day["you"]["streak"], 1);
+    let boards = day["you"]["boards"].as_array().unwrap();
+    assert_eq!(boards.len(), 6);
+    let easy = boards.iter().find(|b| b["game"] == "maze" && b["size"] == "easy").unwrap();
+    assert_eq!((&easy["played"], &easy["finished"], &easy["rank"]), (&json!(true), &json!(true), &json!(1)));
+    assert_eq!(boards.iter().filter(|b| b["played"] == false).count(), 5);
+    let anonymous: Value = serde_json::from_str(&srv.get("/api/daily").await.text()).unwrap();
+    assert!(anonymous.get("you").is_none(), "no token, no `you`");
+    srv.stop().await;
+}

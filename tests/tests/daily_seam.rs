@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex};
 
 use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
-use mazerace_server::{DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay};
+use mazerace_server::{
+    BoardQuery, DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, HookFuture, Replay,
+};
 use mazerace_tests::serde_json::json;
 use mazerace_tests::{solution, test_config, Game, Size, TestServer};
 
@@ -52,18 +54,12 @@ impl DailyHook for FakeStore {
         self.ended.lock().unwrap().push((run, outcome));
         Box::pin(async move { Ok(result) })
     }
-    fn leaderboard(
-        &self,
-        game: Game,
-        size: Size,
-        date: Option<String>,
-        _token: Option<String>,
-    ) -> HookFuture<Leaderboard> {
+    fn leaderboard(&self, q: BoardQuery, _token: Option<String>) -> HookFuture<Leaderboard> {
         Box::pin(async move {
             Ok(Leaderboard {
-                date: date.unwrap_or_else(|| "2026-11-29".into()),
-                game,
-                size,
+                date: q.date.map_or_else(|| "2026-11-29".into(), |d| d.to_string()),
+                game: q.game,
+                size: q.size,
                 entrants: 1,
                 entries: vec![LeaderboardEntry {
                     rank: 1,

@@ -8,6 +8,7 @@ pub mod churn;
 pub mod idle;
 pub mod races;
 pub mod saturate;
+pub mod store;
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -47,6 +48,12 @@ pub struct Ctx {
     pub churn_rooms: usize,
     pub churn_secs: u64,
     pub board_samples: usize,
+    /// Store: ranked runs on the big board.
+    pub store_runs: usize,
+    /// Store: a PostgreSQL URL to measure beside SQLite.
+    pub store_database_url: Option<String>,
+    /// Store: PostgreSQL connections finishing runs at once.
+    pub store_writers: usize,
 }
 
 impl Ctx {

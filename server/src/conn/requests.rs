@@ -5,14 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mazerace_protocol::daily::is_valid_date;
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::{ErrorCode, RankBy, ServerMsg};
 use mazerace_protocol::{Board, Game, Seed, Size};
 use tokio::time::timeout;
 
 use super::Conn;
 use crate::config::MAX_PLAYERS_CAP;
-use crate::daily::NOT_CONFIGURED;
+use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
 use crate::room::{JoinError, NewMember, RoomSettings};
 use crate::sessions::Session;
@@ -51,19 +51,24 @@ impl Conn {
             let Some(hook) = self.shared.daily.clone() else {
                 return self.error(ErrorCode::Internal, NOT_CONFIGURED);
             };
-            match timeout(STORE_WAIT, hook.today(game, size)).await {
+            let today = async {
+                let mut board = hook.today(game, size).await?;
+                // Whether this try is ranked, said before the start: a
+                // practice run names the time of the ranked one.
+                let token = s.token.to_string();
+                let ranked = hook.ranked_start(token, board.date.clone(), game, size).await?;
+                board.ranked = ranked.is_none();
+                board.ranked_at = ranked.map(|r| r.started_at);
+                anyhow::Ok(board)
+            };
+            match timeout(STORE_WAIT, today).await {
                 Ok(Ok(b)) => {
                     let seed = b.seed;
                     daily_board = Some(b);
                     seed
                 }
-                Ok(Err(e)) => {
-                    tracing::error!(error = %e, "daily seed unavailable");
-                    return self.error(ErrorCode::Internal, "the daily challenge is unavailable right now");
-                }
-                Err(_) => {
-                    return self.error(ErrorCode::Internal, "the daily challenge did not answer in time")
-                }
+                Ok(Err(e)) => return self.daily_failed(&e, "the daily challenge"),
+                Err(_) => return self.daily_late("the daily challenge"),
             }
         } else {
             seed.map_or_else(|| self.shared.ids.seed(), |s| s.0)
@@ -146,25 +151,46 @@ impl Conn {
         s: &Arc<Session>,
         game: Game,
         size: Size,
-        date: Option<String>,
+        date: Option<DailyDate>,
     ) {
         let Some(hook) = self.shared.daily.clone() else {
             return self.error(ErrorCode::Internal, NOT_CONFIGURED);
         };
-        if size.game() != game {
-            return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
-        }
-        if date.as_deref().is_some_and(|d| !is_valid_date(d)) {
-            return self.error(ErrorCode::BadDate, "dates are YYYY-MM-DD");
-        }
-        let fut = hook.leaderboard(game, size, date, Some(s.token.to_string()));
+        let query = match BoardQuery::new(game, size, date) {
+            Ok(q) => q,
+            Err(e) => return self.error(ErrorCode::BadSize, e.to_string()),
+        };
+        let fut = hook.leaderboard(query, Some(s.token.to_string()));
         match timeout(STORE_WAIT, fut).await {
             Ok(Ok(board)) => self.send(&ServerMsg::Leaderboard(board)),
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, "leaderboard failed");
-                self.error(ErrorCode::Internal, "the leaderboard is unavailable right now");
-            }
-            Err(_) => self.error(ErrorCode::Internal, "the leaderboard did not answer in time"),
+            Ok(Err(e)) => self.daily_failed(&e, "the leaderboard"),
+            Err(_) => self.daily_late("the leaderboard"),
         }
+    }
+
+    /// A daily-store error, answered by its kind: busy or away is "try
+    /// again" (`daily_unavailable`), a refused request says why, the rest is
+    /// `internal`. Decided by the error's type, never by its text.
+    fn daily_failed(&self, e: &anyhow::Error, what: &str) {
+        match daily_error_kind(e) {
+            DailyErrorKind::Unavailable => {
+                tracing::warn!(error = %e, "{what} unavailable");
+                self.error(
+                    ErrorCode::DailyUnavailable,
+                    format!("{what} is unavailable right now; try again shortly"),
+                );
+            }
+            DailyErrorKind::Refused => self.error(ErrorCode::BadMessage, e.to_string()),
+            DailyErrorKind::Internal => {
+                tracing::error!(error = %e, "{what} failed");
+                self.error(ErrorCode::Internal, format!("{what} failed"));
+            }
+        }
+    }
+
+    /// The daily store did not answer within [`STORE_WAIT`]: busy, so "try again".
+    fn daily_late(&self, what: &str) {
+        tracing::warn!("{what} did not answer in time");
+        self.error(ErrorCode::DailyUnavailable, format!("{what} did not answer in time; try again shortly"));
     }
 }

@@ -84,7 +84,7 @@ impl Racer {
             steps: self.game.steps(),
             time_ms: self.time_ms,
             moves: self.actions.iter().map(|&(a, _)| a).collect(),
-            times_ms: self.actions.iter().map(|&(_, t)| t).collect(),
+            move_times_ms: Some(self.actions.iter().map(|&(_, t)| t).collect()),
         }
     }
 

@@ -144,8 +144,13 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
             .prop_map(|(name, token)| ClientMsg::Hello { name, token }),
         2 => create,
         1 => (code_text(), any::<bool>()).prop_map(|(code, spectate)| ClientMsg::JoinRoom { code, spectate, key: None }),
-        1 => (game(), size(), prop::option::of("[0-9-]{0,12}"))
-            .prop_map(|(game, size, date)| ClientMsg::Leaderboard { game, size, date }),
+        // Any real date (a bad one cannot be a `ClientMsg`: text frames send those).
+        1 => (game(), size(), prop::option::of(0i64..40_000))
+            .prop_map(|(game, size, day)| ClientMsg::Leaderboard {
+                game,
+                size,
+                date: day.and_then(mazerace_protocol::daily::DailyDate::from_day_number),
+            }),
     ]
 }
 

@@ -1,0 +1,313 @@
+//! The daily store under one big board (issue 14's benchmark): a board
+//! holding `store_runs` ranked finished runs (1,000,000 in a full run), on
+//! SQLite and, with `--database-url`, on PostgreSQL (in a schema of its own,
+//! dropped afterwards). Measured through the store's `Backend` trait on
+//! plain threads (the store's own worker design, without its queue hop):
+//! - the leaderboard as served (top 100, entrants and `you`), p50/p99;
+//! - "my rank" (`rank_of` of a run somewhere on the board), p50/p99;
+//! - ranked finishes committed per second and the commit p99: `finish_run`
+//!   of begun ranked runs on the big board (rank, entrants and streak
+//!   counted in the same transaction), from several connections at once on
+//!   PostgreSQL (one per simulated node) and one on SQLite (one writer).
+//!
+//! The board is filled by one SQL statement per table, then `ANALYZE`: the
+//! fill is set-up, not what is measured.
+
+use std::time::{Duration, Instant};
+
+use mazerace_protocol::{Game, Size};
+use mazerace_store::{Database, NewRun, NodeOptions, Outcome, PlayerKey};
+
+use super::Ctx;
+use crate::report::{fmt_count, Goal, Section, Table};
+use crate::stats::{fmt_dur, Lat};
+
+const DATE: &str = "2000-01-01";
+const GAME: Game = Game::Maze;
+const SIZE: Size = Size::Hard;
+
+/// Runs raw set-up SQL against a target.
+type Exec = Box<dyn Fn(&str) -> anyhow::Result<()>>;
+
+/// One backend to measure.
+struct Target {
+    name: &'static str,
+    db: Database,
+    /// Run raw set-up SQL (the fill) against the target.
+    exec: Exec,
+    writers: usize,
+    cleanup: Box<dyn FnOnce()>,
+}
+
+pub fn run(ctx: &Ctx) -> Section {
+    let mut sec = Section::new("store", "Daily store: one board of many ranked runs");
+    let mut t = Table::new(&[
+        "backend",
+        "ranked runs on the board",
+        "fill",
+        "leaderboard p50",
+        "leaderboard p99",
+        "my rank p50",
+        "my rank p99",
+        "writers",
+        "finishes/s",
+        "commit p50",
+        "commit p99",
+    ]);
+    let mut targets = Vec::new();
+    match sqlite_target() {
+        Ok(target) => targets.push(target),
+        Err(e) => sec.fail(format!("SQLite could not be set up: {e:#}")),
+    }
+    match &ctx.store_database_url {
+        Some(url) => match postgres_target(url, ctx.store_writers.max(1)) {
+            Ok((target, settings)) => {
+                sec.note(format!("PostgreSQL settings: {settings}."));
+                targets.push(target);
+            }
+            Err(e) => sec.fail(format!("PostgreSQL could not be set up: {e:#}")),
+        },
+        None => sec.note("PostgreSQL not measured: give --database-url (or MAZERACE_BENCH_DATABASE_URL)."),
+    }
+    for target in targets {
+        let name = target.name;
+        match measure(ctx, &target) {
+            Ok(m) => {
+                t.row(vec![
+                    name.into(),
+                    fmt_count(m.runs as f64),
+                    format!("{:.1} s", m.fill.as_secs_f64()),
+                    fmt_dur(m.board.quantile(0.5)),
+                    fmt_dur(m.board.quantile(0.99)),
+                    fmt_dur(m.rank.quantile(0.5)),
+                    fmt_dur(m.rank.quantile(0.99)),
+                    target.writers.to_string(),
+                    fmt_count(m.finishes_per_sec),
+                    fmt_dur(m.commit.quantile(0.5)),
+                    fmt_dur(m.commit.quantile(0.99)),
+                ]);
+                goals(&mut sec, name, &m);
+            }
+            Err(e) => sec.fail(format!("{name}: {e:#}")),
+        }
+        (target.cleanup)();
+    }
+    sec.tables.push(t);
+    sec.note(format!(
+        "One board ({DATE} {GAME} {SIZE}); moves 100..500 and times at random. Leaderboard: top 100 with \
+         entrants and the caller's own line. My rank: `rank_of` of runs spread over the board. Finishes: \
+         begun ranked runs on the same board finished by `writers` connections at once, each committed \
+         before the next."
+    ));
+    sec
+}
+
+fn goals(sec: &mut Section, name: &str, m: &Measured) {
+    let ms10 = Duration::from_millis(10);
+    let full = m.runs >= 1_000_000;
+    let at =
+        if full { String::new() } else { format!(" (at {} runs, not 1,000,000)", fmt_count(m.runs as f64)) };
+    for (what, lat) in [("leaderboard top 100", &m.board), ("my rank", &m.rank)] {
+        let p99 = lat.quantile(0.99);
+        sec.goals.push(Goal::new(
+            &format!("{name}: {what} p99 with 1,000,000 ranked runs"),
+            "< 10 ms",
+            format!("{}{at}", fmt_dur(p99)),
+            full && p99 < ms10,
+        ));
+    }
+    if name == "PostgreSQL" {
+        let p99 = m.commit.quantile(0.99);
+        sec.goals.push(Goal::new(
+            "PostgreSQL: ranked finishes committed",
+            "2,000/s at p99 < 20 ms",
+            format!("{}/s at p99 {}{at}", fmt_count(m.finishes_per_sec), fmt_dur(p99)),
+            full && m.finishes_per_sec >= 2_000.0 && p99 < Duration::from_millis(20),
+        ));
+    }
+}
+
+struct Measured {
+    runs: u64,
+    fill: Duration,
+    board: Lat,
+    rank: Lat,
+    finishes_per_sec: f64,
+    commit: Lat,
+}
+
+fn measure(ctx: &Ctx, target: &Target) -> anyhow::Result<Measured> {
+    let runs = ctx.store_runs.max(1) as u64;
+    let (probes, finishes) = if ctx.quick { (50, 200) } else { (500, 4_000) };
+    let mut b = target.db.open_backend(NodeOptions::default())?;
+    let t0 = Instant::now();
+    (target.exec)(&fill_sql(target.name == "PostgreSQL", runs))?;
+    let fill = t0.elapsed();
+    // Real players (keys from tokens) spread over the board, to ask "my rank".
+    let mut mine = Vec::new();
+    for i in 0..probes {
+        let begun = b.begin_run(&new_run(&format!("probe-{i}")))?;
+        let steps = 100 + (i as u32 * 397) % 400;
+        b.finish_run(begun.run_id, Outcome::Finished { steps, time_ms: 1_000 + i as u64 }, &[], None)?;
+        mine.push((PlayerKey::from_token(&format!("probe-{i}")), begun.run_id));
+    }
+    let mut board = Lat::new();
+    let mut rank = Lat::new();
+    for _ in 0..3 {
+        for (player, run_id) in &mine {
+            let t = Instant::now();
+            let table = b.leaderboard(DATE, GAME, SIZE, Some(player), 100)?;
+            board.record(t.elapsed());
+            anyhow::ensure!(table.entries.len() == 100 && table.you.is_some(), "a short table");
+            let t = Instant::now();
+            anyhow::ensure!(b.rank_of(*run_id)?.is_some(), "a ranked finish without a rank");
+            rank.record(t.elapsed());
+        }
+    }
+    // Begun ranked runs to finish, split among the writers.
+    let mut begun = Vec::with_capacity(finishes);
+    for i in 0..finishes {
+        begun.push(b.begin_run(&new_run(&format!("finisher-{i}")))?.run_id);
+    }
+    drop(b);
+    let chunk = begun.len().div_ceil(target.writers.max(1));
+    let t0 = Instant::now();
+    let lats: Vec<anyhow::Result<Lat>> = std::thread::scope(|s| {
+        let handles: Vec<_> = begun
+            .chunks(chunk)
+            .map(|ids| {
+                let db = target.db.clone();
+                s.spawn(move || -> anyhow::Result<Lat> {
+                    let mut b = db.open_backend(NodeOptions::default())?;
+                    let mut lat = Lat::new();
+                    for (i, &id) in ids.iter().enumerate() {
+                        let outcome = Outcome::Finished { steps: 100 + (i as u32 % 400), time_ms: 5_000 };
+                        let t = Instant::now();
+                        b.finish_run(id, outcome, &[], None)?;
+                        lat.record(t.elapsed());
+                    }
+                    Ok(lat)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a writer panicked"))))
+            .collect()
+    });
+    let took = t0.elapsed();
+    let mut commit = Lat::new();
+    for lat in lats {
+        commit.merge(&lat?);
+    }
+    Ok(Measured {
+        runs: runs + probes as u64,
+        fill,
+        board,
+        rank,
+        finishes_per_sec: finishes as f64 / took.as_secs_f64().max(1e-9),
+        commit,
+    })
+}
+
+fn new_run(token: &str) -> NewRun {
+    NewRun {
+        player: PlayerKey::from_token(token),
+        name: token.into(),
+        date: DATE.into(),
+        game: GAME,
+        size: SIZE,
+        seed: 1,
+    }
+}
+
+/// Players and their ranked finished runs on the board, `n` of each.
+fn fill_sql(postgres: bool, n: u64) -> String {
+    let (g, s) = (GAME.as_str(), SIZE.as_str());
+    // The store keeps per-board counters beside the runs; the fill sets them.
+    let counters = format!(
+        "INSERT INTO board_entrants (date, game, size, shard, n)
+             SELECT date, game, size, 0, COUNT(*) FROM runs WHERE date = '{DATE}' GROUP BY date, game, size;
+         INSERT INTO board_steps (date, game, size, steps, n)
+             SELECT date, game, size, steps, COUNT(*) FROM runs WHERE date = '{DATE}'
+             GROUP BY date, game, size, steps;"
+    );
+    if postgres {
+        format!(
+            "INSERT INTO players (key, name) SELECT lpad(to_hex(i), 64, '0'), 'P' || i FROM generate_series(1, {n}) i;
+             INSERT INTO runs (player, name, date, game, size, seed, ranked, state, steps, time_ms)
+             SELECT lpad(to_hex(i), 64, '0'), 'P' || i, '{DATE}', '{g}', '{s}', '1', TRUE, 'finished',
+                    100 + floor(random() * 400)::bigint, floor(random() * 600000)::bigint
+             FROM generate_series(1, {n}) i;
+             {counters}
+             ANALYZE;"
+        )
+    } else {
+        let series = format!("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n})");
+        format!(
+            "BEGIN;
+             {series} INSERT INTO players (key, name) SELECT printf('%064x', i), 'P' || i FROM n;
+             {series} INSERT INTO runs (player, name, date, game, size, seed, ranked, state, steps, time_ms)
+             SELECT printf('%064x', i), 'P' || i, '{DATE}', '{g}', '{s}', '1', 1, 'finished',
+                    100 + abs(random()) % 400, abs(random()) % 600000 FROM n;
+             {counters}
+             COMMIT;
+             ANALYZE;"
+        )
+    }
+}
+
+fn sqlite_target() -> anyhow::Result<Target> {
+    let dir = tempfile_dir()?;
+    let path = mazerace_store::sqlite::db_path(&dir);
+    let exec_path = path.clone();
+    let cleanup_dir = dir.clone();
+    Ok(Target {
+        name: "SQLite",
+        db: Database::SqliteDir(dir),
+        exec: Box::new(move |sql| Ok(rusqlite::Connection::open(&exec_path)?.execute_batch(sql)?)),
+        writers: 1,
+        cleanup: Box::new(move || {
+            let _ = std::fs::remove_dir_all(cleanup_dir);
+        }),
+    })
+}
+
+/// A fresh directory for the SQLite file under the system temp dir.
+fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("mazerace-bench-store-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// A schema of its own on the given server; returns the target and the
+/// server's durability settings (the figures depend on them).
+fn postgres_target(admin: &str, writers: usize) -> anyhow::Result<(Target, String)> {
+    let schema = format!("bench_{}", std::process::id());
+    let mut c = postgres::Client::connect(admin, postgres::NoTls)?;
+    c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"))?;
+    let mut settings = Vec::new();
+    for name in ["fsync", "synchronous_commit", "shared_buffers"] {
+        let v: String = c.query_one(&format!("SHOW {name}"), &[])?.try_get(0)?;
+        settings.push(format!("{name}={v}"));
+    }
+    let sep = if admin.contains('?') { '&' } else { '?' };
+    let url = format!("{admin}{sep}options=-c%20search_path%3D{schema}");
+    let exec_url = url.clone();
+    let admin = admin.to_owned();
+    let target = Target {
+        name: "PostgreSQL",
+        db: Database::Postgres(url),
+        exec: Box::new(move |sql| {
+            Ok(postgres::Client::connect(&exec_url, postgres::NoTls)?.batch_execute(sql)?)
+        }),
+        writers,
+        cleanup: Box::new(move || {
+            if let Ok(mut c) = postgres::Client::connect(&admin, postgres::NoTls) {
+                let _ = c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"));
+            }
+        }),
+    };
+    Ok((target, settings.join(", ")))
+}

@@ -1,0 +1,132 @@
+//! The PostgreSQL schema: the same numbered versions as SQLite's
+//! ([`crate::sqlite::schema`]), tracked in a `schema_migrations` table (one
+//! row per applied version), applied in one transaction at connect under an
+//! advisory lock, so nodes starting together migrate once, in turn.
+//!
+//! Adding a table (issues 15, 16): append one migration here and the same
+//! version to the SQLite list; a test keeps the two version numbers equal.
+
+use postgres::Client;
+
+use crate::error::StoreError;
+
+/// The schema version this build writes: the number of migrations.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Any fixed number: the advisory lock every node takes to migrate.
+const MIGRATION_LOCK: i64 = 0x6d61_7a65_7261_6365; // "mazerace"
+
+/// Migration `i` takes the schema from version `i` to `i + 1`. Append only:
+/// never edit one that has shipped.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: salt, players, runs (as SQLite's version 1).
+    r#"
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value BYTEA NOT NULL
+    );
+
+    -- A player is the SHA-256 (hex) of their reconnect token; never the token.
+    CREATE TABLE players (
+        key        TEXT PRIMARY KEY CHECK (length(key) = 64),
+        name       TEXT NOT NULL,
+        first_seen TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+
+    -- One row per daily attempt, ranked or practice. An identity column
+    -- never hands out an id twice, so a replay link is never reused.
+    CREATE TABLE runs (
+        id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        player     TEXT NOT NULL REFERENCES players (key),
+        name       TEXT NOT NULL,
+        date       TEXT NOT NULL CHECK (date ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'),
+        game       TEXT NOT NULL CHECK (game IN ('ghost', 'maze')),
+        size       TEXT NOT NULL,
+        -- u64 does not fit BIGINT: kept as decimal text, as in SQLite.
+        seed       TEXT NOT NULL,
+        ranked     BOOLEAN NOT NULL,
+        state      TEXT NOT NULL DEFAULT 'playing'
+                   CHECK (state IN ('playing', 'finished', 'not_finished')),
+        steps      BIGINT NOT NULL DEFAULT 0 CHECK (steps >= 0),
+        time_ms    BIGINT CHECK (time_ms >= 0),
+        actions    TEXT NOT NULL DEFAULT '[]',
+        started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        ended_at   TIMESTAMPTZ,
+        CHECK ((state = 'finished') = (time_ms IS NOT NULL))
+    );
+
+    -- The rule: one ranked run per player per board, across every node.
+    CREATE UNIQUE INDEX runs_one_ranked ON runs (player, date, game, size) WHERE ranked;
+    -- Leaderboards, ranks and entrants.
+    CREATE INDEX runs_board ON runs (date, game, size, ranked, state, steps, time_ms);
+    -- Streaks.
+    CREATE INDEX runs_player_days ON runs (player, date) WHERE ranked;
+    "#,
+    // 2 (issue 14): who serves a run, node leases, and per-action times.
+    r#"
+    ALTER TABLE runs ADD COLUMN node TEXT NOT NULL DEFAULT '-';
+    ALTER TABLE runs ADD COLUMN boot TEXT NOT NULL DEFAULT '';
+    -- JSON array: each action's ms since the run's first move (NULL: not kept).
+    ALTER TABLE runs ADD COLUMN times TEXT;
+    CREATE INDEX runs_open ON runs (node, boot) WHERE state = 'playing';
+
+    -- One row per live process (boot), its lease in Unix ms.
+    CREATE TABLE nodes (
+        boot           TEXT PRIMARY KEY,
+        node           TEXT NOT NULL,
+        lease_until_ms BIGINT NOT NULL
+    );
+
+    -- Per-board counters, kept in the same transaction as the run they
+    -- count, so a board of a million runs answers entrants and ranks from a
+    -- few rows: ranked starts, in 16 shards so concurrent starts on one
+    -- board rarely wait on one row lock, and ranked finishes per step count.
+    CREATE TABLE board_entrants (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        shard INTEGER NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, shard)
+    );
+    CREATE TABLE board_steps (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        steps BIGINT NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, steps)
+    );
+    INSERT INTO board_entrants (date, game, size, shard, n)
+        SELECT date, game, size, 0, COUNT(*) FROM runs WHERE ranked GROUP BY date, game, size;
+    INSERT INTO board_steps (date, game, size, steps, n)
+        SELECT date, game, size, steps, COUNT(*) FROM runs WHERE ranked AND state = 'finished'
+        GROUP BY date, game, size, steps;
+    "#,
+];
+
+/// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.
+pub(crate) fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version    INTEGER PRIMARY KEY,
+             applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+         )",
+    )?;
+    let current: i32 =
+        tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])?.try_get(0)?;
+    let current =
+        u32::try_from(current).map_err(|_| StoreError::Corrupt(format!("schema version {current}")))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew { found: current, known: SCHEMA_VERSION });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.batch_execute(sql)?;
+        let version = i32::try_from(i + 1).map_err(|_| StoreError::Corrupt("too many migrations".into()))?;
+        tx.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&version])?;
+    }
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! The SQLite schema: numbered migrations, the version kept in
+//! `PRAGMA user_version` (SQLite's own transactional version slot, already
+//! used by databases in the field, so no second source of truth), applied in
+//! one immediate transaction at open.
+//!
+//! Adding a table (issues 15, 16): append one migration here and the same
+//! version to [`crate::postgres::schema`]; a test keeps the two version
+//! numbers equal.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::StoreError;
+
+/// The schema version this build writes: the number of migrations.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Migration `i` takes the schema from version `i` to `i + 1`. Append only:
+/// never edit one that has shipped.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: salt, players, runs.
+    r#"
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value BLOB NOT NULL
+    ) STRICT;
+
+    -- A player is the SHA-256 (hex) of their reconnect token; never the token.
+    CREATE TABLE players (
+        key        TEXT PRIMARY KEY CHECK (length(key) = 64),
+        name       TEXT NOT NULL,
+        first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    ) STRICT;
+
+    -- One row per daily attempt, ranked or practice. AUTOINCREMENT so a run
+    -- id (the replay link) is never reused.
+    CREATE TABLE runs (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        player     TEXT NOT NULL REFERENCES players (key),
+        name       TEXT NOT NULL,
+        date       TEXT NOT NULL CHECK (date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+        game       TEXT NOT NULL CHECK (game IN ('ghost', 'maze')),
+        size       TEXT NOT NULL,
+        seed       TEXT NOT NULL,
+        ranked     INTEGER NOT NULL CHECK (ranked IN (0, 1)),
+        state      TEXT NOT NULL DEFAULT 'playing'
+                   CHECK (state IN ('playing', 'finished', 'not_finished')),
+        steps      INTEGER NOT NULL DEFAULT 0 CHECK (steps >= 0),
+        time_ms    INTEGER CHECK (time_ms >= 0),
+        actions    TEXT NOT NULL DEFAULT '[]',
+        started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        ended_at   TEXT,
+        CHECK ((state = 'finished') = (time_ms IS NOT NULL))
+    ) STRICT;
+
+    -- The rule: one ranked run per player per board.
+    CREATE UNIQUE INDEX runs_one_ranked ON runs (player, date, game, size) WHERE ranked = 1;
+    -- Leaderboards and ranks.
+    CREATE INDEX runs_board ON runs (date, game, size, ranked, state, steps, time_ms);
+    -- Streaks.
+    CREATE INDEX runs_player_days ON runs (player, date) WHERE ranked = 1;
+    "#,
+    // 2 (issue 14): who serves a run, node leases, and per-action times.
+    r#"
+    -- Runs from before this version were served by the one anonymous node.
+    ALTER TABLE runs ADD COLUMN node TEXT NOT NULL DEFAULT '-';
+    ALTER TABLE runs ADD COLUMN boot TEXT NOT NULL DEFAULT '';
+    -- JSON array: each action's ms since the run's first move (NULL: not kept).
+    ALTER TABLE runs ADD COLUMN times TEXT;
+    CREATE INDEX runs_open ON runs (node, boot) WHERE state = 'playing';
+
+    -- One row per live process (boot), its lease in Unix ms.
+    CREATE TABLE nodes (
+        boot           TEXT PRIMARY KEY,
+        node           TEXT NOT NULL,
+        lease_until_ms INTEGER NOT NULL
+    ) STRICT;
+
+    -- Per-board counters, kept in the same transaction as the run they
+    -- count, so a board of a million runs answers entrants and ranks from a
+    -- few rows: ranked starts (in shards, for PostgreSQL's concurrent
+    -- writers; SQLite uses shard 0) and ranked finishes per step count.
+    CREATE TABLE board_entrants (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        shard INTEGER NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, shard)
+    ) STRICT;
+    CREATE TABLE board_steps (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        steps INTEGER NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, steps)
+    ) STRICT;
+    INSERT INTO board_entrants (date, game, size, shard, n)
+        SELECT date, game, size, 0, COUNT(*) FROM runs WHERE ranked = 1 GROUP BY date, game, size;
+    INSERT INTO board_steps (date, game, size, steps, n)
+        SELECT date, game, size, steps, COUNT(*) FROM runs WHERE ranked = 1 AND state = 'finished'
+        GROUP BY date, game, size, steps;
+    "#,
+];
+
+/// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current: u32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew { found: current, known: SCHEMA_VERSION });
+    }
+    for sql in &MIGRATIONS[current as usize..] {
+        tx.execute_batch(sql)?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()?;
+    Ok(())
+}

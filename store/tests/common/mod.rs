@@ -1,0 +1,219 @@
+//! The store suite's test databases: every test runs once on SQLite (a file
+//! in a temp dir) and once on PostgreSQL when `MAZERACE_TEST_DATABASE_URL`
+//! is set (`./test.sh` starts a throwaway server and sets it), each in a
+//! schema of its own so tests never see each other's rows.
+//!
+//! [`both!`] writes a test twice: `name::sqlite` and `name::postgres`.
+#![allow(dead_code)] // each test file uses its own part of this
+
+use std::path::PathBuf;
+
+use mazerace_store::sqlite::db_path;
+use mazerace_store::{Backend, Database, NodeOptions, PostgresBackend, SqliteBackend};
+
+/// The variable naming an administrative PostgreSQL URL for the tests.
+pub const ENV: &str = "MAZERACE_TEST_DATABASE_URL";
+
+/// A fresh, empty database of one kind; dropped with the test.
+pub struct TestDb {
+    /// Keeps the SQLite temp dir alive.
+    dir: Option<tempfile::TempDir>,
+    pg: Option<Pg>,
+}
+
+struct Pg {
+    admin: String,
+    schema: String,
+    url: String,
+}
+
+impl TestDb {
+    pub fn sqlite() -> TestDb {
+        TestDb { dir: Some(tempfile::tempdir().expect("temp dir")), pg: None }
+    }
+
+    /// `None` (the test then passes without running) when no server is configured.
+    pub fn postgres() -> Option<TestDb> {
+        let admin = std::env::var(ENV).ok().filter(|u| !u.is_empty())?;
+        let mut id = [0u8; 6];
+        getrandom::fill(&mut id).expect("entropy");
+        let schema = format!("test_{}", hex::encode(id));
+        let mut c = postgres::Client::connect(&admin, postgres::NoTls).expect("connect to the test server");
+        c.batch_execute(&format!("CREATE SCHEMA {schema}")).expect("create the test schema");
+        let sep = if admin.contains('?') { '&' } else { '?' };
+        let url = format!("{admin}{sep}options=-c%20search_path%3D{schema}&application_name={schema}");
+        Some(TestDb { dir: None, pg: Some(Pg { admin, schema, url }) })
+    }
+
+    /// The PostgreSQL schema (and application name) of this test.
+    pub fn schema(&self) -> &str {
+        &self.pg.as_ref().expect("a PostgreSQL test database").schema
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.pg.is_some()
+    }
+
+    /// The SQLite data directory (SQLite only).
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.as_ref().expect("a SQLite test database").path().join("data")
+    }
+
+    pub fn database(&self) -> Database {
+        match &self.pg {
+            Some(pg) => Database::Postgres(pg.url.clone()),
+            None => Database::SqliteDir(self.data_dir()),
+        }
+    }
+
+    /// A new connection (a new backend, as a new process would open it).
+    pub fn open(&self) -> Box<dyn Backend> {
+        self.open_as(NodeOptions::default())
+    }
+
+    pub fn open_as(&self, node: NodeOptions) -> Box<dyn Backend> {
+        self.database().open_backend(node).expect("open the test database")
+    }
+
+    /// The concrete SQLite backend (SQLite only).
+    pub fn open_sqlite(&self) -> SqliteBackend {
+        SqliteBackend::open_data_dir(self.data_dir()).expect("open SQLite")
+    }
+
+    pub fn open_postgres(&self) -> PostgresBackend {
+        PostgresBackend::connect(&self.pg.as_ref().expect("a PostgreSQL test database").url).expect("connect")
+    }
+
+    /// Run raw SQL behind the backend's back (tampering, inspecting);
+    /// the error text on failure.
+    pub fn try_exec(&self, sql: &str) -> Result<(), String> {
+        match &self.pg {
+            Some(pg) => off_runtime(|| {
+                postgres::Client::connect(&pg.url, postgres::NoTls)
+                    .and_then(|mut c| c.batch_execute(sql))
+                    .map_err(|e| format!("{e:?}"))
+            }),
+            None => rusqlite::Connection::open(db_path(self.data_dir()))
+                .and_then(|c| c.execute_batch(sql))
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    pub fn exec(&self, sql: &str) {
+        if let Err(e) = self.try_exec(sql) {
+            panic!("{sql}: {e}");
+        }
+    }
+
+    /// The first column of every row, as text.
+    pub fn strings(&self, sql: &str) -> Vec<String> {
+        match &self.pg {
+            Some(pg) => off_runtime(|| {
+                let mut c = postgres::Client::connect(&pg.url, postgres::NoTls).expect("connect");
+                c.query(sql, &[]).expect("query").iter().map(|r| r.get::<_, String>(0)).collect()
+            }),
+            None => {
+                let c = rusqlite::Connection::open(db_path(self.data_dir())).expect("open");
+                let mut stmt = c.prepare(sql).expect("prepare");
+                let rows = stmt.query_map([], |r| r.get::<_, String>(0)).expect("query");
+                rows.collect::<Result<_, _>>().expect("rows")
+            }
+        }
+    }
+
+    /// The user tables, sorted.
+    pub fn tables(&self) -> Vec<String> {
+        self.strings(if self.is_postgres() {
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1"
+        } else {
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        })
+    }
+
+    /// The schema version recorded in the database.
+    pub fn schema_version(&self) -> u32 {
+        let sql = if self.is_postgres() {
+            "SELECT MAX(version)::text FROM schema_migrations"
+        } else {
+            "SELECT CAST(user_version AS TEXT) FROM pragma_user_version"
+        };
+        self.strings(sql)[0].parse().expect("a version")
+    }
+
+    /// Pretend a newer build migrated the database.
+    pub fn set_schema_version(&self, version: u32) {
+        self.exec(&if self.is_postgres() {
+            format!("INSERT INTO schema_migrations (version) VALUES ({version})")
+        } else {
+            format!("PRAGMA user_version = {version}")
+        });
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some(pg) = &self.pg {
+            // Best effort: the throwaway server goes away anyway.
+            if let Ok(mut c) = postgres::Client::connect(&pg.admin, postgres::NoTls) {
+                let _ = c.batch_execute(&format!("DROP SCHEMA {} CASCADE", pg.schema));
+            }
+        }
+    }
+}
+
+/// Run a blocking `postgres` call on a thread of its own: the sync client
+/// starts a runtime, which cannot happen on a thread driving async tests.
+pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| s.spawn(f).join().expect("the database call panicked"))
+}
+
+/// A test written once, run on both backends: `both!(fn name(db) { .. })`
+/// gives `name::sqlite` and `name::postgres` with `db: &TestDb`; `async fn`
+/// runs the body on a two-thread runtime.
+#[macro_export]
+macro_rules! both {
+    (fn $name:ident($db:ident) $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            fn body($db: &$crate::common::TestDb) $body
+            #[test]
+            fn sqlite() {
+                body(&$crate::common::TestDb::sqlite());
+            }
+            #[test]
+            fn postgres() {
+                match $crate::common::TestDb::postgres() {
+                    Some(db) => body(&db),
+                    None => eprintln!("skipped: {} is not set", $crate::common::ENV),
+                }
+            }
+        }
+    };
+    (async fn $name:ident($db:ident) $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            async fn body($db: &$crate::common::TestDb) $body
+            fn run(db: $crate::common::TestDb) {
+                let rt = tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .expect("runtime");
+                rt.block_on(body(&db));
+            }
+            #[test]
+            fn sqlite() {
+                run($crate::common::TestDb::sqlite());
+            }
+            #[test]
+            fn postgres() {
+                match $crate::common::TestDb::postgres() {
+                    Some(db) => run(db),
+                    None => eprintln!("skipped: {} is not set", $crate::common::ENV),
+                }
+            }
+        }
+    };
+}

@@ -110,6 +110,7 @@ export const HANDLERS = {
   },
 
   results(s, m, fx) {
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops where it was
     s.race.results = m;
     s.race.countdown = 0;
     s.race.live = false;

@@ -209,7 +209,8 @@ function renderOverlay(s, now) {
     small = `Finished in ${g.steps} ${s.race.board.game === 'ghost' ? 'steps' : 'moves'}${solo(s) ? '' : '. Waiting for the others…'}`;
   } else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
   else if (g && s.game.givenUp) small = 'You gave up this run. Waiting for the results…';
-  const flash = !big && !small && s.ui.flash && s.timers.flashUntil > now;
+  // The start's flash never lingers over a finish or the results.
+  const flash = !big && !small && !s.race.results && !(g && g.status !== 'playing') && s.ui.flash && s.timers.flashUntil > now;
   if (flash) big = s.ui.flash;
   o.classList.toggle('flash', !!flash);
   // During the countdown the board shows through: everyone studies it for the same time.

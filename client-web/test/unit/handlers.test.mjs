@@ -149,6 +149,9 @@ test('an opponent leaving mid-race does not change the clock rule', () => {
   handle(s, { type: 'progress', players: [{ id: 2, pos: [0, 0], steps: 0, status: 'left' }] }, fx);
   assert.equal(solo(s), false);
   assert.equal(elapsed(s, fx.now()), 4000, 'no jump');
+  handle(s, { type: 'results', rankings: [], reveal: { game: 'maze', shortest: 8, solution: [] } }, fx);
+  fx.tick(3000);
+  assert.equal(elapsed(s, fx.now()), 4000, 'stopped at the results');
   // An older server (no clock): the rule is decided at the start from the racers then, and kept.
   const o = seated([player(1, 'Ann'), player(2, 'Bob')]);
   raceOn(o.s, o.fx, MAZE);
@@ -218,6 +221,8 @@ test('results: the race is over, no stale hint, the result said', () => {
   assert.equal(s.ui.hint, '');
   assert.equal(s.ui.hintWarn, false);
   assert.equal(fx.said.at(-1), 'Race over. You did not finish (out of steps).');
+  fx.tick(5000);
+  assert.equal(elapsed(s, fx.now()), 0, 'the clock stopped at the results');
   assert.equal(canMove(s), false);
 });
 

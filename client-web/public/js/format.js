@@ -29,6 +29,13 @@ export function clock(ms) {
   return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
 }
 
+/** An RFC 3339 time ("2026-12-01T09:12:31Z") as the browser's local "09:12"; null when unreadable. */
+export function hhmm(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return null;
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
 /** 3_723_000 -> "1:02:03" (hours always shown): for the daily countdown. */
 export function hms(ms) {
   const t = Math.max(0, Math.ceil(ms / 1000));
@@ -54,6 +61,7 @@ export const STATUS = {
   out_of_steps: 'out of steps',
   left: 'left',
   timed_out: 'timed out',
+  gave_up: 'gave up',
 };
 export const statusLabel = (s) => STATUS[s] || String(s || '');
 
@@ -64,14 +72,34 @@ export function cleanCode(text) {
   return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-/** Reads the room code from a path like "/r/K7M2Q". */
+/** Reads the room code from a path like "/r/K7M2Q" (or "/r/K7M2Q?k=KEY"). */
 export function codeFromPath(path) {
-  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '');
+  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '');
   return m ? m[1].toUpperCase() : null;
 }
 
+/** The invite key in a link or query ("...?k=3f9a0c1d5e7b2a64"), or null. */
+export function keyFrom(text) {
+  const m = /[?&]k=([0-9a-fA-F]{16})\b/.exec(String(text || ''));
+  return m ? m[1].toLowerCase() : null;
+}
+
+/** A room's invite path: the key lets a friend past the failed-join limit. */
+export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
+
 /** The server's longest name, counted as it counts: Unicode scalar values (Rust's chars()). */
 export const NAME_MAX = 24;
+
+/** Control characters and the bidi embedding, override and isolate marks the server refuses in a name. */
+const BAD_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Why the server would refuse `name` (already trimmed) under a limit of `max` characters, or ''. */
+export function nameProblem(name, max = NAME_MAX) {
+  if (!name) return 'Enter a name first: the others will see it.';
+  if (nameLength(name) > max) return `A name is at most ${max} characters.`;
+  if (BAD_NAME_CHARS.test(name)) return 'That name has a character that is not allowed.';
+  return '';
+}
 
 /** Characters as the server counts them: code points, not UTF-16 units (an emoji is one, not two). */
 export const nameLength = (s) => [...String(s)].length;

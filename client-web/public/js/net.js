@@ -1,7 +1,19 @@
 // The WebSocket to /ws: JSON text frames with a "type". Says hello first on
 // every (re)connection, reconnects with exponential backoff and jitter when
 // the socket drops, and pings so a quiet player is not taken for a dead one.
-// It knows nothing of rooms or rules; app.js reacts to the messages.
+// It knows nothing of rooms or rules; handlers.js reacts to the messages.
+//
+// The transport seam: app.js talks to any class with this interface, so a
+// stand-in (a local server for solo practice) can be swapped in:
+//   new T({url, hello, onMessage, onState})  hello() -> the hello message;
+//     onMessage(msg) per server message; onState(state, waitMs) with state
+//     'connecting' | 'open' | 'waiting' | 'taken'
+//   connect()   open (or reopen now); says hello() first
+//   restart()   drop the connection and connect again (a fresh hello)
+//   close()     stop for good (no reconnect)
+//   send(msg)   -> false when not open
+//   open        true while messages can be sent
+//   active      true while connecting or open
 
 /** Backoff before attempt `n` (0-based): 0.5 s doubling to a 10 s cap, with jitter. */
 export function backoff(n, rand = Math.random) {
@@ -83,6 +95,20 @@ export class Connection {
     if (ws) ws.close();
     clearInterval(this.pinger);
     this.connect();
+  }
+
+  /** Stops for good: closes the socket and never reconnects (a transport being swapped out). */
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+  }
+
+  get active() {
+    return !!this.ws && (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING);
   }
 
   get open() {

@@ -11,12 +11,12 @@ import { fit, draw } from './render.js';
 import * as F from './format.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
-let host = null; // {show(view), back(), token()} from app.js
-let R = null; // the run on screen: {run, board, frames, refused, pb, timer, glide}
-let opened = 0; // the latest openReplay call: an older fetch answering late is ignored
+let host = null; // {state, show(view), back(), token()} from app.js
+let S = null; // the page's state: the run on screen is S.replay.run, the latest open S.replay.opened
 
 export function initReplay(h) {
   host = h;
+  S = h.state;
 }
 
 /**
@@ -26,7 +26,7 @@ export function initReplay(h) {
  */
 export async function openReplay(id, known = null) {
   closeReplay();
-  const mine = ++opened;
+  const mine = ++S.replay.opened;
   host.show('replay');
   $('replay').classList.remove('blocked');
   $('rp-play').hidden = true;
@@ -45,7 +45,7 @@ export async function openReplay(id, known = null) {
   } catch {
     res = null;
   }
-  if (mine !== opened) return;
+  if (mine !== S.replay.opened) return;
   let board = null;
   try {
     board = res && res.ok && body ? parseBoard(body.board) : null;
@@ -55,28 +55,28 @@ export async function openReplay(id, known = null) {
   if (!board) return refused(res, body);
   const { frames, refused: bad } = replayFrames(board, body.actions);
   const still = reducedMotion.matches;
-  R = { run: body, board, frames, refused: bad, pb: new Playback(frames.length, { at: still ? frames.length : 0 }), timer: 0, glide: null };
-  R.pb.setSpeed(Number($('rp-speed').value));
+  S.replay.run = { run: body, board, frames, refused: bad, pb: new Playback(frames.length, { at: still ? frames.length : 0 }), timer: 0, glide: null };
+  S.replay.run.pb.setSpeed(Number($('rp-speed').value));
   $('rp-play').hidden = false;
   describe();
   $('rp-h').focus({ preventScroll: true });
-  if (!still) R.pb.play();
+  if (!still) S.replay.run.pb.play();
   render();
   schedule();
 }
 
 /** Stops the timer (leaving the view, or another run opening). */
 export function closeReplay() {
-  if (R) clearTimeout(R.timer);
-  R = null;
-  opened++;
+  if (S.replay.run) clearTimeout(S.replay.run.timer);
+  S.replay.run = null;
+  S.replay.opened++;
 }
 
 /** What the tests (and a curious developer) can read: the position and the frame shown. */
 export function replayState() {
-  if (!R) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
-  const { pb, frames, run } = R;
-  return { i: pb.i, last: pb.last, playing: pb.playing, speed: pb.speed, frame: structuredClone(frames[pb.i]), steps: run.steps, state: run.state, refused: R.refused };
+  if (!S.replay.run) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
+  const { pb, frames, run } = S.replay.run;
+  return { i: pb.i, last: pb.last, playing: pb.playing, speed: pb.speed, frame: structuredClone(frames[pb.i]), steps: run.steps, state: run.state, refused: S.replay.run.refused };
 }
 
 const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
@@ -98,7 +98,7 @@ function head(run) {
 
 /** The head and the notes: whether the replay agrees with the stored result, and the legend. */
 function describe() {
-  const { run, board, frames, refused: bad } = R;
+  const { run, board, frames, refused: bad } = S.replay.run;
   const u = unit(board.game);
   const end = frames[frames.length - 1];
   head({ ...run, game: board.game, size: board.size });
@@ -115,7 +115,7 @@ function describe() {
   else note = `This replay ends after ${end.steps} ${u}, but the run was recorded with ${run.steps}.`;
   $('rp-note').textContent = note;
   $('rp-note').className = `small ${run.state === 'playing' || agrees(frames, bad, run) ? 'muted' : 'warn'}`;
-  $('rp-seek').max = String(R.pb.last);
+  $('rp-seek').max = String(S.replay.run.pb.last);
 }
 
 /** A 403 (today's board, not yours), a 404, or a failure: the server's words as text. */
@@ -131,30 +131,30 @@ function refused(res, body) {
 }
 
 function schedule() {
-  clearTimeout(R.timer);
-  if (!R.pb.playing) return;
-  R.timer = setTimeout(() => {
-    if (!R) return;
-    const from = R.frames[R.pb.i].pos;
-    R.pb.tick();
+  clearTimeout(S.replay.run.timer);
+  if (!S.replay.run.pb.playing) return;
+  S.replay.run.timer = setTimeout(() => {
+    if (!S.replay.run) return;
+    const from = S.replay.run.frames[S.replay.run.pb.i].pos;
+    S.replay.run.pb.tick();
     glide(from);
     render();
-    if (R.pb.atEnd && !R.pb.playing) announce(`End of the run: ${R.frames[R.pb.i].steps} ${unit(R.board.game)}.`);
+    if (S.replay.run.pb.atEnd && !S.replay.run.pb.playing) announce(`End of the run: ${S.replay.run.frames[S.replay.run.pb.i].steps} ${unit(S.replay.run.board.game)}.`);
     schedule();
-  }, R.pb.interval);
+  }, S.replay.run.pb.interval);
 }
 
 /** Glides the marker from `from` to the current cell (not under reduced motion, not across a rewind). */
 function glide(from) {
-  const f = R.frames[R.pb.i];
+  const f = S.replay.run.frames[S.replay.run.pb.i];
   const near = Math.abs(from[0] - f.pos[0]) + Math.abs(from[1] - f.pos[1]) === 1;
-  R.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
+  S.replay.run.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, S.replay.run.pb.interval * 0.8) } : null;
 }
 
 /** The position and the controls now, the board on the next animation frame. */
 function render() {
-  if (!R) return;
-  const { board, frames, pb } = R;
+  if (!S.replay.run) return;
+  const { board, frames, pb } = S.replay.run;
   const f = frames[pb.i];
   const last = frames[frames.length - 1];
   const u = unit(board.game);
@@ -183,16 +183,16 @@ function queuePaint() {
 
 function paint() {
   paintQueued = false;
-  if (!R || $('replay').hidden) return;
-  const { board, frames, pb } = R;
+  if (!S.replay.run || $('replay').hidden) return;
+  const { board, frames, pb } = S.replay.run;
   const f = frames[pb.i];
   let pos = f.pos;
-  if (R.glide) {
-    const k = (performance.now() - R.glide.t) / R.glide.ms;
+  if (S.replay.run.glide) {
+    const k = (performance.now() - S.replay.run.glide.t) / S.replay.run.glide.ms;
     if (k < 1) {
-      pos = [R.glide.from[0] + (f.pos[0] - R.glide.from[0]) * k, R.glide.from[1] + (f.pos[1] - R.glide.from[1]) * k];
+      pos = [S.replay.run.glide.from[0] + (f.pos[0] - S.replay.run.glide.from[0]) * k, S.replay.run.glide.from[1] + (f.pos[1] - S.replay.run.glide.from[1]) * k];
       queuePaint();
-    } else R.glide = null;
+    } else S.replay.run.glide = null;
   }
   const canvas = $('rp-board');
   const col = $('rp-play');
@@ -208,9 +208,9 @@ function paint() {
 }
 
 function control(fn) {
-  if (!R) return;
-  const from = R.frames[R.pb.i].pos;
-  fn(R.pb);
+  if (!S.replay.run) return;
+  const from = S.replay.run.frames[S.replay.run.pb.i].pos;
+  fn(S.replay.run.pb);
   glide(from);
   render();
   schedule();
@@ -227,12 +227,12 @@ $('rp-back').addEventListener('click', () => {
   closeReplay();
   host.back();
 });
-addEventListener('resize', () => R && queuePaint());
+addEventListener('resize', () => S.replay.run && queuePaint());
 
 // Keys on the replay screen: arrows step, Home and End jump, space plays or pauses.
 // A focused control keeps its own keys (the seek bar's arrows, a button's space).
 document.addEventListener('keydown', (e) => {
-  if (!R || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
+  if (!S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
   const t = e.target;
   if (t && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName) && !(t.tagName === 'BUTTON' && e.key.startsWith('Arrow'))) return;
   const act = {
@@ -246,3 +246,7 @@ document.addEventListener('keydown', (e) => {
   e.preventDefault();
   control(act);
 });
+
+// The screen's interface like the others': init with the page's hooks; it draws itself.
+export { initReplay as init, noRender as render };
+function noRender() {}

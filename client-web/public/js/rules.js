@@ -153,3 +153,28 @@ export function dirTo(a, b) {
   if (Math.abs(dr) + Math.abs(dc) !== 1) return null;
   return dr === -1 ? 'up' : dr === 1 ? 'down' : dc === -1 ? 'left' : 'right';
 }
+
+/**
+ * Shortest distance in steps from every cell to `board.goal`, the gate counted
+ * as open (for Ghost a lower bound): what `progress.left` carries, for a
+ * server that does not send it. -1 where the goal cannot be reached.
+ */
+export function distancesToGoal(board) {
+  const n = board.n;
+  const dist = new Array(n * n).fill(-1);
+  const goal = board.goal;
+  dist[goal[0] * n + goal[1]] = 0;
+  const queue = [goal];
+  for (let i = 0; i < queue.length; i++) {
+    const p = queue[i];
+    for (const d of DIRS) {
+      // Moves are symmetric (walls and passages both ways), so a step back from the goal is a step towards it.
+      const q = neighbour(board, p, d);
+      if (q && dist[q[0] * n + q[1]] < 0) {
+        dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;
+        queue.push(q);
+      }
+    }
+  }
+  return dist;
+}

@@ -1,10 +1,75 @@
 // Everything kept in the browser: the name, the reconnect token, the mute
-// switch, and the best result per game AND size (never one key for all sizes).
-// Storage can throw (private mode, quota) or hold junk; both read as "nothing".
+// switch, the best result per game AND size (never one key for all sizes),
+// today's daily results, and the maze cells crossed. Storage can throw
+// (private mode, quota) or hold junk; both read as "nothing".
+//
+// The token: one player per live tab. A tab playing as a token holds a Web
+// Lock named after it for as long as it lives; the browser drops the lock the
+// moment the tab closes. So a tab closed mid-race and a new one opened a
+// second later resumes the same player (the old claim in localStorage lived
+// 10 s after the tab died, so the new tab started as a new player, joined its
+// own race as a watcher and was listed twice), while two tabs open at once
+// are still two players (no tug of war over one seat).
 
 const KEY = 'mazerace.';
 
-export function makeStore(storage, session, now = () => Date.now()) {
+/**
+ * Takes the lock for `token`, waiting up to `waitMs` for a tab that is
+ * closing to let go. Resolves to a release function, or null when another
+ * live tab holds it.
+ */
+function lockToken(locks, token, waitMs) {
+  return new Promise((resolve) => {
+    let release;
+    const held = new Promise((r) => (release = r));
+    const opts = waitMs > 0 && globalThis.AbortSignal && AbortSignal.timeout ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true };
+    Promise.resolve()
+      .then(() =>
+        locks.request(`mazerace.token.${token}`, opts, (lock) => {
+          if (!lock) return resolve(null);
+          resolve(release);
+          return held;
+        }),
+      )
+      .catch(() => resolve(null));
+  });
+}
+
+/**
+ * Web Locks' `request` over a BroadcastChannel, for pages without
+ * navigator.locks (it needs a secure context; a phone on a plain-HTTP LAN
+ * address has none): a live tab holding a name answers when asked; a closed
+ * one cannot, so its name is free at once. `close()` ends it (tests).
+ */
+export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
+  if (!BC) return null;
+  const ch = new BC('mazerace.locks');
+  const mine = new Set();
+  ch.addEventListener('message', (e) => e.data && mine.has(e.data.ask) && ch.postMessage({ have: e.data.ask }));
+  return {
+    close: () => ch.close(),
+    request: (name, opts, cb) =>
+      new Promise((resolve, reject) => {
+        let taken = mine.has(name);
+        const hear = (e) => (taken ||= !!e.data && e.data.have === name);
+        ch.addEventListener('message', hear);
+        ch.postMessage({ ask: name });
+        setTimeout(async () => {
+          ch.removeEventListener('message', hear);
+          if (taken) return opts.signal ? reject(new Error('AbortError')) : resolve(cb(null));
+          mine.add(name);
+          try {
+            resolve(await cb({ name }));
+          } finally {
+            mine.delete(name);
+          }
+        }, waitMs);
+      }),
+  };
+}
+
+/** storage: localStorage; session: sessionStorage; locks: navigator.locks or channelLocks() (null: every claim succeeds). */
+export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {
       const raw = s && s.getItem(KEY + k);
@@ -21,12 +86,9 @@ export function makeStore(storage, session, now = () => Date.now()) {
       /* storage full or disabled: the game still works, it just forgets */
     }
   };
-  // Two tabs must not resume the same player (each would keep taking the seat
-  // from the other). The tab that uses the shared token refreshes a claim on it;
-  // another tab seeing a fresh claim starts as a new player instead.
-  const tabId = get(session, 'tab') || Math.random().toString(36).slice(2);
-  set(session, 'tab', tabId);
-  const CLAIM_MS = 10000;
+  let chosen = null; // the token this tab plays as (claim() decides)
+  let release = null; // lets go of its lock
+  const lock = (t, waitMs) => (locks ? lockToken(locks, t, waitMs) : Promise.resolve(() => {}));
 
   return {
     name: () => {
@@ -37,28 +99,60 @@ export function makeStore(storage, session, now = () => Date.now()) {
     muted: () => get(storage, 'muted') === true,
     setMuted: (m) => set(storage, 'muted', !!m),
 
-    /** The token this tab should resume with, or null to start as a new player. */
-    token() {
-      const own = get(session, 'token');
-      if (typeof own === 'string') return own;
-      const shared = get(storage, 'token');
-      if (typeof shared !== 'string') return null;
-      const claim = get(storage, 'claim');
-      if (claim && claim.tab !== tabId && now() - claim.at < CLAIM_MS) return null;
-      return shared;
-    },
-    /** Remembers the token from `welcome`; the first tab also makes it the shared one. */
-    setToken(t) {
-      set(session, 'token', t);
-      const claim = get(storage, 'claim');
-      if (t == null || !claim || claim.tab === tabId || now() - claim.at >= CLAIM_MS) {
-        set(storage, 'token', t);
-        if (t != null) this.keepClaim();
+    /**
+     * Decides the token this tab plays as (once, before connecting): its own
+     * from before a reload, else the browser's shared one, whichever no other
+     * live tab holds; null to start as a new player.
+     */
+    async claim() {
+      for (const t of new Set([get(session, 'token'), get(storage, 'token')])) {
+        if (typeof t !== 'string') continue;
+        const r = await lock(t, 400);
+        if (r) {
+          [chosen, release] = [t, r];
+          break;
+        }
       }
+      return chosen;
     },
-    /** Call every few seconds while connected: this tab still uses the shared token. */
-    keepClaim() {
-      if (get(session, 'token') === get(storage, 'token')) set(storage, 'claim', { tab: tabId, at: now() });
+    token: () => chosen,
+    /** The token from `welcome` (null: forget a refused one); the first tab's is the shared one too. */
+    setToken(t) {
+      const shared = get(storage, 'token');
+      if (shared == null || shared === chosen) set(storage, 'token', t);
+      set(session, 'token', t);
+      if (t === chosen) return;
+      if (release) release();
+      [chosen, release] = [t, null];
+      if (t != null) lock(t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
+    },
+
+    /** The maze cells crossed on board `seed` (a reload keeps the tint). */
+    visited(seed) {
+      const v = get(session, 'visited');
+      return v && v.seed === seed && Array.isArray(v.cells) ? v.cells.map(String) : [];
+    },
+    setVisited: (seed, cells) => set(session, 'visited', { seed, cells }),
+
+    /** Keeps a daily_result: the day's ranked result per board (and the time it came), for the home page. */
+    recordDaily(m) {
+      if (!m || typeof m.date !== 'string') return;
+      const day = get(storage, `daily.${m.date}`);
+      const all = day && typeof day === 'object' ? day : {};
+      const k = `${m.game}.${m.size}`;
+      if (m.ranked || !all[k]) all[k] = { ...m, at: new Date(now()).toISOString() };
+      set(storage, `daily.${m.date}`, all);
+      set(storage, 'streak', { date: m.date, streak: m.streak });
+    },
+    /** The day's kept results: {"ghost.small": daily_result + at, ...}. */
+    dailyDay(date) {
+      const d = get(storage, `daily.${date}`);
+      return d && typeof d === 'object' ? d : {};
+    },
+    /** The last streak the server told us: {date, streak} or null. */
+    streak() {
+      const st = get(storage, 'streak');
+      return st && typeof st.date === 'string' && Number.isFinite(st.streak) ? st : null;
     },
 
     best: (game, size) => {

@@ -8,7 +8,7 @@ import { route } from '../route.mjs';
 let srv, browser;
 serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
-test('practice alone: no lobby, timer from the first move, play again (reduced motion)', async () => {
+test('practice alone: no lobby, timer from the first move, a new board (reduced motion)', async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
   await p.page.emulateMedia({ reducedMotion: 'reduce' });
   await p.page.fill('#name', 'Solo');
@@ -29,8 +29,9 @@ test('practice alone: no lobby, timer from the first move, play again (reduced m
   await p.page.click('#watch-line');
   assert.equal(await p.page.textContent('#watch-line'), 'Watch the optimal line');
   await p.page.waitForSelector('#again', { state: 'visible' });
+  assert.equal(await p.page.textContent('#again'), 'Try this board again');
   const from = p.frames.length;
-  await p.page.click('#again');
+  await p.page.click('#newboard');
   const again = await p.frame((m) => m.type === 'race_start', { from, what: 'second race_start' });
   assert.notEqual(again.board.seed, rs.board.seed, 'a fresh vault');
   await p.page.waitForFunction(() => {
@@ -214,16 +215,18 @@ test('touch: tap the square next to you, or use the on-screen arrows', async () 
 test('a page opened on localhost shares the LAN address from /api/urls', async () => {
   const p = await openPage(browser, LAPTOP);
   await p.page.route('**/api/urls', (r) =>
-    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ urls: ['http://192.168.1.5:7878/'] }) }),
+    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ local: 'http://127.0.0.1:7878', lan: ['http://192.168.1.5:7878/'] }) }),
   );
   await p.page.goto(srv.url);
   await p.page.fill('#name', 'Lan');
   await p.page.click('#make button[type=submit]');
   await p.page.waitForSelector('body[data-view="lobby"]');
   const code = (await p.page.textContent('#lobby-h')).trim();
-  await p.page.waitForFunction((c) => document.querySelector('#link').value === `http://192.168.1.5:7878/r/${c}`, code);
+  const key = await p.page.evaluate(() => window.__mazerace.room.key);
+  const want = `http://192.168.1.5:7878/r/${code}?k=${key}`;
+  await p.page.waitForFunction((w) => document.querySelector('#link').value === w, want);
   const qr = await p.page.getAttribute('#qr', 'src');
-  assert.equal(qr, `/api/qr.svg?text=${encodeURIComponent(`http://192.168.1.5:7878/r/${code}`)}`);
+  assert.equal(qr, `/api/qr.svg?text=${encodeURIComponent(want)}`);
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });

@@ -52,7 +52,9 @@ test('home page, then Ann makes a maze room and Bob joins by its link', async ()
   const code = (await text(ann, '#lobby-h')).trim();
   assert.match(code, /^[A-Z0-9]{5}$/);
   const link = await ann.page.inputValue('#link');
-  assert.ok(link.endsWith(`/r/${code}`), link);
+  const key = await ann.page.evaluate(() => window.__mazerace.room.key);
+  assert.match(key, /^[0-9a-f]{16}$/);
+  assert.ok(link.endsWith(`/r/${code}?k=${key}`), link);
   await visible(ann, '#qr');
   // The QR code of the link loads (an SVG from /api/qr.svg).
   await ann.page.waitForFunction(() => {
@@ -133,7 +135,7 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
   assert.deepEqual(rows.map((r) => r[1]), ['Ann', MARKUP]);
   assert.deepEqual(rows.map((r) => r[0]), ['1', '2']);
   assert.equal(rows[0][2], String(line.length));
-  assert.match(await text(ann, '#reveal'), new RegExp(`Shortest route: ${line.length} moves`));
+  assert.equal(await text(ann, '#reveal'), `Best possible: ${line.length} moves (the shortest route).`);
   assert.match(await text(ann, '#mybest'), /New best!/);
   assert.match(await text(ann, '#mybest'), new RegExp(`Maze Escape Easy 11×11: 100% · ${line.length} moves`));
   await visible(ann, '#rematch');
@@ -226,8 +228,9 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
   for (const r of res.rankings) assert.equal(r.steps, steps, `${r.name}'s steps`);
   assert.deepEqual(res.rankings.map((r) => r.rank), [1, 2]);
   const reveal = await text(ann, '#reveal');
-  assert.match(reveal, new RegExp(`Par ${rs.board.par}\\b`));
-  assert.match(reveal, res.reveal.true_par == null ? /unknown/ : new RegExp(`Best possible: ${res.reveal.true_par} steps`));
+  // The best possible first, the builder's count (par) explained after it.
+  assert.match(reveal, res.reveal.true_par == null ? /unknown/ : new RegExp(`^Best possible: ${res.reveal.true_par} steps`));
+  assert.match(reveal, new RegExp(`builder's count(,| was) ${rs.board.par}\\b`));
   assert.match(await text(bob, '#mybest'), /Your best on Ghost Small 6×6/);
   await screenshot(ann.page, 'laptop-6-results-ghost');
   await screenshot(bob.page, 'phone-6-results-ghost');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clock, hms, ordinal, msToUtcMidnight, cleanCode, codeFromPath, sizeLabel } from '../../public/js/format.js';
+import { clock, hms, ordinal, msToUtcMidnight, cleanCode, codeFromPath, sizeLabel, keyFrom, roomPath } from '../../public/js/format.js';
 
 test('clock and countdown formats', () => {
   assert.equal(clock(0), '0:00.0');
@@ -30,6 +30,11 @@ test('room codes from typing, links and paths', () => {
   assert.equal(codeFromPath('/r/'), null);
   assert.equal(codeFromPath('/'), null);
   assert.equal(sizeLabel('maze', 'hard'), 'Hard 23×23');
+  assert.equal(codeFromPath('/r/k7m2q?k=3f9a0c1d5e7b2a64'), 'K7M2Q');
+  assert.equal(keyFrom('http://x/r/K7M2Q?k=3F9A0C1D5E7B2A64'), '3f9a0c1d5e7b2a64');
+  assert.equal(keyFrom('/r/K7M2Q?k=short'), null);
+  assert.equal(roomPath('K7M2Q', '3f9a0c1d5e7b2a64'), '/r/K7M2Q?k=3f9a0c1d5e7b2a64');
+  assert.equal(roomPath('K7M2Q'), '/r/K7M2Q');
 });
 
 test('names are limited in characters as the server counts them, not UTF-16 units', async () => {

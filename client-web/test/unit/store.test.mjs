@@ -1,7 +1,7 @@
 // Local storage: bests per game AND size, the name, the token shared between tabs safely.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeStore, memoryStorage } from '../../public/js/store.js';
+import { makeStore, memoryStorage, channelLocks } from '../../public/js/store.js';
 
 test('bests are kept per game and size, best efficiency then time then steps', () => {
   const s = makeStore(memoryStorage(), memoryStorage());
@@ -49,22 +49,66 @@ test('name and mute round-trip', () => {
   assert.equal(s.muted(), true);
 });
 
-test('a reload resumes with the tab token; a second live tab starts fresh', () => {
-  let t = 1000;
+/** navigator.locks as far as the store uses it: named locks, held until released. */
+function fakeLocks() {
+  const held = new Set();
+  return {
+    held,
+    async request(name, opts, cb) {
+      if (held.has(name)) {
+        if (opts.signal) throw new Error('AbortError');
+        return cb(null);
+      }
+      held.add(name);
+      await cb({ name });
+      held.delete(name);
+    },
+  };
+}
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+test('a reload resumes with the tab token; a second live tab starts fresh; a closed tab leaves its player to the next one', async () => {
   const ls = memoryStorage();
+  const locks = fakeLocks();
   const tabA = memoryStorage();
-  const a = makeStore(ls, tabA, () => t);
-  assert.equal(a.token(), null);
+  const a = makeStore(ls, tabA, undefined, locks);
+  assert.equal(await a.claim(), null, 'nothing stored: a new player');
   a.setToken('tok-A');
-  assert.equal(makeStore(ls, tabA, () => t).token(), 'tok-A', 'same tab after reload');
-  const b = makeStore(ls, memoryStorage(), () => t);
-  assert.equal(b.token(), null, 'tab A still holds the shared token');
+  await settle();
+  assert.ok(locks.held.has('mazerace.token.tok-A'), 'tab A holds its token');
+  const b = makeStore(ls, memoryStorage(), undefined, locks);
+  assert.equal(await b.claim(), null, 'tab A is alive: tab B is a new player');
   b.setToken('tok-B');
   assert.equal(b.token(), 'tok-B');
   assert.equal(a.token(), 'tok-A');
-  t += 60000; // tab A closed long ago: its claim lapsed
-  const c = makeStore(ls, memoryStorage(), () => t);
-  assert.equal(c.token(), 'tok-A', 'a new tab takes over the shared (daily streak) identity');
+  assert.equal(JSON.parse(ls.getItem('mazerace.token')), 'tok-A', 'the shared (daily) identity stays the first tab\'s');
+  // Tab A closes: the browser drops its lock at once (no 10 s claim to wait out).
+  locks.held.delete('mazerace.token.tok-A');
+  const c = makeStore(ls, memoryStorage(), undefined, locks);
+  assert.equal(await c.claim(), 'tok-A', 'a new tab opened right after resumes that player');
+  const dup = makeStore(ls, memoryStorage(), undefined, locks);
+  assert.equal(await dup.claim(), null, 'but not while another live tab plays it');
+  // A reload of tab B: its own token (the lock went with the page, the tab's storage stayed).
+  const tabB = memoryStorage();
+  tabB.setItem('mazerace.token', JSON.stringify('tok-B'));
+  locks.held.delete('mazerace.token.tok-B');
+  assert.equal(await makeStore(ls, tabB, undefined, locks).claim(), 'tok-B');
   c.setToken(null);
-  assert.equal(makeStore(ls, memoryStorage(), () => t).token(), null, 'a refused token is forgotten');
+  assert.equal(JSON.parse(ls.getItem('mazerace.token') || 'null'), null, 'a refused token is forgotten');
+});
+
+test('without Web Locks (plain HTTP): a live tab answers for its token on a BroadcastChannel, a closed one cannot', async () => {
+  const ls = memoryStorage();
+  const tabA = channelLocks(globalThis.BroadcastChannel, 30);
+  const a = makeStore(ls, memoryStorage(), undefined, tabA);
+  await a.claim();
+  a.setToken('tok-A');
+  await new Promise((r) => setTimeout(r, 60));
+  const tabB = channelLocks(globalThis.BroadcastChannel, 30);
+  assert.equal(await makeStore(ls, memoryStorage(), undefined, tabB).claim(), null, 'tab A is alive');
+  tabA.close(); // the tab closed
+  const tabC = channelLocks(globalThis.BroadcastChannel, 30);
+  assert.equal(await makeStore(ls, memoryStorage(), undefined, tabC).claim(), 'tok-A', 'the next tab resumes the player');
+  tabB.close();
+  tabC.close();
 });

@@ -1,0 +1,253 @@
+// What the player does (make, join, move, rewind, give up, leave, rename,
+// rematch) and the state changes shared with handlers.js. Only the state and
+// `fx` (handlers.js, plus buzz, bump, connect, connected): tested without a browser.
+
+import { samePos } from './rules.js';
+import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';
+import * as F from './format.js';
+
+export function joinMsg(code, spectate = false, key = null) {
+  const m = { type: 'join_room', code };
+  if (key) m.key = key;
+  if (spectate) m.spectate = true;
+  return m;
+}
+
+/** A view the server's messages call for: the replay screen stays up, and its Back goes there. */
+export function showRoom(s, view) {
+  if (s.view === 'replay') s.back = view;
+  else s.view = view;
+}
+
+/** The hint under the board; a warning sticks until `until` (now() + a moment). */
+export function hint(s, text, warn, until = 0) {
+  s.ui.hint = text;
+  s.ui.hintWarn = !!warn;
+  s.timers.hintUntil = warn ? until : 0;
+}
+
+export function clearRace(s) {
+  const r = s.race;
+  r.board = null;
+  r.live = false;
+  r.results = null;
+  r.countdown = 0;
+  r.doneMs = null;
+  s.game.pred = null;
+  s.game.confirm = null;
+  s.game.givenUp = false;
+  s.replay.line = null;
+  s.outbox.queue.length = 0;
+}
+
+export function leftRoom(s, fx) {
+  s.room = null;
+  clearRace(s);
+  s.daily.result = null;
+  s.daily.ranked = null;
+  s.daily.rankedAt = null;
+  if (fx.path() !== '/') fx.go('/');
+}
+
+/** Sends the intent kept for after `welcome`, or joins the room the address names. */
+export function runIntent(s, fx) {
+  const code = F.codeFromPath(fx.path());
+  const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
+  s.intent = null;
+  if (msg) {
+    s.lastIntent = msg;
+    fx.send(msg);
+  }
+}
+
+/** A room message under the typed name: now (renaming first if it changed), or after `welcome`. */
+export function request(s, fx, msg, typed) {
+  const name = String(typed || '').trim();
+  const problem = F.nameProblem(name, s.limits.max_name_chars);
+  if (problem) {
+    s.ui.nameError = problem;
+    return false;
+  }
+  s.ui.nameError = '';
+  fx.store.setName(name);
+  if (s.conn.welcomed && fx.connected()) {
+    if (name !== s.me.name) rename(s, fx, name);
+    s.lastIntent = msg;
+    fx.send(msg);
+    return true;
+  }
+  s.me.helloName = name;
+  s.intent = msg;
+  fx.connect(); // a no-op while a connection is on its way: the welcome sends the intent
+  return true;
+}
+
+/** Asks the server to rename; the page shows the name `renamed` confirms. Not while racing. */
+export function rename(s, fx, typed) {
+  const name = String(typed || '').trim();
+  const problem = F.nameProblem(name, s.limits.max_name_chars);
+  if (problem) {
+    s.ui.nameError = problem;
+    return false;
+  }
+  if (!s.conn.welcomed) {
+    s.me.helloName = name; // the next hello says it
+    fx.store.setName(name);
+    return true;
+  }
+  if (name === s.me.name || name === s.pendingRename) return true;
+  const me = member(s);
+  if ((racing(s) || (s.room && s.room.phase === 'countdown')) && me && !me.spectator) {
+    s.ui.nameError = 'You can change your name after the race.';
+    return false;
+  }
+  s.ui.nameError = '';
+  s.pendingRename = name;
+  s.me.helloName = name;
+  fx.send({ type: 'rename', name });
+  return true;
+}
+
+const REASONS = {
+  wall: 'A wall is in the way.',
+  gate_closed: 'The gate is shut: nobody is standing on the plate.',
+  game_over: 'Your game is over.',
+  rewind_used: 'The rewind is used up.',
+  no_rewind: 'Only Ghost has a rewind.',
+};
+
+/** A refused move: a buzz, a shake, a hint that says why, and the same in words for a screen reader. */
+export function blocked(s, fx, reason, local) {
+  if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
+  fx.bump();
+  const text = REASONS[reason] || 'That move is not allowed.';
+  hint(s, text, true, fx.now() + 1800);
+  if (reason === 'wall' || reason === 'gate_closed') fx.announce(text);
+}
+
+/** After my game changed: say the gate's change out loud (run two). */
+export function afterChange(s, fx) {
+  const pred = s.game.pred;
+  if (pred && pred.board.game === 'ghost' && pred.game.run === 2) {
+    const open = gateOpenNow(s);
+    if (open !== s.game.gateWas) fx.announce(open ? 'Gate open.' : 'Gate shut.');
+    s.game.gateWas = open;
+  }
+}
+
+/** Where I stand, in words (the live region and the board's label). */
+export function whereWords(s) {
+  const g = s.game.pred && s.game.pred.game;
+  if (!g) return '';
+  const b = g.board;
+  const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
+  const on = samePos(g.pos, b.goal) ? (b.game === 'ghost' ? ', on the flag' : ', on the exit') : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
+  const goal = b.game === 'ghost' ? `flag at row ${b.flag[0] + 1}, column ${b.flag[1] + 1}` : `exit at row ${b.exit[0] + 1}, column ${b.exit[1] + 1}`;
+  return `${at}${on}. The ${goal}.`;
+}
+
+/** One move or the rewind, predicted at once and sent paced. `force` answers the rewind question. */
+export function act(s, fx, action, { force = false } = {}) {
+  if (!canMove(s)) return;
+  const pred = s.game.pred;
+  if (pred.pending.length >= 24) return; // far ahead of the server: wait for answers
+  const g = pred.game;
+  const b = pred.board;
+  if (action === 'rewind' && !force && b.game === 'ghost' && g.run === 1 && !samePos(g.pos, b.plate)) {
+    // The ghost replays run one: if it never reaches the plate, the gate never opens.
+    s.game.confirm = 'rewind';
+    fx.announce('You are not on the plate: your ghost will never open the gate. Rewind anyway?');
+    return;
+  }
+  s.game.confirm = null;
+  const now = fx.now();
+  const seq = s.game.seq + 1;
+  const from = g.pos.slice();
+  const r = pred.act(action, seq);
+  if (!r.ok) return blocked(s, fx, r.reason, true);
+  s.game.seq = seq;
+  sendPaced(s, fx, action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
+  if (!s.race.firstMoveAt) s.race.firstMoveAt = now;
+  s.game.anim = action === 'rewind' ? null : { from, t: now };
+  s.game.visited.add(pred.game.pos.join(','));
+  if (b.game === 'maze') fx.store.setVisited(b.seed, [...s.game.visited]);
+  const st = pred.game.status;
+  if (st === 'won') {
+    s.race.doneMs = elapsed(s, now);
+    hint(s, '', false);
+    fx.announce('You reached the goal!');
+  } else if (st === 'out_of_steps') {
+    hint(s, '', false);
+    fx.announce('Out of steps.');
+  } else if (action === 'rewind') {
+    fx.announce('Rewind. Run two: your ghost replays run one.');
+  } else if (now - s.game.lastMoveSaid >= 1500) {
+    // Accepted moves, throttled: a screen reader keeps up with a key held down.
+    s.game.lastMoveSaid = now;
+    fx.announce(whereWords(s).split('.')[0] + '.');
+  }
+  afterChange(s, fx);
+}
+
+/** Run two of a vault that will not open: end the run now, not finished (PROTOCOL-NEXT 6). */
+export function giveUp(s, fx) {
+  if (!canMove(s)) return;
+  s.game.givenUp = true;
+  s.game.confirm = null;
+  sendPaced(s, fx, { type: 'give_up' }); // after the moves still queued
+  hint(s, '', false);
+  fx.announce('You gave up this run. It counts as not finished.');
+}
+
+/** The ranked daily try is at stake: a daily room, my run going, and not known to be practice. */
+export const dailyAtStake = (s) =>
+  !!s.room && !!s.room.daily && racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp && s.daily.ranked !== false;
+
+/** Leaves the room; in a ranked daily run in progress, asks first (`force` is the answer). */
+export function leave(s, fx, { force = false } = {}) {
+  if (!force && dailyAtStake(s)) {
+    s.game.confirm = 'leave';
+    fx.announce('Leaving now uses your ranked try for today. Leave anyway?');
+    return;
+  }
+  fx.send({ type: 'leave_room' });
+  leftRoom(s, fx);
+  s.view = 'home';
+  fx.loadDaily();
+}
+
+export function rematch(s, fx) {
+  if (!isHost(s)) return;
+  s.lastIntent = { type: 'rematch' };
+  fx.send(s.lastIntent);
+}
+
+/** "Try this board again" after a solo or practice race: the same board, started at once (practice in a daily room). */
+export function tryAgain(s, fx) {
+  if (!s.room || !s.race.results) return;
+  s.soloNext = true;
+  s.lastIntent = { type: 'rematch', same_board: true };
+  fx.send(s.lastIntent);
+}
+
+/** Paced below welcome.limits' rate, queued not dropped: the moves are already on screen. */
+export function sendPaced(s, fx, msg) {
+  const o = s.outbox;
+  const { cap, perSec } = pacing(s.limits);
+  const now = fx.now();
+  if (o.tokens == null) o.tokens = cap;
+  o.tokens = Math.min(cap, o.tokens + ((now - (o.at || now)) / 1000) * perSec);
+  o.at = now;
+  if (msg) o.queue.push(msg);
+  while (o.queue.length && o.tokens >= 1) {
+    o.tokens -= 1;
+    fx.send(o.queue.shift());
+  }
+  if (o.queue.length && !s.timers.pace) {
+    s.timers.pace = 1;
+    fx.later(() => {
+      s.timers.pace = 0;
+      sendPaced(s, fx, null);
+    }, Math.ceil(1000 / perSec) + 5);
+  }
+}

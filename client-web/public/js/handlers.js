@@ -1,0 +1,294 @@
+// Every server message: a table from type to a handler that updates the
+// state and asks `fx` for side effects; the caller renders after. No DOM, so
+// node --test feeds it messages. fx: {send, now, later(fn, ms), store,
+// announce, toast, path() (with the query), go(path), loadDaily}
+
+import { parseBoard } from './rules.js';
+import { Predictor } from './predict.js';
+import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
+import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint } from './actions.js';
+import { clockFor } from './racerules.js';
+import * as F from './format.js';
+
+/** Routes one server message; unknown types are ignored (a newer server may say more). */
+export function handle(s, m, fx) {
+  const h = HANDLERS[m && m.type];
+  if (h) h(s, m, fx);
+}
+
+export const HANDLERS = {
+  welcome(s, m, fx) {
+    s.me.id = m.player_id;
+    s.conn.welcomed = true;
+    fx.store.setToken(m.token);
+    s.limits = readLimits(m.limits);
+    s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
+    if (typeof m.name === 'string') fx.store.setName(m.name);
+    if (m.resumed) {
+      // A snapshot follows when we were in a room; if none comes, carry on as new.
+      s.awaitingSnap = true;
+      fx.later(() => {
+        if (!s.awaitingSnap) return;
+        s.awaitingSnap = false;
+        runIntent(s, fx);
+      }, 1500);
+    } else {
+      if (s.room) {
+        // The old seat is gone (resume window passed, or the server restarted): ask for it again.
+        s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
+        leftRoom(s, fx);
+      }
+      runIntent(s, fx);
+    }
+  },
+
+  renamed(s, m, fx) {
+    s.pendingRename = null;
+    s.me.name = m.name;
+    s.me.helloName = m.name; // a reconnect's hello says the new name
+    s.ui.nameError = '';
+    fx.store.setName(m.name);
+    fx.announce(`Your name is now ${m.name}.`);
+  },
+
+  room(s, info, fx) {
+    const prev = s.room;
+    s.room = info;
+    if (!prev || prev.code !== info.code) enteredRoom(s, info, fx);
+    const me = member(s);
+    if (me) s.me.name = me.name; // the server's word on my name
+    if (info.daily) dailyRanked(s, info, fx);
+    if (info.phase === 'lobby') {
+      const autostart = s.soloNext && isHost(s);
+      s.soloNext = false;
+      if (autostart) fx.send({ type: 'start' });
+      if (s.view !== 'lobby' && s.view !== 'replay') clearRace(s);
+      showRoom(s, autostart ? 'play' : 'lobby');
+    } else {
+      s.soloNext = false;
+      showRoom(s, 'play');
+    }
+  },
+
+  countdown(s, m, fx) {
+    if (s.race.live || s.race.results) clearRace(s);
+    s.race.countdown = m.seconds;
+    // The board to study: the same seconds for everyone.
+    const board = readBoard(m.board);
+    if (board) s.race.board = board;
+    showRoom(s, 'play');
+    fx.announce(String(m.seconds));
+  },
+
+  race_start(s, m, fx) {
+    const board = readBoard(m.board);
+    if (!board) return fx.toast('The server sent a board this page cannot read.');
+    startRace(s, fx, board, { clock: m.clock, fresh: true });
+    s.race.countdown = 0;
+    flash(s, fx, 'Go!');
+    fx.announce(board.game === 'ghost' ? 'Go! Run one: walk to the plate.' : 'Go! Find the exit.');
+  },
+
+  move_result: confirm,
+  rewind_result: confirm,
+
+  progress(s, m) {
+    for (const p of m.players || []) {
+      s.others.progress.set(p.id, p);
+      if (p.id === s.me.id && p.status === 'gave_up') s.game.givenUp = true;
+    }
+  },
+
+  finished(s, m, fx) {
+    s.race.finished.set(m.player_id, m);
+    if (m.player_id === s.me.id) {
+      s.race.doneMs = m.time_ms;
+      fx.announce(`You finished ${F.ordinal(m.rank)} in ${F.clock(m.time_ms)} with ${m.steps} steps.`);
+    } else {
+      fx.announce(`${nameOf(s, m.player_id)} finished ${F.ordinal(m.rank)}.`);
+    }
+  },
+
+  results(s, m, fx) {
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops where it was
+    s.race.results = m;
+    s.race.countdown = 0;
+    s.race.live = false;
+    s.outbox.queue.length = 0;
+    s.game.confirm = null;
+    hint(s, '', false); // nothing stale from the race stays under the results
+    showRoom(s, 'play');
+    const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
+    if (mine) fx.announce(mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : `Race over. You did not finish (${F.statusLabel(mine.status)}).`);
+  },
+
+  snapshot(s, snap, fx) {
+    s.awaitingSnap = false;
+    const wanted = F.codeFromPath(fx.path());
+    const prevCode = s.room && s.room.code;
+    s.room = snap.room;
+    if (prevCode !== snap.room.code) enteredRoom(s, snap.room, fx);
+    const me = member(s);
+    if (me) s.me.name = me.name;
+    if (snap.room.daily) dailyRanked(s, snap.room, fx);
+    if (wanted && wanted !== snap.room.code && !snap.room.daily) {
+      // The link asks for another room than the one we were resumed into.
+      fx.send({ type: 'leave_room' });
+      fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
+      return;
+    }
+    const board = readBoard(snap.board);
+    const phase = snap.room.phase;
+    if (board && phase === 'countdown') {
+      clearRace(s);
+      s.race.board = board;
+    } else if (board && phase !== 'lobby') {
+      // Joined (or came back) after the start without a game of our own: watch.
+      startRace(s, fx, board, { elapsedMs: snap.elapsed_ms || 0, you: snap.you || null, recording: snap.recording || [], clock: snap.clock });
+    }
+    s.others.progress.clear();
+    for (const p of snap.players || []) s.others.progress.set(p.id, p);
+    if (phase === 'lobby') {
+      clearRace(s);
+      showRoom(s, 'lobby');
+    } else showRoom(s, 'play');
+  },
+
+  daily_result(s, m, fx) {
+    s.daily.result = m;
+    fx.store.recordDaily(m);
+    fx.send({ type: 'leaderboard', game: m.game, size: m.size, date: m.date });
+    fx.announce(m.ranked && m.rank ? `Daily: ranked ${F.ordinal(m.rank)} of ${m.entrants}. Streak ${m.streak}.` : `Daily result saved. Streak ${m.streak}.`);
+  },
+
+  leaderboard(s, m) {
+    s.daily.table = m;
+  },
+
+  error(s, m, fx) {
+    const code = m.code;
+    const last = s.lastIntent;
+    if (code === 'already_in_room' && last && last.type !== 'join_room') {
+      fx.send({ type: 'leave_room' });
+      fx.send(last);
+      s.lastIntent = null;
+      return;
+    }
+    if (code === 'already_in_room') return; // the link's room is the one we are in
+    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
+    if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
+      s.pendingRename = null;
+      s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
+      return;
+    }
+    if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
+    if (code === 'bad_name') {
+      s.view = 'home';
+      s.ui.nameError = m.message || 'That name is not allowed.';
+      return;
+    }
+    if (code === 'room_not_found' || code === 'room_full') {
+      leftRoom(s, fx);
+      s.view = 'home';
+    }
+    fx.toast(m.message || code);
+  },
+
+  pong() {},
+
+  server_shutdown(s, m, fx) {
+    fx.toast('The server is restarting. Reconnecting…');
+  },
+};
+
+/** welcome.limits, every number checked; the defaults for what is missing (an older server). */
+export function readLimits(l) {
+  const out = { ...DEFAULT_LIMITS };
+  if (l && typeof l === 'object') {
+    for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
+  }
+  return out;
+}
+
+/**
+ * Whether this daily room's run is ranked (room.ranked, PROTOCOL-NEXT 8); a
+ * server that does not say is read from the ranked result this browser kept today.
+ */
+function dailyRanked(s, info, fx) {
+  const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
+  const kept = day && day.ranked ? day : null;
+  // (The server on main does not fill these yet: a ranked result kept here also makes it practice.)
+  s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
+  s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
+}
+
+function readBoard(pb) {
+  if (!pb) return null;
+  try {
+    return parseBoard(pb);
+  } catch {
+    return null;
+  }
+}
+
+function confirm(s, m, fx) {
+  const pred = s.game.pred;
+  if (!pred) return;
+  const was = pred.game.status;
+  const r = pred.confirm(m);
+  if (r.corrected) {
+    if (r.snapBack) blocked(s, fx, m.reason, false);
+    s.game.visited.add(pred.game.pos.join(','));
+  }
+  if (m.status === 'won' && s.race.doneMs == null && was !== 'won') s.race.doneMs = elapsed(s, fx.now());
+  afterChange(s, fx);
+}
+
+function enteredRoom(s, info, fx) {
+  const path = F.roomPath(info.code, info.key);
+  if (fx.path() !== path) fx.go(path);
+  s.others.colours.clear();
+}
+
+/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a reconnect's snapshot keeps them. */
+export function startRace(s, fx, board, opts = {}) {
+  const r = s.race;
+  const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
+  const now = fx.now();
+  const elapsedMs = opts.elapsedMs || 0;
+  if (!sameRace) {
+    r.finished.clear();
+    if (opts.fresh) s.others.progress.clear();
+    // The race's clock rule (absent: the documented one, decided now), never changed mid-race.
+    r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : clockFor(!!(s.room && s.room.daily), racers(s).length);
+  } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
+  r.board = board;
+  r.live = true;
+  r.results = null;
+  r.startedAt = now - elapsedMs;
+  r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
+  r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
+  s.outbox.queue.length = 0; // moves meant for an earlier board
+  s.daily.result = null;
+  s.replay.line = null;
+  const me = member(s);
+  const g = s.game;
+  // A snapshot without `you` is a race we are not in (joined mid-race): watch it.
+  const watchOnly = !opts.fresh && !opts.you;
+  g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
+  if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);
+  g.visited = new Set(board.game === 'maze' ? fx.store.visited(board.seed) : []);
+  if (g.pred) g.visited.add(g.pred.game.pos.join(','));
+  g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
+  g.givenUp = !!(opts.you && opts.you.status === 'gave_up');
+  g.confirm = null;
+  g.anim = null;
+  hint(s, '', false);
+  showRoom(s, 'play');
+}
+
+function flash(s, fx, text) {
+  s.ui.flash = text;
+  s.timers.flashUntil = fx.now() + 700;
+  fx.later(() => {}, 720); // a render after the flash is over
+}

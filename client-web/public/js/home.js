@@ -1,0 +1,184 @@
+// The home screen: the name (validated with the server's limits, renamed on
+// the server when it changes after connecting), make a room, practice alone,
+// join by code or link, the invite card of a /r/CODE link (the game, the
+// size, the host and who is in, when the server can say), and my best here.
+
+import { $, el } from './dom.js';
+import { parseBoard } from './rules.js';
+import { draw } from './render.js';
+import { request, rename, joinMsg, leave } from './actions.js';
+import * as F from './format.js';
+
+let ctx = null;
+let lastBest = '';
+
+export function init(c) {
+  ctx = c;
+  const { s, fx } = c;
+  const name = () => $('name').value;
+  const send = (msg) => {
+    request(s, fx, msg, name());
+    c.render();
+  };
+  const makeMsg = () => ({ type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value });
+  for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes(s));
+  $('size').addEventListener('change', () => c.render());
+  $('make').addEventListener('submit', (e) => {
+    e.preventDefault();
+    send(makeMsg());
+  });
+  $('practice').addEventListener('click', () => {
+    const m = makeMsg();
+    delete m.rank_by;
+    s.soloNext = true;
+    send(m);
+  });
+  const joinFromForm = (spectate) => {
+    const text = $('code').value;
+    const code = F.cleanCode(text);
+    // A pasted link carries its key; the invite link's key goes with its code.
+    const inv = s.ui.invite;
+    const key = F.keyFrom(text) || (inv && inv.code === code ? inv.key : null);
+    if (!code) {
+      fx.toast('Type the room code (5 letters) or paste the link.');
+      $('code').focus();
+      return;
+    }
+    send(joinMsg(code, spectate, key));
+  };
+  $('join').addEventListener('submit', (e) => {
+    e.preventDefault();
+    joinFromForm(false);
+  });
+  $('watch').addEventListener('click', () => joinFromForm(true));
+  $('name').addEventListener('input', () => {
+    // The limit counts characters as the server does (maxlength would count UTF-16 units).
+    const input = $('name');
+    const max = s.limits.max_name_chars;
+    const clip = F.clipName(input.value, input.selectionEnd ?? input.value.length, max);
+    const clipped = clip.value !== input.value;
+    if (clipped) {
+      input.value = clip.value;
+      input.setSelectionRange(clip.caret, clip.caret);
+    }
+    s.ui.nameError = clipped ? `A name is at most ${max} characters.` : '';
+    // Kept as typed for the next visit; once connected the server's name is the one shown.
+    fx.store.setName(input.value.trim());
+    c.render();
+  });
+  $('name').addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    // From an invite link, Enter joins; otherwise it saves the name (a rename once connected).
+    if (s.ui.invite) joinFromForm(false);
+    else {
+      rename(s, fx, name());
+      c.render();
+    }
+  });
+  $('name').addEventListener('change', () => {
+    if (s.conn.welcomed && !s.room) rename(s, fx, name());
+    c.render();
+  });
+  $('brand').addEventListener('click', (e) => {
+    e.preventDefault();
+    if (s.room) leave(s, fx, { force: true });
+    else s.view = 'home';
+    c.render();
+  });
+  $('mute').addEventListener('click', () => {
+    fx.store.setMuted(!fx.store.muted());
+    c.render();
+  });
+  $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
+  fillSizes(s);
+  drawDemos();
+  const invited = F.codeFromPath(fx.path());
+  if (invited) openInvite(s, invited, F.keyFrom(fx.path()));
+}
+
+const gameChosen = () => document.querySelector('input[name=game]:checked').value;
+
+function fillSizes(s) {
+  const game = gameChosen();
+  const keep = $('size').value;
+  $('size').replaceChildren(...F.SIZES[game].map(([v, label]) => el('option', { value: v, text: label })));
+  if (F.SIZES[game].some(([v]) => v === keep)) $('size').value = keep;
+  ctx.render();
+}
+
+/**
+ * The invite card of a /r/CODE?k=KEY link. The room's game, size, host and
+ * members come from GET /api/rooms/{code}?k=KEY (not in PROTOCOL-NEXT: a
+ * server without it answers 404 and the card names only the code).
+ */
+export async function openInvite(s, code, key) {
+  s.ui.invite = { code, key, room: null };
+  $('code').value = code;
+  ctx.render();
+  try {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`, { headers: { accept: 'application/json' } });
+    const body = res.ok ? await res.json() : null;
+    if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
+  } catch {
+    /* no room preview: the code alone */
+  }
+  ctx.render();
+}
+
+export function render(s) {
+  const err = $('name-err');
+  err.textContent = s.ui.nameError;
+  err.hidden = !s.ui.nameError;
+  $('name').setAttribute('aria-invalid', String(!!s.ui.nameError));
+  const m = ctx.fx.store.muted();
+  $('mute').setAttribute('aria-pressed', String(m));
+  $('mute').textContent = m ? 'Sound off' : 'Sound on';
+  const me = $('me-name');
+  me.textContent = s.conn.welcomed && s.me.name ? s.me.name : '';
+  me.title = me.textContent;
+  $('me-wrap').hidden = !me.textContent;
+  renderInvite(s);
+  if (s.view !== 'home') return;
+  const game = gameChosen();
+  const b = ctx.fx.store.best(game, $('size').value);
+  const unit = game === 'ghost' ? 'steps' : 'moves';
+  const text = b ? `Your best here: ${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit} · ${F.clock(b.time_ms)}` : 'No best on this size yet.';
+  if (text !== lastBest) $('best-here').textContent = lastBest = text;
+}
+
+function renderInvite(s) {
+  const inv = s.ui.invite;
+  const card = $('invite');
+  card.hidden = !inv || !!s.room;
+  if (!inv) return;
+  const r = inv.room;
+  const rows = [el('strong', { text: `You are invited to room ${inv.code}.` })];
+  if (r) {
+    rows.push(
+      el('span', { class: 'tags' }, el('span', { class: 'tag', text: F.gameLabel(r.game) }), el('span', { class: 'tag', text: F.sizeLabel(r.game, r.size) })),
+    );
+    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', el('span', { class: 'nm', text: r.host })));
+    const names = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
+    if (names.length) rows.push(el('span', { class: 'who-in' }, `In the room (${names.length}): `, ...names.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })])));
+    if (r.phase && r.phase !== 'lobby') rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
+  }
+  rows.push(el('span', { class: 'muted small', text: 'Enter your name and press Enter (or Join).' }));
+  card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
+}
+
+// The how-to's little pictures: the worked example vault, and a tiny maze.
+const DEMOS = {
+  ghost: { game: 'ghost', n: 6, cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'], start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3] },
+  maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },
+};
+function drawDemos() {
+  for (const c of document.querySelectorAll('canvas.demo')) {
+    const board = parseBoard(DEMOS[c.dataset.demo]);
+    const layout = { dpr: Math.max(1, devicePixelRatio || 1), cell: 22, css: 22 * board.n, n: board.n };
+    c.style.width = c.style.height = layout.css + 'px';
+    c.width = c.height = Math.round(layout.css * layout.dpr);
+    const ghost = board.game === 'ghost';
+    draw(c, layout, { board, me: { pos: ghost ? [2, 2] : [1, 1], ghost: ghost ? [5, 0] : null, gateOpen: true }, visited: ghost ? null : new Set(['0,0', '0,1', '1,1']) });
+  }
+}

@@ -1,0 +1,99 @@
+// The lobby: the room code, the invite link (the LAN address when the page
+// runs on this computer) and its QR code, who is in and ready, and start,
+// ready and leave. After a rematch everyone is here again; the countdown
+// starts when all are ready (the server's rule) or the host starts.
+
+import { $, el } from './dom.js';
+import { PALETTE } from './render.js';
+import { isHost, member, racers, colourOf, nameOf } from './state.js';
+import { leave } from './actions.js';
+import * as F from './format.js';
+
+let ctx = null;
+
+export function init(c) {
+  ctx = c;
+  const { s, fx } = c;
+  $('start').addEventListener('click', () => fx.send({ type: 'start' }));
+  $('ready').addEventListener('click', () => {
+    const me = member(s);
+    fx.send({ type: 'ready', ready: !(me && me.ready) });
+  });
+  $('leave').addEventListener('click', () => {
+    leave(s, fx);
+    c.render();
+  });
+  $('qr').addEventListener('error', () => ($('qr').hidden = true));
+  $('copy').addEventListener('click', () => c.copy($('link').value, 'Link copied.', $('link')));
+  loadLan(s);
+}
+
+// A page opened on this computer shows a link a phone on the LAN can use (GET /api/urls: `lan`).
+async function loadLan(s) {
+  if (!/^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname)) return;
+  try {
+    const res = await fetch('/api/urls');
+    const data = res.ok ? await res.json() : null;
+    const url = (data && Array.isArray(data.lan) ? data.lan : []).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
+    if (url) {
+      s.ui.lanBase = url.replace(/\/+$/, '');
+      ctx.render();
+    }
+  } catch {
+    /* no LAN address: the local link is all there is */
+  }
+}
+
+export function render(s) {
+  const r = s.room;
+  if (!r || s.view !== 'lobby') return;
+  $('lobby-h').textContent = r.code;
+  $('lobby-game').replaceChildren(
+    el('span', { class: 'tag', text: F.gameLabel(r.game) }),
+    el('span', { class: 'tag', text: F.sizeLabel(r.game, r.size) }),
+    el('span', { class: 'tag', text: r.rank_by === 'steps' ? 'Ranked by steps' : 'Ranked by time' }),
+    ...(r.daily ? [el('span', { class: 'tag', text: 'Daily' })] : []),
+  );
+  const url = `${s.ui.lanBase || location.origin}${F.roomPath(r.code, r.key)}`;
+  $('link').value = url;
+  const qr = $('qr');
+  const src = `/api/qr.svg?text=${encodeURIComponent(url)}`;
+  if (qr.dataset.src !== src) {
+    qr.dataset.src = src;
+    qr.hidden = false;
+    qr.src = src;
+  }
+  const inRace = racers(s);
+  const watchers = r.players.filter((p) => p.spectator);
+  const person = (p) =>
+    el(
+      'li',
+      {},
+      el('span', { class: 'dot', style: `background:${p.id === s.me.id ? PALETTE.you : p.spectator ? '#9aa3b2' : colourOf(s, p.id)}`, 'aria-hidden': 'true' }),
+      el('span', { class: 'name', text: p.name, title: p.name }),
+      p.id === s.me.id ? el('span', { class: 'badge', text: 'you' }) : null,
+      p.id === r.host ? el('span', { class: 'badge host', text: 'host' }) : null,
+      !p.spectator && p.ready ? el('span', { class: 'badge ok', text: '✓ ready' }) : null,
+      !p.connected ? el('span', { class: 'badge off', text: 'offline' }) : null,
+    );
+  $('players').replaceChildren(...inRace.map(person));
+  $('spectators').replaceChildren(...watchers.map(person));
+  $('spec-wrap').hidden = !watchers.length;
+  $('count').textContent = `${inRace.length} / ${r.max_players}`;
+  const host = isHost(s);
+  const me = member(s);
+  $('start').hidden = !host;
+  $('ready').hidden = !me || me.spectator;
+  if (me) {
+    $('ready').setAttribute('aria-pressed', String(me.ready));
+    $('ready').textContent = me.ready ? 'Ready ✓' : "I'm ready";
+  }
+  const notReady = inRace.filter((p) => !p.ready && p.connected).length;
+  $('lobby-note').textContent = host
+    ? inRace.length > 1
+      ? `You are the host: start when everyone is in${notReady ? ` (${notReady} not ready yet)` : ''}. When everyone is ready, it starts by itself.`
+      : 'Send the link to a friend, or start now and race alone.'
+    : me && me.spectator
+      ? 'You are watching this race.'
+      : `Press “I'm ready”: the race starts when everyone is ready, or when ${nameOf(s, r.host)} (the host) starts it.`;
+}

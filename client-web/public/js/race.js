@@ -1,0 +1,220 @@
+// The race screen: the heads-up pills, the overlay (countdown, finish,
+// reconnecting), the hint, the buttons (rewind, give up, leave) with the
+// questions that guard them, the position in words, and the input (keys,
+// taps, the on-screen pad). The board and racer list are raceboard.js's.
+
+import { $, el, pill } from './dom.js';
+import { cellAt } from './render.js';
+import { dirTo, samePos } from './rules.js';
+import { canMove, elapsed, gateOpenNow, myGame, solo, racing } from './state.js';
+import { act, giveUp, leave, whereWords, dailyAtStake } from './actions.js';
+import { initBoard, requestDraw, renderRacers, boardLayout } from './raceboard.js';
+import * as F from './format.js';
+
+let ctx = null; // {s, fx, render}
+
+const KEYS = {
+  ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right',
+  w: 'up', s: 'down', a: 'left', d: 'right', W: 'up', S: 'down', A: 'left', D: 'right',
+};
+
+export function init(c) {
+  ctx = c;
+  const { s, fx } = c;
+  initBoard(s);
+  const run = (fn) => (...a) => {
+    fn(...a);
+    c.render();
+  };
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.altKey || e.metaKey) return; // browser and OS shortcuts stay theirs
+    const dir = KEYS[e.key];
+    if (!dir || s.view !== 'play' || s.race.results) return;
+    const t = e.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+    if (!s.game.pred && !s.race.countdown) return;
+    e.preventDefault(); // arrows must not scroll the page mid-race
+    run(act)(s, fx, dir);
+  });
+  $('overlay').addEventListener('click', () => {
+    if (s.conn.taken) fx.connect();
+  });
+  $('board').addEventListener('pointerdown', (e) => {
+    const g = myGame(s);
+    const layout = boardLayout();
+    if (!s.race.board || !g || !layout) return;
+    const cell = cellAt($('board'), layout, e.clientX, e.clientY);
+    if (!cell) return;
+    const dir = dirTo(g.pos, cell);
+    if (dir) {
+      e.preventDefault();
+      run(act)(s, fx, dir);
+    } else if (!samePos(cell, g.pos) && canMove(s)) {
+      s.ui.hint = 'Tap a square next to you.';
+      s.ui.hintWarn = false;
+      c.render();
+    }
+  });
+  $('pad').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-dir]');
+    if (b) run(act)(s, fx, b.dataset.dir);
+  });
+  $('rewind').addEventListener('click', run(() => act(s, fx, 'rewind')));
+  $('giveup').addEventListener('click', run(() => giveUp(s, fx)));
+  $('leave-race').addEventListener('click', run(() => leave(s, fx)));
+  $('confirm-yes').addEventListener('click', run(() => {
+    const q = s.game.confirm;
+    s.game.confirm = null;
+    if (q === 'rewind') act(s, fx, 'rewind', { force: true });
+    else if (q === 'leave') leave(s, fx, { force: true });
+    $('stage').focus({ preventScroll: true });
+  }));
+  $('confirm-no').addEventListener('click', run(() => {
+    s.game.confirm = null;
+    $('stage').focus({ preventScroll: true });
+  }));
+  setInterval(() => {
+    if (s.view === 'play' && s.race.board && !s.race.results) $('hud-time').textContent = F.clock(elapsed(s, fx.now()));
+  }, 100);
+}
+
+export function render(s) {
+  if (s.view !== 'play') return;
+  const now = ctx.fx.now();
+  renderMini(s);
+  renderHud(s, now);
+  renderControls(s);
+  renderOverlay(s, now);
+  renderRacers(s);
+  $('pad').classList.toggle('on', !!s.game.pred && !s.race.results);
+  requestDraw();
+}
+
+/** The short rules of the game being played, beside the board. */
+function renderMini(s) {
+  const game = s.race.board ? s.race.board.game : s.room && s.room.game;
+  const body = $('mini-body');
+  if (!game || body.dataset.game === game) return;
+  body.dataset.game = game;
+  const src = document.querySelector(`#home [data-howto="${game}"]`);
+  $('mini-title').textContent = `How to play ${F.gameLabel(game)}`;
+  body.replaceChildren(src.cloneNode(true));
+  $('mini').open = innerWidth > 880;
+}
+
+function renderHud(s, now) {
+  const b = s.race.board;
+  const g = myGame(s);
+  if (!b || (!s.race.live && !s.race.results)) {
+    for (const id of ['hud-run', 'hud-gate', 'hud-steps']) pill(id, '');
+    pill('hud-time', s.race.countdown ? 'Get ready' : '');
+    setHint(s.room ? `${F.gameLabel(s.room.game)} · ${F.sizeLabel(s.room.game, s.room.size)}${b ? ': study the board' : ''}` : '', false);
+    $('where').textContent = '';
+    return;
+  }
+  if (!g) {
+    pill('hud-run', 'Watching');
+    pill('hud-gate', '');
+    pill('hud-steps', '');
+  } else if (b.game === 'ghost') {
+    const open = gateOpenNow(s);
+    const left = Math.max(0, b.allowance - g.steps);
+    pill('hud-run', `Run ${g.run} of 2`);
+    pill('hud-gate', open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut');
+    pill('hud-steps', `Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '');
+  } else {
+    pill('hud-run', F.sizeLabel('maze', b.size));
+    pill('hud-gate', '');
+    pill('hud-steps', `Moves ${g.steps}`);
+  }
+  pill('hud-time', F.clock(elapsed(s, now)), 'time');
+  const where = whereWords(s);
+  $('where').textContent = where;
+  $('stage').setAttribute('aria-label', `Board, ${b.n} by ${b.n}.` + (g ? ` You are at ${where} Move with the arrow keys or W A S D.` : ''));
+  const playing = g && g.status === 'playing' && !s.game.givenUp && !s.race.results;
+  // A warning (a wall, a shut gate) stays a moment, but never past the finish.
+  if (playing && s.ui.hintWarn && s.timers.hintUntil > now) return setHint(s.ui.hint, true);
+  let h = '';
+  if (playing) {
+    if (b.game === 'maze') h = 'Find the red exit (E), bottom right.';
+    else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
+    else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
+    else h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
+  } else if (!g && !s.race.results) {
+    // The server seats a player who joins mid-race as a spectator until the next race.
+    const asked = s.lastIntent && s.lastIntent.type === 'join_room' && !s.lastIntent.spectate;
+    h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
+  } else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
+  setHint(h, false);
+}
+
+function setHint(text, warn) {
+  const h = $('hint');
+  h.textContent = text;
+  h.classList.toggle('warn', !!warn);
+}
+
+/** Rewind (run one), Give up (run two), Leave (while racing), the question, the practice note. */
+function renderControls(s) {
+  const b = s.race.board;
+  const g = myGame(s);
+  const playing = !!g && g.status === 'playing' && !s.game.givenUp && racing(s);
+  const rw = $('rewind');
+  rw.hidden = !(playing && b.game === 'ghost' && g.run === 1);
+  rw.disabled = !canMove(s);
+  $('giveup').hidden = !(playing && b.game === 'ghost' && g.run === 2);
+  $('leave-race').hidden = !(s.room && !s.race.results && (s.race.live || s.race.countdown));
+  const q = s.game.confirm;
+  const box = $('confirm');
+  const opening = !!q && box.hidden;
+  box.hidden = !q;
+  if (q === 'rewind') {
+    $('confirm-text').textContent =
+      'You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?';
+    $('confirm-yes').textContent = 'Rewind anyway';
+    $('confirm-no').textContent = 'Keep walking';
+  } else if (q === 'leave') {
+    $('confirm-text').textContent = 'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?';
+    $('confirm-yes').textContent = 'Leave and use my try';
+    $('confirm-no').textContent = 'Keep playing';
+  }
+  // Over the board, where the player looks; the safe answer has the focus.
+  if (opening) $('confirm-no').focus({ preventScroll: true });
+  // A daily room that is practice says why.
+  const note = $('practice-note');
+  const practice = s.room && s.room.daily && s.daily.ranked === false;
+  note.hidden = !practice || !!s.race.results;
+  if (practice) {
+    const at = s.daily.rankedAt ? F.hhmm(s.daily.rankedAt) : null;
+    note.textContent = at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
+  }
+  $('leave-race').textContent = dailyAtStake(s) ? 'Leave (uses your try)' : 'Leave';
+}
+
+function renderOverlay(s, now) {
+  const o = $('overlay');
+  const g = myGame(s);
+  let big = '',
+    small = '';
+  const seat = Math.round(s.limits.resume_window_ms / 1000);
+  if (s.room && s.conn.taken) small = 'This game continued in another tab. Click here to play in this one.';
+  else if (s.room && !s.conn.welcomed) small = `Connection lost. Reconnecting… (your seat is kept for ${seat} s)`;
+  else if (s.race.countdown) {
+    big = String(s.race.countdown);
+    small = s.race.board ? 'Get ready: study the board' : 'Get ready';
+  } else if (s.race.results || s.replay.line) small = '';
+  else if (g && s.race.board && g.status === 'won') {
+    const f = s.race.finished.get(s.me.id);
+    big = f ? F.ordinal(f.rank) : '✓';
+    small = `Finished in ${g.steps} ${s.race.board.game === 'ghost' ? 'steps' : 'moves'}${solo(s) ? '' : '. Waiting for the others…'}`;
+  } else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
+  else if (g && s.game.givenUp) small = 'You gave up this run. Waiting for the results…';
+  // The start's flash never lingers over a finish or the results.
+  const flash = !big && !small && !s.race.results && !(g && g.status !== 'playing') && s.ui.flash && s.timers.flashUntil > now;
+  if (flash) big = s.ui.flash;
+  o.classList.toggle('flash', !!flash);
+  // During the countdown the board shows through: everyone studies it for the same time.
+  o.classList.toggle('study', !!(s.race.countdown && s.race.board));
+  o.hidden = !big && !small;
+  o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));
+}

@@ -1,0 +1,154 @@
+// The race screen's board and racer list: every racer drawn from the start
+// and labelled, a progress bar per racer (how far from the goal), finishers
+// off the board so the goal stays visible, and the optimal line of the
+// results drawn from replay.js's frames. Reads the state, never changes the game.
+
+import { $, el } from './dom.js';
+import { fit, draw, PALETTE } from './render.js';
+import { distancesToGoal } from './rules.js';
+import { trailAt } from './replay.js';
+import { racers, colourOf, nameOf, gateOpenNow } from './state.js';
+import * as F from './format.js';
+
+const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
+let layout = null; // the canvas layout last drawn (for taps)
+let queued = false;
+let S = null;
+let distCache = { board: null, dist: null };
+
+export const boardLayout = () => layout;
+
+export function initBoard(state) {
+  S = state;
+  addEventListener('resize', requestDraw);
+  if (globalThis.ResizeObserver) new ResizeObserver(requestDraw).observe($('stage'));
+}
+
+export function requestDraw() {
+  if (queued) return;
+  queued = true;
+  requestAnimationFrame(drawNow);
+}
+
+/** Steps left to the goal from `pos` on the race's board (the protocol's `left` when the server sends it). */
+function stepsLeft(board, pos) {
+  if (distCache.board !== board) distCache = { board, dist: distancesToGoal(board) };
+  const d = distCache.dist[pos[0] * board.n + pos[1]];
+  return d >= 0 ? d : null;
+}
+
+/** Each racer on the board: id, name, pos, status, steps, run, left, colour, me. */
+export function racerRows(s) {
+  const b = s.race.board;
+  return racers(s).map((p) => {
+    const mine = p.id === s.me.id;
+    const pr = s.others.progress.get(p.id);
+    const g = mine && s.game.pred ? s.game.pred.game : null;
+    const pos = g ? g.pos : pr ? pr.pos : b ? b.start : null;
+    let status = g ? (g.status === 'won' ? 'finished' : g.status === 'playing' ? 'racing' : g.status) : pr ? pr.status : 'racing';
+    if (mine && s.game.givenUp && status === 'racing') status = 'gave_up';
+    if (s.race.finished.has(p.id)) status = 'finished';
+    const left = status === 'finished' ? 0 : pr && Number.isFinite(pr.left) && !g ? pr.left : b && pos ? stepsLeft(b, pos) : null;
+    return {
+      id: p.id, name: p.name, connected: p.connected, me: mine, pos, status, left,
+      steps: g ? g.steps : pr ? pr.steps : 0,
+      run: g ? g.run : pr && pr.run,
+      colour: mine ? PALETTE.you : colourOf(s, p.id),
+    };
+  });
+}
+
+export function renderRacers(s) {
+  if (!s.room) return;
+  const b = s.race.board;
+  const unit = b && b.game === 'ghost' ? 'steps' : 'moves';
+  const full = b ? stepsLeft(b, b.start) || 1 : 1;
+  const rows = racerRows(s).map((r) => {
+    const fin = s.race.finished.get(r.id);
+    let stat = b ? `${r.steps} ${unit}` : '';
+    if (b && b.game === 'ghost' && r.run && r.status === 'racing') stat = `run ${r.run} · ${stat}`;
+    if (fin) stat = `${F.ordinal(fin.rank)} · ${F.clock(fin.time_ms)}`;
+    else if (r.status !== 'racing') stat = `${F.statusLabel(r.status)} · ${stat}`;
+    if (!r.connected) stat = `offline · ${stat}`;
+    const done = r.left == null ? 0 : Math.max(0, Math.min(1, 1 - r.left / full));
+    const pct = Math.round(done * 100);
+    return el(
+      'li',
+      { class: r.me ? 'me' : '', 'data-id': String(r.id) },
+      el('span', { class: 'dot', style: `background:${r.colour}`, 'aria-hidden': 'true' }),
+      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : null),
+      el('span', { class: 'stat', text: stat }),
+      b
+        ? el(
+            'span',
+            {
+              class: 'bar',
+              role: 'meter',
+              'aria-valuemin': '0',
+              'aria-valuemax': '100',
+              'aria-valuenow': String(pct),
+              'aria-label': `${r.name}: ${r.left == null ? 'distance unknown' : r.left === 0 ? 'at the goal' : `${r.left} ${unit} from the goal`}`,
+            },
+            el('i', { style: `width:${pct}%;background:${r.colour}` }),
+          )
+        : null,
+    );
+  });
+  const watchers = s.room.players.length - racers(s).length;
+  if (watchers) rows.push(el('li', {}, el('span'), el('span', { class: 'muted', text: `${watchers} watching` })));
+  $('racers').replaceChildren(...rows);
+}
+
+function drawNow() {
+  queued = false;
+  const s = S;
+  if (s.view !== 'play') return;
+  const canvas = $('board');
+  const stage = $('stage');
+  const padOn = !!(s.game.pred && !s.race.results && $('pad').offsetParent);
+  const land = innerWidth > innerHeight && innerHeight < 560;
+  // Room for the header and HUD above, and the hint and buttons (or pad) below; in a
+  // phone's landscape the pad sits beside the board, so the height is nearly all the board's.
+  const maxH = Math.max(200, innerHeight - (land ? 70 : 120 + (padOn ? 200 : 80)));
+  const maxW = stage.parentElement.clientWidth;
+  const b = s.race.board;
+  if (!b) {
+    const l = fit(canvas, 10, maxW, maxH);
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(l.dpr, 0, 0, l.dpr, 0, 0);
+    ctx.fillStyle = '#e6e9ef';
+    ctx.fillRect(0, 0, l.css, l.css);
+    return;
+  }
+  layout = fit(canvas, b.n, maxW, maxH);
+  let me = null;
+  const g = s.game.pred && s.game.pred.game;
+  if (g) {
+    let pos = g.pos;
+    const a = s.game.anim;
+    if (a && !reducedMotion.matches) {
+      const k = Math.min(1, (performance.now() - a.t) / 90);
+      if (k < 1) {
+        pos = [a.from[0] + (g.pos[0] - a.from[0]) * k, a.from[1] + (g.pos[1] - a.from[1]) * k];
+        requestDraw();
+      }
+    }
+    me = { pos, ghost: g.ghost, gateOpen: gateOpenNow(s) };
+  } else me = { pos: [-9, -9], gateOpen: false };
+  // Everyone racing, from the start signal on (and during the countdown, at the start);
+  // a finisher leaves the board so the goal stays in sight.
+  const others = racerRows(s)
+    .filter((r) => !r.me && r.pos && (r.status === 'racing' || r.status === 'out_of_steps'))
+    .map((r) => ({ pos: r.pos, colour: r.colour, name: nameOf(s, r.id) }));
+  s.others.markers = others;
+  const line = s.replay.line;
+  const f = line && line.frames[line.pb.i];
+  draw(canvas, layout, {
+    board: b,
+    me: f ? { gateOpen: f.gateOpen, pos: f.pos } : g ? me : null,
+    visited: b.game === 'maze' && !f ? s.game.visited : null,
+    others: f ? [] : others,
+    trail: f ? trailAt(line.frames, line.pb.i) : null,
+    marker: f ? { pos: f.pos, ghost: f.ghost } : null,
+  });
+}

@@ -1,0 +1,176 @@
+// The results card: the ranking with efficiency against the best possible
+// (floored: only an optimal run shows 100%), par explained in plain words, my
+// best for this game and size, the optimal line played on the board by
+// replay.js's player, and what comes next (rematch, try this board again,
+// a new board, leave). The daily part of the card is daily.js's.
+
+import { $, el } from './dom.js';
+import { replayFrames, Playback } from './replay.js';
+import { isHost, alone, bestPossible, efficiency } from './state.js';
+import { rematch, tryAgain, leave } from './actions.js';
+import { requestDraw } from './raceboard.js';
+import * as F from './format.js';
+
+const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
+const phone = matchMedia('(max-width: 880px)');
+let ctx = null;
+let shown = null; // the results message last laid out (the table is built once per results)
+
+export function init(c) {
+  ctx = c;
+  const { s, fx } = c;
+  const run = (fn) => () => {
+    fn(s, fx);
+    c.render();
+  };
+  $('rematch').addEventListener('click', run(rematch));
+  $('again').addEventListener('click', run(tryAgain));
+  $('newboard').addEventListener('click', run((st, f) => {
+    st.soloNext = true;
+    rematch(st, f);
+  }));
+  $('leave2').addEventListener('click', run(leave));
+  $('watch-line').addEventListener('click', () => {
+    if (s.replay.line) stopLine(s);
+    else startLine(s);
+    c.render();
+  });
+}
+
+/** What the reveal says: the best possible first, then the builder's count and why it differs. */
+export function revealText(rv) {
+  if (!rv) return '';
+  if (rv.game === 'maze') return `Best possible: ${rv.shortest} moves (the shortest route).`;
+  if (rv.game !== 'ghost') return '';
+  if (rv.true_par == null) return `Best possible: unknown (this vault may have no solution). The builder's count was ${rv.par}.`;
+  if (rv.true_par > rv.par) {
+    return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, ignores that the gate opens one step late.)`;
+  }
+  if (rv.true_par < rv.par) return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, missed a shorter line.)`;
+  return `Best possible: ${rv.true_par} steps (the builder's count, ${rv.par}, agrees).`;
+}
+
+export function render(s) {
+  const m = s.race.results;
+  $('results').hidden = !m;
+  $('play').classList.toggle('done', !!m);
+  $('play-h').textContent = m ? 'Results' : 'Race';
+  if (!m) {
+    shown = null;
+    return;
+  }
+  const first = shown !== m;
+  shown = m;
+  if (first) layout(s, m);
+  renderButtons(s);
+  const wl = $('watch-line');
+  const rv = m.reveal || {};
+  const line = s.replay.line;
+  wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
+  wl.textContent = line
+    ? line.pb.playing
+      ? 'Stop'
+      : reducedMotion.matches
+        ? 'Hide the line'
+        : 'Watch again'
+    : rv.game === 'maze'
+      ? 'Show the shortest route'
+      : 'Watch the optimal line';
+  if (first) {
+    $('results-h').focus({ preventScroll: true });
+    // On a phone the results come first, above the board: bring them to where the player looks.
+    if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: reducedMotion.matches ? 'auto' : 'smooth' });
+  }
+}
+
+function layout(s, m) {
+  const b = s.race.board;
+  const rv = m.reveal || {};
+  const best = bestPossible(rv);
+  const unit = (b ? b.game : rv.game) === 'ghost' ? 'steps' : 'moves';
+  $('col-steps').textContent = unit === 'steps' ? 'Steps' : 'Moves';
+  $('results-h').textContent = s.room ? `Results · ${F.gameLabel(s.room.game)} ${F.sizeLabel(s.room.game, s.room.size)}` : 'Results';
+  $('rankings').replaceChildren(
+    ...(m.rankings || []).map((r) => {
+      const eff = r.status === 'finished' ? efficiency(best, r.steps) ?? r.efficiency ?? null : null;
+      const finished = r.time_ms != null;
+      return el(
+        'tr',
+        { class: r.player_id === s.me.id ? 'me' : '' },
+        el('td', { text: r.rank ? String(r.rank) : '–' }),
+        el('td', { text: r.name, title: r.name }),
+        el('td', { text: String(r.steps) }),
+        // A run that did not finish says why across the time and efficiency columns.
+        finished
+          ? el('td', { text: F.clock(r.time_ms) })
+          : el('td', { class: 'why', colspan: '2', text: F.statusLabel(r.status).replace(/^./, (c) => c.toUpperCase()) }),
+        finished ? el('td', { text: eff != null ? `${eff}%` : '' }) : null,
+      );
+    }),
+  );
+  $('reveal').textContent = revealText(rv);
+  // My best for this game AND size, by the same efficiency.
+  const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
+  const game = s.room ? s.room.game : b && b.game;
+  const size = s.room ? s.room.size : b && b.size;
+  const store = ctx.fx.store;
+  const rec =
+    mine && mine.status === 'finished'
+      ? store.recordFinish(game, size, { ...mine, efficiency: efficiency(best, mine.steps) ?? mine.efficiency })
+      : { best: store.best(game, size) };
+  const label = `${F.gameLabel(game)} ${F.sizeLabel(game, size)}`;
+  const bb = rec.best;
+  $('mybest').replaceChildren(
+    bb ? `Your best on ${label}: ${bb.efficiency != null ? bb.efficiency + '% · ' : ''}${bb.steps} ${unit} · ${F.clock(bb.time_ms)}` : `No finish on ${label} yet.`,
+    rec.improved ? el('span', { class: 'new', text: 'New best!' }) : '',
+  );
+}
+
+function renderButtons(s) {
+  if (!s.room) return;
+  const host = isHost(s);
+  const one = alone(s);
+  // A room of one (solo practice, daily): the same board again, or (solo) a new one.
+  // With others: the host calls the rematch, everyone stays in the room.
+  $('rematch').hidden = !host || one;
+  $('again').hidden = !one;
+  $('again').textContent = s.room.daily ? 'Try this board again (practice)' : 'Try this board again';
+  $('newboard').hidden = !one || !!s.room.daily;
+  $('rematch-note').hidden = host || one;
+}
+
+/** The optimal line on the board, move by move (all at once under reduced motion). */
+export function startLine(s) {
+  const rv = s.race.results && s.race.results.reveal;
+  if (!rv || !s.race.board) return;
+  const { frames } = replayFrames(s.race.board, rv.solution);
+  const still = reducedMotion.matches;
+  const pb = new Playback(frames.length, { speed: frames.length > 40 ? 4 : 2, at: still ? frames.length : 0 });
+  s.replay.line = { frames, pb };
+  // On a phone the board is below the results: bring it into view before it moves.
+  if (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: still ? 'auto' : 'smooth' });
+  requestDraw();
+  if (still) return;
+  pb.play();
+  tick(s, s.replay.line);
+}
+
+function tick(s, line) {
+  clearTimeout(s.timers.line);
+  s.timers.line = setTimeout(() => {
+    if (s.replay.line !== line) return;
+    line.pb.tick();
+    requestDraw();
+    if (line.pb.playing) tick(s, line);
+    else ctx.render();
+  }, line.pb.interval);
+}
+
+export function stopLine(s) {
+  clearTimeout(s.timers.line);
+  const line = s.replay.line;
+  s.replay.line = null;
+  // "Watch again" after the end plays it from the start.
+  if (line && !line.pb.playing && !reducedMotion.matches) startLine(s);
+  requestDraw();
+}

@@ -1,0 +1,136 @@
+// The page's one state object, every field declared here up front, and the
+// selectors over it. Pure: no DOM, no socket, no timers; message handlers
+// (handlers.js) and user actions (actions.js) change it, the screens read it.
+
+import { gateOpen } from './rules.js';
+import { RACER_COLOURS } from './render.js';
+
+/** The server's documented defaults, for a `welcome` without `limits`. */
+export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
+
+export function createState() {
+  return {
+    view: 'home', // home, lobby, play, ranks, replay
+    back: null, // the view the replay screen's Back returns to
+    conn: { status: 'idle', wait: 0, welcomed: false, taken: false },
+    me: {
+      id: null,
+      name: '', // the name the server confirmed (welcome.name or renamed.name); '' before
+      helloName: '', // the name sent in the last hello (what an older server knows us by)
+    },
+    limits: { ...DEFAULT_LIMITS },
+    intent: null, // a message to send once welcomed
+    lastIntent: null, // the last room message sent (to retry after already_in_room)
+    awaitingSnap: false, // resumed: a snapshot may follow
+    soloNext: false, // a room of one: start as soon as its lobby appears
+    room: null, // the last `room` (or snapshot.room), as the server sent it
+    race: {
+      board: null, // parsed board of the race on screen (from countdown or race_start)
+      countdown: 0, // seconds left before the start, 0 when none
+      clock: 'start', // 'start' or 'first_move', fixed for the whole race at race_start
+      startedAt: 0, // now() at the start signal (less elapsed_ms on a resume)
+      firstMoveAt: 0, // now() at my first accepted move (first_move clock)
+      doneMs: null, // my final time, once finished
+      live: false, // race_start seen and no results yet
+      finished: new Map(), // player id -> `finished` message
+      results: null, // the `results` message
+    },
+    game: {
+      pred: null, // my Predictor; null when watching
+      seq: 0,
+      visited: new Set(), // maze cells crossed, "r,c"
+      gateWas: false,
+      anim: null, // {from, t}: my marker gliding to its cell
+      givenUp: false, // I sent give_up this race
+      confirm: null, // 'rewind' or 'leave': a question waiting for an answer
+      lastMoveSaid: 0, // now() of the last "moved" announcement (throttled)
+    },
+    others: {
+      progress: new Map(), // player id -> progress entry
+      colours: new Map(), // player id -> colour, in order of first sight
+      markers: [], // as last drawn (tests read them)
+    },
+    daily: {
+      boards: [], // today's boards [{game, size}]
+      date: null,
+      deadline: 0, // Date.now() of the next 00:00 UTC
+      you: null, // /api/daily's `you` (or the same shape rebuilt from stored results)
+      result: null, // the daily_result on screen
+      ranked: null, // room.ranked in a daily room (null when the server does not say)
+      rankedAt: null, // room.ranked_at
+      card: null, // a daily result card opened again from home
+      table: null, // the last `leaderboard` (or its HTTP twin)
+      ranksOf: null, // {game, size} of the leaderboard view
+    },
+    replay: {
+      line: null, // the optimal line in the results: {frames, pb}
+      run: null, // the stored run on the replay screen: {run, board, frames, refused, pb, timer, glide}
+      opened: 0, // counts openReplay calls: an older fetch answering late is ignored
+    },
+    outbox: { tokens: null, at: 0, queue: [] }, // moves paced below the server's message rate
+    pendingRename: null, // a rename sent and not yet answered
+    timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
+    ui: { hint: '', hintWarn: false, flash: '', nameError: '', lanBase: null, invite: null },
+  };
+}
+
+// Selectors.
+export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
+export const isHost = (s) => !!s.room && s.room.host === s.me.id;
+export const inRoom = (s) => !!s.room;
+export const racers = (s) => (s.room ? s.room.players.filter((p) => !p.spectator) : []);
+export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
+
+export const racing = (s) => !!s.room && s.room.phase === 'racing' && !!s.race.board && s.race.live;
+
+/** This race's clock starts at each racer's first move: solo practice and daily (race_start.clock). */
+export const solo = (s) => s.race.clock === 'first_move';
+
+/** The room is one person (or a daily room): "Play again" / "Try this board again" rather than a rematch. */
+export const alone = (s) => !!s.room && (!!s.room.daily || s.room.players.length === 1);
+
+export const canMove = (s) => racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && s.conn.welcomed && !s.game.givenUp;
+
+export function elapsed(s, now) {
+  const r = s.race;
+  if (r.doneMs != null) return r.doneMs;
+  if (!r.board || !r.live) return 0;
+  if (solo(s) && s.game.pred) return r.firstMoveAt ? now - r.firstMoveAt : 0;
+  return now - r.startedAt;
+}
+
+export const gateOpenNow = (s) => !!s.game.pred && gateOpen(s.game.pred.game);
+
+export function nameOf(s, id) {
+  const p = member(s, id);
+  if (p) return p.name;
+  const r = s.race.results && s.race.results.rankings.find((x) => x.player_id === id);
+  return r ? r.name : `Player ${id}`;
+}
+
+/** A colour per other racer, in order of first sight. */
+export function colourOf(s, id) {
+  const c = s.others.colours;
+  if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);
+  return c.get(id);
+}
+
+/** The moves queue pacing: a bucket of half the burst refilled at 5/8 of the rate (defaults: 40 and 25/s). */
+export function pacing(limits) {
+  const rate = Number(limits.msgs_per_sec) > 0 ? Number(limits.msgs_per_sec) : DEFAULT_LIMITS.msgs_per_sec;
+  const burst = Number(limits.msgs_burst) > 0 ? Number(limits.msgs_burst) : DEFAULT_LIMITS.msgs_burst;
+  return { cap: Math.max(1, Math.floor(burst / 2)), perSec: Math.max(1, (rate * 5) / 8) };
+}
+
+/** The best possible count for the board in `reveal`: Ghost's true_par, the maze's shortest. */
+export const bestPossible = (reveal) => (!reveal ? null : reveal.game === 'ghost' ? reveal.true_par ?? null : reveal.shortest ?? null);
+
+/**
+ * Efficiency in whole percent against the best possible: floored, so 99.6%
+ * shows 99 and only an optimal run shows 100; never above 100.
+ */
+export function efficiency(best, steps) {
+  if (!Number.isFinite(best) || !Number.isFinite(steps) || steps <= 0 || best <= 0) return null;
+  if (steps <= best) return 100;
+  return Math.min(99, Math.floor((best * 100) / steps));
+}

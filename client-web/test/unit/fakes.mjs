@@ -1,0 +1,59 @@
+// Test doubles for the handlers and actions: an `fx` that records what it is
+// asked to do (sent messages, announcements, toasts, timers) on a clock the
+// test moves, and a few boards and messages.
+import { makeStore, memoryStorage } from '../../public/js/store.js';
+
+export function fakeFx({ path = '/' } = {}) {
+  let t = 1000;
+  let p = path;
+  const fx = {
+    sent: [],
+    said: [],
+    toasts: [],
+    timers: [],
+    connects: 0,
+    open: true,
+    send: (m) => (fx.sent.push(m), fx.open),
+    connect: () => fx.connects++,
+    connected: () => fx.open,
+    now: () => t,
+    tick: (ms) => (t += ms),
+    later: (fn, ms) => fx.timers.push({ fn, at: t + ms }),
+    /** Runs the timers that are due (all of them with `all`). */
+    run(all = false) {
+      const due = fx.timers.filter((x) => all || x.at <= t);
+      fx.timers = fx.timers.filter((x) => !due.includes(x));
+      for (const x of due) x.fn();
+    },
+    store: makeStore(memoryStorage(), memoryStorage(), () => 0),
+    announce: (x) => fx.said.push(x),
+    toast: (x) => fx.toasts.push(x),
+    buzz() {},
+    bump() {},
+    path: () => p,
+    go: (x) => (p = x),
+    loadDaily() {},
+    /** The messages sent since the last call. */
+    drain() {
+      const out = fx.sent.slice();
+      fx.sent.length = 0;
+      return out;
+    },
+  };
+  return fx;
+}
+
+// The seed's worked example vault: plate at the bottom left, gate in the wall, flag top right.
+export const VAULT = {
+  game: 'ghost', size: 'small', seed: '0', n: 6,
+  cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
+  start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3],
+  par: 14, allowance: 20, fallback: false, attempts: 1,
+};
+export const MAZE = { game: 'maze', size: 'easy', seed: '7', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] };
+
+export const player = (id, name, extra = {}) => ({ id, name, ready: false, spectator: false, connected: true, ...extra });
+export const room = (players, extra = {}) => ({
+  type: 'room', code: 'K7M2Q', host: 1, game: 'ghost', size: 'small', phase: 'lobby', rank_by: 'time', max_players: 16, players, ...extra,
+});
+export const welcome = (extra = {}) => ({ type: 'welcome', player_id: 1, token: '5f0c3a9e1b7d42c8a6e0f1d2c3b4a596', resumed: false, ...extra });

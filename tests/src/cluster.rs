@@ -147,6 +147,8 @@ impl Node {
             .args(["serve", "--bind", &bind, "--node-id", &id.to_string(), "--trusted-proxy", "127.0.0.1"])
             .args(["--daily-salt", SALT, "--countdown-secs", "1"])
             .args(["--msgs-per-sec", "10000", "--msgs-burst", "10000"])
+            // A solver plays faster than any hand: no ranked pacing, no per-address cap.
+            .args(["--ranked-move-floor-ms", "0", "--ranked-per-address", "0", "--metrics-bind", ""])
             .args(extra)
             .env("MAZERACE_DATABASE_URL", url)
             .env("RUST_LOG", "info")

@@ -16,6 +16,7 @@ import * as lobby from './lobby.js';
 import * as race from './race.js';
 import * as results from './results.js';
 import * as daily from './daily.js';
+import { Offline } from './offlinemode.js';
 
 const storageOr = (get) => {
   try {
@@ -32,12 +33,24 @@ const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionSt
 const screens = [home, lobby, race, results, daily];
 const render = () => renderAll(s, screens);
 
+/**
+ * The socket's URL, naming the room whenever there is one (being in it,
+ * joining it, an invite) so a load balancer can route by it (README,
+ * "Running several nodes").
+ */
+function wsUrl(st) {
+  const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
+  const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
+  const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+  return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
+}
+
 /** Any class with net.js's Connection interface; `useTransport` swaps it (solo practice offline). */
 let conn = null;
 function useTransport(Transport) {
   if (conn) conn.close();
   conn = new Transport({
-    url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`,
+    url: () => wsUrl(s),
     hello: () => {
       s.me.helloName = s.me.helloName || store.name();
       const token = store.token();
@@ -62,6 +75,7 @@ const fx = {
   send: (msg) => conn.send(msg),
   connect: () => conn.active || conn.connect(),
   connected: () => conn.open,
+  reconnect: () => conn.restart(),
   now: () => performance.now(),
   later: (fn, ms) =>
     setTimeout(() => {
@@ -77,6 +91,7 @@ const fx = {
   go: (path) => history.pushState(null, '', path),
   loadDaily: () => daily.loadDaily(),
   useTransport,
+  goOffline: () => offline.start(),
 };
 
 function watchRun(id, known) {
@@ -88,6 +103,8 @@ function watchRun(id, known) {
 
 const ctx = { s, fx, render, copy, watchRun };
 useTransport(Connection);
+const offline = new Offline({ s, fx, useTransport, Connection, render, toast });
+offline.registerWorker();
 for (const sc of screens) sc.init(ctx);
 initReplay({
   state: s,

@@ -20,7 +20,9 @@ export const HANDLERS = {
   welcome(s, m, fx) {
     s.me.id = m.player_id;
     s.conn.welcomed = true;
-    fx.store.setToken(m.token);
+    s.conn.offline = !!m.offline;
+    // The offline stand-in has no token: the daily identity is left alone.
+    if (!m.offline) fx.store.setToken(m.token);
     s.limits = readLimits(m.limits);
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
@@ -54,6 +56,7 @@ export const HANDLERS = {
   room(s, info, fx) {
     const prev = s.room;
     s.room = info;
+    s.conn.rerouted = false;
     if (!prev || prev.code !== info.code) enteredRoom(s, info, fx);
     const me = member(s);
     if (me) s.me.name = me.name; // the server's word on my name
@@ -175,6 +178,14 @@ export const HANDLERS = {
       return;
     }
     if (code === 'already_in_room') return; // the link's room is the one we are in
+    if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
+      // Several nodes: reconnect naming the room (/ws?room=CODE) so the
+      // load balancer takes us to its node, and ask again there, once.
+      s.conn.rerouted = true;
+      s.intent = last;
+      fx.reconnect();
+      return;
+    }
     if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
     if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
       s.pendingRename = null;

@@ -27,11 +27,20 @@ export function init(c) {
     e.preventDefault();
     send(makeMsg());
   });
-  $('practice').addEventListener('click', () => {
+  const practice = () => {
     const m = makeMsg();
     delete m.rank_by;
     s.soloNext = true;
     send(m);
+  };
+  // With the server out of reach, practice is played in the page itself.
+  $('practice').addEventListener('click', () => {
+    if (s.conn.status === 'waiting') fx.goOffline();
+    practice();
+  });
+  $('offline').addEventListener('click', () => {
+    fx.goOffline();
+    practice();
   });
   const joinFromForm = (spectate) => {
     const text = $('code').value;
@@ -143,7 +152,9 @@ export function render(s) {
   const game = gameChosen();
   const b = ctx.fx.store.best(game, $('size').value);
   const unit = game === 'ghost' ? 'steps' : 'moves';
-  const text = b ? `Your best here: ${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit} · ${F.clock(b.time_ms)}` : 'No best on this size yet.';
+  const where = b && b.offline ? ' (offline)' : '';
+  const text = b ? `Your best here: ${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit} · ${F.clock(b.time_ms)}${where}` : 'No best on this size yet.';
+  $('offline').hidden = s.conn.offline;
   if (text !== lastBest) $('best-here').textContent = lastBest = text;
 }
 

@@ -44,7 +44,8 @@ export class Connection {
     this.onState('connecting');
     let ws;
     try {
-      ws = new WebSocket(this.url);
+      // A function: the URL may name the room (/ws?room=CODE) for the load balancer.
+      ws = new WebSocket(typeof this.url === 'function' ? this.url() : this.url);
     } catch {
       this.retry();
       return;

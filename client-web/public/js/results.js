@@ -116,12 +116,18 @@ function layout(s, m) {
   const store = ctx.fx.store;
   const rec =
     mine && mine.status === 'finished'
-      ? store.recordFinish(game, size, { ...mine, efficiency: efficiency(best, mine.steps) ?? mine.efficiency })
+      ? store.recordFinish(game, size, {
+          ...mine,
+          efficiency: efficiency(best, mine.steps) ?? mine.efficiency,
+          offline: s.conn.offline,
+        })
       : { best: store.best(game, size) };
   const label = `${F.gameLabel(game)} ${F.sizeLabel(game, size)}`;
   const bb = rec.best;
   $('mybest').replaceChildren(
-    bb ? `Your best on ${label}: ${bb.efficiency != null ? bb.efficiency + '% · ' : ''}${bb.steps} ${unit} · ${F.clock(bb.time_ms)}` : `No finish on ${label} yet.`,
+    bb
+      ? `Your best on ${label}: ${bb.efficiency != null ? bb.efficiency + '% · ' : ''}${bb.steps} ${unit} · ${F.clock(bb.time_ms)}${bb.offline ? ' (offline)' : ''}`
+      : `No finish on ${label} yet.`,
     rec.improved ? el('span', { class: 'new', text: 'New best!' }) : '',
   );
 }

@@ -12,7 +12,9 @@ export function createState() {
   return {
     view: 'home', // home, lobby, play, ranks, replay
     back: null, // the view the replay screen's Back returns to
-    conn: { status: 'idle', wait: 0, welcomed: false, taken: false },
+    // offline: the local stand-in server (solo practice, nothing ranked);
+    // rerouted: a wrong_node answer already sent us to the room's node once.
+    conn: { status: 'idle', wait: 0, welcomed: false, taken: false, offline: false, rerouted: false, back: false },
     me: {
       id: null,
       name: '', // the name the server confirmed (welcome.name or renamed.name); '' before

@@ -167,6 +167,8 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     recordFinish(game, size, r) {
       const old = this.best(game, size);
       const cur = { steps: r.steps, time_ms: r.time_ms ?? null, efficiency: r.efficiency ?? null, at: now() };
+      // Played with no server: the page judged it, so it is marked as such.
+      if (r.offline) cur.offline = true;
       const better =
         !old ||
         (cur.efficiency ?? -1) > (old.efficiency ?? -1) ||

@@ -16,15 +16,18 @@ export const SHOTS = resolve(REPO, 'test-output/screenshots');
 export const LAPTOP = { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 };
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
 
-/** Starts `mazerace serve`; resolves to {url, stop}. Builds the binary when it is missing. */
-export async function startServer() {
+/**
+ * Starts `mazerace serve` (on `port`, or a free one); resolves to {url, stop}.
+ * Builds the binary when it is missing.
+ */
+export async function startServer({ port = 0 } = {}) {
   const bin = process.env.MAZERACE_BIN || resolve(REPO, 'target/debug/mazerace');
   if (!existsSync(bin)) {
     const b = spawnSync('cargo', ['build', '-p', 'mazerace-server'], { cwd: REPO, stdio: 'inherit' });
     if (b.status !== 0) throw new Error('cargo build -p mazerace-server failed');
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'mazerace-e2e-'));
-  const proc = spawn(bin, ['serve', '--bind', '127.0.0.1:0', '--data-dir', dataDir], {
+  const proc = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir, '--metrics-bind', ''], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
   });

@@ -15,6 +15,8 @@ export function fakeFx({ path = '/' } = {}) {
     open: true,
     send: (m) => (fx.sent.push(m), fx.open),
     connect: () => fx.connects++,
+    reconnects: 0,
+    reconnect: () => fx.reconnects++,
     connected: () => fx.open,
     now: () => t,
     tick: (ms) => (t += ms),

@@ -308,3 +308,34 @@ test('request before connecting keeps the intent and connects with the typed nam
   assert.equal(request(s, fx, { type: 'ready', ready: true }, 'Anne'), false, 'the limit from welcome');
   assert.match(s.ui.nameError, /at most 3 characters/);
 });
+
+test('wrong_node: reconnect once, naming the room, and ask again there', () => {
+  const s = createState();
+  const fx = fakeFx();
+  s.me.helloName = 'Ann';
+  handle(s, welcome({ name: 'Ann' }), fx);
+  const join = { type: 'join_room', code: 'BK7M2', key: '3f9a0c1d5e7b2a64' };
+  s.lastIntent = join;
+  handle(s, { type: 'error', code: 'wrong_node', message: 'room BK7M2 is on node B' }, fx);
+  assert.equal(fx.reconnects, 1);
+  assert.deepEqual(s.intent, join, 'sent again after the next welcome');
+  assert.equal(fx.toasts.length, 0);
+  // Misrouted again: say so instead of looping.
+  s.lastIntent = join;
+  handle(s, { type: 'error', code: 'wrong_node', message: 'room BK7M2 is on node B' }, fx);
+  assert.equal(fx.reconnects, 1);
+  assert.deepEqual(fx.toasts, ['room BK7M2 is on node B']);
+  handle(s, room([player(1, 'Ann')]), fx);
+  assert.equal(s.conn.rerouted, false, 'in the room: a later misroute may reroute again');
+});
+
+test('an offline welcome keeps the daily identity and marks the page offline', () => {
+  const s = createState();
+  const fx = fakeFx();
+  fx.store.setToken('5f0c3a9e1b7d42c8a6e0f1d2c3b4a596');
+  handle(s, { type: 'welcome', player_id: 1, resumed: false, name: 'Ann', limits: DEFAULT_LIMITS, offline: true }, fx);
+  assert.equal(s.conn.offline, true);
+  assert.equal(fx.store.token(), '5f0c3a9e1b7d42c8a6e0f1d2c3b4a596', 'no token offline: the kept one stays');
+  handle(s, welcome({ name: 'Ann' }), fx);
+  assert.equal(s.conn.offline, false);
+});

@@ -144,9 +144,13 @@ test('a solo maze race, ranked by steps, with a refused rewind', () => {
   const h = harness();
   const { start, room } = startRace(h, { type: 'create_room', game: 'maze', size: 'easy', seed: '42', rank_by: 'steps' });
   const doc = PROTOCOL.match(/```json\n(\{"type":"race_start","board":\{"game":"maze".*?)\n```/s)[1];
-  // A lone racer's clock starts at the first move, whatever the doc's example races.
+  // A lone racer's clock starts at the first move, whatever the doc's example races;
+  // the doc's maze is a daily board, shown without its seed.
   assert.equal(start.clock, 'first_move');
-  assert.equal(JSON.stringify({ ...start, clock: JSON.parse(doc).clock }), doc);
+  assert.equal(start.board.seed, '42', 'a practice board keeps its seed');
+  const { seed, ...unseeded } = start.board;
+  assert.ok(seed);
+  assert.equal(JSON.stringify({ ...start, board: unseeded, clock: JSON.parse(doc).clock }), doc);
   h.send({ type: 'rewind', seq: 1 });
   assert.deepEqual(h.take(), ['{"type":"rewind_result","seq":1,"ok":false,"reason":"no_rewind","pos":[0,0],"steps":0,"status":"playing"}']);
   const fx = fixture('easy', '42');

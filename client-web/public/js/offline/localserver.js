@@ -76,7 +76,8 @@ export class LocalServer {
     this.now = now || (() => (globalThis.performance ? performance.now() : Date.now()));
     this.setTimer = setTimer || ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = clearTimer || ((id) => clearTimeout(id));
-    this.defer = defer || queueMicrotask;
+    // Wrapped: called as a method, a bare queueMicrotask is an "Illegal invocation".
+    this.defer = defer || ((fn) => queueMicrotask(fn));
     this.seed = seed || randomSeed;
     this.isOpen = false;
     this.reset();

@@ -9,7 +9,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
-use crate::config::{Config, ServeArgs};
+use crate::config::Config;
+use crate::flags::ServeArgs;
 use crate::server::Server;
 use crate::StoreHook;
 

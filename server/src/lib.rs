@@ -32,6 +32,7 @@ pub mod daily;
 mod daily_leagues;
 pub mod daily_store;
 pub mod fdlimit;
+mod flags;
 mod gate;
 pub mod gen;
 mod http;
@@ -50,11 +51,12 @@ mod sessions;
 mod verify_daily;
 
 pub use accept::set_backlog;
-pub use config::{Config, LogFormat, ServeArgs, MAX_PLAYERS_CAP};
+pub use config::{Config, LogFormat, MAX_PLAYERS_CAP};
 pub use daily::{
     daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
     DailySchedule, DailyStart, HookFuture, Replay,
 };
 pub use daily_store::StoreHook;
+pub use flags::ServeArgs;
 pub use ids::is_code_shaped;
 pub use server::Server;

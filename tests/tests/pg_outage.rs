@@ -131,8 +131,8 @@ async fn races_go_on_while_postgres_is_down_and_held_results_commit_after() {
     // A new daily attempt is refused with the clear error.
     let mut late = connect(&addr, "/ws").await;
     late.hello("Late").await;
-    late.create(json!({"game": "ghost", "size": "small", "daily": true})).await;
-    late.send(json!({"type": "start"})).await;
+    // Refused as the room is made: whether the try would be ranked cannot be told.
+    late.send(json!({"type": "create_room", "game": "ghost", "size": "small", "daily": true})).await;
     let refused = late.recv_type("error").await;
     assert_eq!(refused["code"], "daily_unavailable", "{refused}");
     let health = healthz(&addr).await;
@@ -153,11 +153,11 @@ async fn races_go_on_while_postgres_is_down_and_held_results_commit_after() {
     // few seconds, as the error says.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
-        late.send(json!({"type": "start"})).await;
+        late.send(json!({"type": "create_room", "game": "ghost", "size": "small", "daily": true})).await;
         let answer = late.recv_direct().await;
         match answer["type"].as_str() {
-            Some("race_start") => break,
-            Some("countdown") => {
+            Some("room") => {
+                late.send(json!({"type": "start"})).await;
                 late.recv_type("race_start").await;
                 break;
             }
@@ -165,7 +165,7 @@ async fn races_go_on_while_postgres_is_down_and_held_results_commit_after() {
                 assert!(std::time::Instant::now() < deadline, "daily starts stayed refused: {answer}");
                 tokio::time::sleep(Duration::from_millis(300)).await;
             }
-            _ => panic!("unexpected answer to start: {answer}"),
+            _ => panic!("unexpected answer to a daily create_room: {answer}"),
         }
     }
 

@@ -154,7 +154,7 @@ async fn races_go_on_while_postgres_is_down_and_held_results_commit_after() {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         late.send(json!({"type": "create_room", "game": "ghost", "size": "small", "daily": true})).await;
-        let answer = late.recv_direct().await;
+        let answer = late.recv().await;
         match answer["type"].as_str() {
             Some("room") => {
                 late.send(json!({"type": "start"})).await;

@@ -233,7 +233,7 @@ export function tryAgain(s, fx) {
 /** Paced below welcome.limits' rate, queued not dropped: the moves are already on screen. */
 export function sendPaced(s, fx, msg) {
   const o = s.outbox;
-  const { cap, perSec } = pacing(s.limits);
+  const { cap, perSec } = pacing(s.limits, !!(s.room && s.room.daily && s.room.ranked));
   const now = fx.now();
   if (o.tokens == null) o.tokens = cap;
   o.tokens = Math.min(cap, o.tokens + ((now - (o.at || now)) / 1000) * perSec);

@@ -118,11 +118,17 @@ export function colourOf(s, id) {
 }
 
 /** The moves queue pacing: a bucket of half the burst refilled at 5/8 of the rate (defaults: 40 and 25/s). */
-export function pacing(limits) {
+export function pacing(limits, rankedDaily = false) {
   const rate = Number(limits.msgs_per_sec) > 0 ? Number(limits.msgs_per_sec) : DEFAULT_LIMITS.msgs_per_sec;
   const burst = Number(limits.msgs_burst) > 0 ? Number(limits.msgs_burst) : DEFAULT_LIMITS.msgs_burst;
-  return { cap: Math.max(1, Math.floor(burst / 2)), perSec: Math.max(1, (rate * 5) / 8) };
+  const pace = { cap: Math.max(1, Math.floor(burst / 2)), perSec: Math.max(1, (rate * 5) / 8) };
+  // A ranked daily try is paced to human input by the server (one move per
+  // 25 ms, bursts of 3; faster ones are refused as too_fast): stay under it.
+  return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
 }
+
+/** Below the server's ranked floor (25 ms a move): about one move per 33 ms. */
+export const RANKED_MOVES_PER_SEC = 30;
 
 /** The best possible count for the board in `reveal`: Ghost's true_par, the maze's shortest. */
 export const bestPossible = (reveal) => (!reveal ? null : reveal.game === 'ghost' ? reveal.true_par ?? null : reveal.shortest ?? null);

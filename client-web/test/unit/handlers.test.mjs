@@ -339,3 +339,13 @@ test('an offline welcome keeps the daily identity and marks the page offline', (
   handle(s, welcome({ name: 'Ann' }), fx);
   assert.equal(s.conn.offline, false);
 });
+
+test('a ranked daily try is paced under the server floor; practice keeps the message rate', async () => {
+  const { pacing, RANKED_MOVES_PER_SEC } = await import('../../public/js/state.js');
+  const open = pacing(DEFAULT_LIMITS);
+  const ranked = pacing(DEFAULT_LIMITS, true);
+  assert.deepEqual(open, { cap: 40, perSec: 25 });
+  assert.ok(ranked.perSec <= RANKED_MOVES_PER_SEC);
+  assert.ok(1000 / ranked.perSec > 25, 'slower than one move per 25 ms');
+  assert.ok(ranked.cap < 3, 'a smaller burst than the server allows');
+});

@@ -1,0 +1,205 @@
+//! Client to server: every message a client may send, and the decoder the
+//! server reads frames with (a fast path for `move`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{is_false, ErrorCode, RankBy};
+use crate::board::Seed;
+use crate::daily::DailyDate;
+use crate::grid::{Dir, Game, Size};
+
+/// Client to server.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// The first message on every connection. `token` (from an earlier
+    /// `welcome`) resumes that player, within the resume window.
+    /// `{"type":"hello","name":"Ann"}`
+    Hello {
+        /// The name to show others; the server trims it and refuses an empty one,
+        /// one over 24 characters or one with control characters (`bad_name`).
+        name: String,
+        /// A `welcome` token from an earlier connection, to resume that player.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+    },
+    /// Make a room and join it as host. `daily: true` makes a room of one on
+    /// today's daily board for `game`/`size` (then `seed` must be absent).
+    /// `{"type":"create_room","game":"ghost","size":"small"}`
+    CreateRoom {
+        /// Which game the room plays.
+        game: Game,
+        /// The board's size; it must be one of `game`'s (else `bad_size`).
+        size: Size,
+        /// The board's seed; absent: the server draws one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed: Option<Seed>,
+        /// How the room orders its finishers; absent: by time.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rank_by: Option<RankBy>,
+        /// Racers the room takes; absent: the server's `--max-players`. Clamped to
+        /// 1..=64.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_players: Option<u32>,
+        /// Today's daily board for `game`/`size` instead of a seeded one.
+        #[serde(default, skip_serializing_if = "is_false")]
+        daily: bool,
+    },
+    /// Join a room by its code; `spectate` watches without racing.
+    /// `{"type":"join_room","code":"K7M2Q"}`
+    JoinRoom {
+        /// The room's code, as the host shares it.
+        code: String,
+        /// Watch the room instead of racing in it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        spectate: bool,
+        /// The room's `key`, from an invite link: a join with the right key
+        /// is never held up by the failed-join limit (others' guessing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+    },
+    /// Leave the current room.
+    LeaveRoom {},
+    /// Mark yourself ready (or not) in the lobby; informational.
+    Ready {
+        /// Ready (true) or not.
+        ready: bool,
+    },
+    /// Host only: start the countdown.
+    Start {},
+    /// One step. `seq` is the client's own counter, echoed in `move_result`.
+    /// `{"type":"move","dir":"up","seq":1}`
+    Move {
+        /// Which way to step.
+        dir: Dir,
+        /// The client's counter, echoed in the answer.
+        seq: u32,
+    },
+    /// Ghost only: end run one and start run two.
+    Rewind {
+        /// The client's counter, echoed in the answer.
+        seq: u32,
+    },
+    /// Host only, after results: back to the lobby for another race, on a
+    /// new board, or on the same one with `same_board` ("try this board
+    /// again"; the only rematch a daily room has, and never ranked).
+    /// `{"type":"rematch","same_board":true}`
+    Rematch {
+        /// Race the same board again instead of a new one.
+        #[serde(default, skip_serializing_if = "is_false")]
+        same_board: bool,
+    },
+    /// Change your name (validated like `hello`'s); not while racing.
+    /// `{"type":"rename","name":"Bo"}`
+    Rename {
+        /// The new name.
+        name: String,
+    },
+    /// End your own run now, not finished (instead of walking out the
+    /// step budget). `{"type":"give_up"}`
+    GiveUp {},
+    /// Liveness check; answered with `pong`.
+    Ping {},
+    /// Ask for a daily board's table (today when `date` is absent).
+    /// `{"type":"leaderboard","game":"maze","size":"easy"}`
+    Leaderboard {
+        /// The daily board's game.
+        game: Game,
+        /// The daily board's size.
+        size: Size,
+        /// The UTC day, `YYYY-MM-DD`; absent: today.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date: Option<DailyDate>,
+    },
+    /// Make a league (you are its first member); answered with `league`.
+    /// `{"type":"create_league","name":"Friday club"}`
+    CreateLeague {
+        /// Validated like a player name (`bad_name`); markup is data.
+        name: String,
+    },
+    /// Join a league by its code (from its link `/l/CODE`); answered with `league`.
+    JoinLeague {
+        /// The league's code.
+        code: String,
+    },
+    /// Leave a league; answered with `league_left`.
+    LeaveLeague {
+        /// The league's code.
+        code: String,
+    },
+    /// Your leagues with today's standing in each; answered with `leagues`.
+    MyLeagues {},
+    /// A league's table for one daily board (today when `date` is absent).
+    LeagueBoard {
+        /// The league's code.
+        code: String,
+        /// The daily board's game.
+        game: Game,
+        /// The daily board's size.
+        size: Size,
+        /// The UTC day; absent: today.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date: Option<String>,
+    },
+    /// A league's standings over the last 7 or 30 days.
+    LeagueStandings {
+        /// The league's code.
+        code: String,
+        /// 7 or 30 (else `bad_message`-like `bad_days`).
+        days: u32,
+    },
+}
+
+impl ClientMsg {
+    /// Decode one text frame; the same answer as `serde_json::from_str`, faster
+    /// for `move`. Moves are nearly every frame in a race, and serde decodes an
+    /// internally tagged enum by first buffering the whole object into a
+    /// generic tree, then matching the tag: about a fifth of the server's work
+    /// per move. A plain struct of exactly `move`'s fields skips that; any
+    /// other frame (or a move with an escape, a duplicate or an extra field)
+    /// falls through to the full decoder, which gives the precise error.
+    pub fn decode(text: &str) -> Result<ClientMsg, DecodeError> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct MoveFrame<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: &'a str,
+            dir: Dir,
+            seq: u32,
+        }
+        match serde_json::from_str::<MoveFrame<'_>>(text) {
+            Ok(MoveFrame { kind: "move", dir, seq }) => Ok(ClientMsg::Move { dir, seq }),
+            _ => serde_json::from_str(text).map_err(|e| DecodeError::of(text, &e)),
+        }
+    }
+}
+
+/// Why a frame is not a [`ClientMsg`], with the error code to answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// `bad_seed` for a `create_room` whose seed is not a `u64` in
+    /// decimal, `bad_date` for a `leaderboard` whose date is not a real
+    /// `YYYY-MM-DD`, `bad_message` for anything else.
+    pub code: ErrorCode,
+    /// serde's account of what is wrong (it may quote the client's input).
+    pub message: String,
+}
+
+impl DecodeError {
+    /// The code is decided by running the frame's own `seed` (or `date`)
+    /// through its parser, not by reading serde's English.
+    fn of(text: &str, e: &serde_json::Error) -> DecodeError {
+        let v: Option<serde_json::Value> = serde_json::from_str(text).ok();
+        let field = |ty: &str, name: &str| {
+            v.as_ref().filter(|v| v["type"] == ty).and_then(|v| v.get(name)?.as_str().map(str::to_owned))
+        };
+        let code = if field("create_room", "seed").is_some_and(|s| s.parse::<Seed>().is_err()) {
+            ErrorCode::BadSeed
+        } else if field("leaderboard", "date").is_some_and(|d| d.parse::<DailyDate>().is_err()) {
+            ErrorCode::BadDate
+        } else {
+            ErrorCode::BadMessage
+        };
+        DecodeError { code, message: e.to_string() }
+    }
+}

@@ -1,0 +1,358 @@
+//! Server to client: every message the server sends, and the room, race,
+//! results and daily payloads they carry.
+
+use serde::{Deserialize, Serialize};
+
+use super::{is_false, ErrorCode, Limits, Phase, PlayerId, PracticeReason, RacerStatus, RankBy};
+use crate::board::PublicBoard;
+use crate::grid::{Dir, Game, Pos, Size};
+use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
+use crate::play::{Action, GameView, Reject};
+use crate::race::Clock;
+
+/// One member of a room, as listed in `room`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerInfo {
+    /// The member's player id.
+    pub id: PlayerId,
+    /// Their name.
+    pub name: String,
+    /// Whether they said they are ready (informational).
+    pub ready: bool,
+    /// Watching rather than racing: they asked to spectate, or joined while a
+    /// race they are not in is on.
+    pub spectator: bool,
+    /// False while their connection is down and their session waits for a resume.
+    pub connected: bool,
+}
+
+/// The room's public state, sent whenever it changes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoomInfo {
+    /// The code others join with.
+    pub code: String,
+    /// The member who may start races and call rematches.
+    pub host: PlayerId,
+    /// The board's game.
+    pub game: Game,
+    /// The board's size.
+    pub size: Size,
+    /// Where the room is in its life.
+    pub phase: Phase,
+    /// How the room orders its finishers.
+    pub rank_by: RankBy,
+    /// Racers the room takes (spectators come on top).
+    pub max_players: u32,
+    /// A daily room: a room of one on today's daily board.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub daily: bool,
+    /// Daily rooms only: whether this attempt is the player's ranked one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranked: Option<bool>,
+    /// Daily practice only: when the player's ranked try on this board
+    /// started (RFC 3339, UTC), to say why this one is practice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranked_at: Option<String>,
+    /// Daily practice only: why it is practice (`played`: the ranked try
+    /// on this board is done; `address_cap`: the network address already
+    /// has its cap of ranked runs on this board today).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub practice: Option<PracticeReason>,
+    /// The room's invite secret (16 hex digits) for links: `/r/CODE?k=KEY`.
+    pub key: String,
+    /// Every member, racers and spectators.
+    pub players: Vec<PlayerInfo>,
+}
+
+/// One racer's progress as others see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Whose progress this is.
+    pub id: PlayerId,
+    /// Where they stand.
+    pub pos: Pos,
+    /// Steps (Ghost) or moves (maze) used so far.
+    pub steps: u32,
+    /// Ghost only: 1 or 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u8>,
+    /// Their standing in the race.
+    pub status: RacerStatus,
+    /// Steps still between the racer and the goal by the shortest way
+    /// ([`crate::Board::left_from`]), for progress bars.
+    pub left: u32,
+}
+
+/// One line of the results table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ranking {
+    /// 1-based; absent for racers who did not finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// Whose line this is.
+    pub player_id: PlayerId,
+    /// Their name.
+    pub name: String,
+    /// How their race ended.
+    pub status: RacerStatus,
+    /// Steps (Ghost) or moves (maze) used.
+    pub steps: u32,
+    /// The race time in whole milliseconds, from the start signal (or, for
+    /// a solo racer and a daily run, from their first accepted action) to
+    /// the finish; absent if not finished. RULES.md, "Races".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// Rounded percent: `best / steps * 100` (`true_par` for Ghost,
+    /// `shortest` for the maze); absent if not finished or unknowable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<u32>,
+}
+
+/// What the board's answer was, revealed with the results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "game", rename_all = "lowercase")]
+pub enum Reveal {
+    /// A vault's answer.
+    Ghost {
+        /// The builder's par, which set the allowance.
+        par: u32,
+        /// `null` when the vault is a fallback nobody can solve.
+        true_par: Option<u32>,
+        /// One line that wins in `true_par` steps (empty when none does).
+        solution: Vec<Action>,
+    },
+    /// A maze's answer.
+    Maze {
+        /// The length of the shortest route.
+        shortest: u32,
+        /// One shortest route.
+        solution: Vec<Action>,
+    },
+}
+
+/// The answer to a daily run, sent only after it is committed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DailyResult {
+    /// The daily board's UTC day, `YYYY-MM-DD`.
+    pub date: String,
+    /// The daily board's game.
+    pub game: Game,
+    /// The daily board's size.
+    pub size: Size,
+    /// False for practice (a later attempt the same day).
+    pub ranked: bool,
+    /// Whether the run reached the goal.
+    pub finished: bool,
+    /// Steps (Ghost) or moves (maze) used.
+    pub steps: u32,
+    /// From the first accepted action to the finish; absent if not finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// The run's place on the day's table; absent for practice and for a run
+    /// that did not finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// Ranked runs started on this board so far, finished or not.
+    pub entrants: u32,
+    /// Consecutive UTC days, up to today, with a ranked run.
+    pub streak: u32,
+    /// Spoiler-free text to share.
+    pub share: String,
+    /// The stored run, for the replay view (`GET /api/daily/runs/{id}`).
+    pub run_id: i64,
+    /// The puzzle number: days since the first daily (2026-11-29 is 1).
+    pub puzzle: u32,
+    /// A ranked run: where it placed in each of your leagues.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leagues: Vec<LeaguePlace>,
+}
+
+/// One line of a daily leaderboard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeaderboardEntry {
+    /// 1-based; runs equal on steps and time share a rank.
+    pub rank: u32,
+    /// The player's name.
+    pub name: String,
+    /// Steps (Ghost) or moves (maze) used.
+    pub steps: u32,
+    /// From the first accepted action to the finish.
+    pub time_ms: u64,
+    /// Id of the stored run, for the replay view.
+    pub run_id: i64,
+}
+
+/// A daily board's table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Leaderboard {
+    /// The board's UTC day, `YYYY-MM-DD`.
+    pub date: String,
+    /// The board's game.
+    pub game: Game,
+    /// The board's size.
+    pub size: Size,
+    /// Ranked runs started on this board, finished or not.
+    pub entrants: u32,
+    /// The top 100.
+    pub entries: Vec<LeaderboardEntry>,
+    /// The asking player's own line, when they have a ranked finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<LeaderboardEntry>,
+}
+
+/// Everything a resuming client needs to redraw the room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The room, as `room` shows it.
+    pub room: RoomInfo,
+    /// The public board, once a race has started on it (racing or results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<PublicBoard>,
+    /// Your own game, when you are racing or have raced this board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<GameView>,
+    /// Ghost: your run-one recording, so the ghost can be drawn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recording: Vec<Dir>,
+    /// The racers' latest progress.
+    pub players: Vec<Progress>,
+    /// Milliseconds on your race clock, when racing: since the start signal,
+    /// or (`clock: first_move`) since your first accepted move, absent
+    /// before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    /// The race's clock rule, once the race has started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+}
+
+/// Server to client.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// Answer to `hello`. Keep `token` to resume after a dropped connection.
+    /// `name` is the name the server knows you by; `limits` are the ones a
+    /// client should pace and validate with.
+    Welcome {
+        /// Your player id.
+        player_id: PlayerId,
+        /// Your session token: send it in `hello` to resume after a drop.
+        token: String,
+        /// Whether this resumed an earlier session.
+        resumed: bool,
+        /// The name the server knows you by (a resume may have renamed you).
+        name: String,
+        /// What to pace and validate with.
+        limits: Limits,
+    },
+    /// Answer to `rename`: the name you now have.
+    Renamed {
+        /// Your name now.
+        name: String,
+    },
+    /// The room changed (members, ready flags, phase, host).
+    Room(RoomInfo),
+    /// Seconds left before the race starts: 3, 2, 1, each with the board,
+    /// so that every racer studies it for the same time.
+    Countdown {
+        /// Seconds until the start signal.
+        seconds: u32,
+        /// The board, without its answer.
+        board: PublicBoard,
+    },
+    /// The race begins now; the board has no answers in it. `clock` says
+    /// where each racer's time starts (fixed for the whole race).
+    RaceStart {
+        /// The board, without its answer.
+        board: PublicBoard,
+        /// The race's time limit, from now.
+        time_limit_ms: u64,
+        /// Where each racer's time starts.
+        clock: Clock,
+    },
+    /// The answer to one `move`: `ok`, the reason if not, and your state after it.
+    MoveResult {
+        /// The `seq` of the `move` this answers.
+        seq: u32,
+        /// Whether the move was applied.
+        ok: bool,
+        /// Why not, when it was refused.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<Reject>,
+        /// Your game after it (its fields sit in the message itself).
+        #[serde(flatten)]
+        view: GameView,
+    },
+    /// The answer to one `rewind`.
+    RewindResult {
+        /// The `seq` of the `rewind` this answers.
+        seq: u32,
+        /// Whether the rewind was applied.
+        ok: bool,
+        /// Why not, when it was refused.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<Reject>,
+        /// Your game after it (its fields sit in the message itself).
+        #[serde(flatten)]
+        view: GameView,
+    },
+    /// Coalesced: only racers whose progress changed since the last one.
+    Progress {
+        /// The racers whose progress changed.
+        players: Vec<Progress>,
+    },
+    /// Someone reached the goal.
+    Finished {
+        /// Who finished.
+        player_id: PlayerId,
+        /// Steps (Ghost) or moves (maze) they used.
+        steps: u32,
+        /// Their time (see [`Ranking::time_ms`]).
+        time_ms: u64,
+        /// Their rank among those finished so far: final under `rank_by: time`;
+        /// under `steps` a later finisher with fewer steps can still pass them.
+        rank: u32,
+    },
+    /// The race is over.
+    Results {
+        /// Every racer: finishers in rank order, then those who did not finish.
+        rankings: Vec<Ranking>,
+        /// The board's answer.
+        reveal: Reveal,
+    },
+    /// Sent after `welcome` on a resume, and to a spectator joining mid-race.
+    Snapshot(Box<Snapshot>),
+    /// A daily run was stored (sent after the commit).
+    DailyResult(DailyResult),
+    /// The answer to `leaderboard`.
+    Leaderboard(Leaderboard),
+    /// A refusal of the message just received.
+    Error {
+        /// Which refusal.
+        code: ErrorCode,
+        /// A sentence for a person.
+        message: String,
+    },
+    /// The answer to `create_league` and `join_league`.
+    League(League),
+    /// The answer to `leave_league`.
+    LeagueLeft {
+        /// The league left.
+        code: String,
+        /// Whether you were a member.
+        left: bool,
+    },
+    /// The answer to `my_leagues`.
+    Leagues {
+        /// Your leagues, in the order you joined them, each with `today`.
+        leagues: Vec<League>,
+    },
+    /// The answer to `league_board`.
+    LeagueBoard(LeagueBoard),
+    /// The answer to `league_standings`.
+    LeagueStandings(LeagueStandings),
+    /// The answer to `ping`.
+    Pong,
+    /// The server is going down; the socket closes with 1001 next.
+    ServerShutdown,
+}

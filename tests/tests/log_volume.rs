@@ -8,7 +8,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use mazerace_tests::serde_json::json;
 use mazerace_tests::Client;
@@ -18,23 +17,14 @@ const CYCLES: usize = 300;
 #[tokio::test]
 async fn a_noisy_client_writes_a_bounded_log() {
     let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(mazerace_tests::server_binary())
-        .args(["serve", "--bind", "127.0.0.1:0", "--metrics-bind", ""])
+    let mut cmd = Command::new(mazerace_tests::server_binary());
+    cmd.args(["serve", "--bind", "127.0.0.1:0", "--metrics-bind", ""])
         .args(["--msgs-per-sec", "100000", "--msgs-burst", "100000"])
         .arg("--data-dir")
         .arg(data.path())
         .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mazerace");
-    let out = child.stdout.take().unwrap();
-    let first = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        BufReader::new(out).read_line(&mut line).map(|_| line)
-    });
-    let first = tokio::time::timeout(Duration::from_secs(20), first).await.unwrap().unwrap().unwrap();
-    let addr = first.trim_end().strip_prefix("mazerace listening on http://").unwrap().to_owned();
+        .stderr(Stdio::piped());
+    let (mut child, addr) = mazerace_tests::start_serve(cmd).await;
     let err = child.stderr.take().unwrap();
     let log = tokio::task::spawn_blocking(move || {
         BufReader::new(err).lines().map_while(Result::ok).collect::<Vec<_>>()

@@ -9,7 +9,6 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,26 +18,13 @@ use tokio::net::TcpStream;
 #[tokio::test]
 async fn sigterm_ends_the_process_within_the_grace_despite_half_sent_requests() {
     let data = tempfile::tempdir().unwrap();
-    let mut child = Command::new(mazerace_tests::server_binary())
-        .args(["serve", "--bind", "127.0.0.1:0", "--metrics-bind", "", "--shutdown-grace-secs", "2"])
+    let mut cmd = Command::new(mazerace_tests::server_binary());
+    cmd.args(["serve", "--bind", "127.0.0.1:0", "--metrics-bind", "", "--shutdown-grace-secs", "2"])
         .arg("--data-dir")
         .arg(data.path())
         .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn mazerace");
-    let out = child.stdout.take().unwrap();
-    let first = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        BufReader::new(out).read_line(&mut line).map(|_| line)
-    });
-    let first = tokio::time::timeout(Duration::from_secs(20), first)
-        .await
-        .expect("no start-up line")
-        .unwrap()
-        .unwrap();
-    let addr = first.trim_end().strip_prefix("mazerace listening on http://").expect("the banner").to_owned();
+        .stderr(Stdio::null());
+    let (mut child, addr) = mazerace_tests::start_serve(cmd).await;
 
     let mut held = Vec::new();
     for _ in 0..5 {

@@ -63,7 +63,7 @@ pub mod close {
 /// with non-string keys, no foreign `Serialize`); should it ever, the client
 /// gets an `internal` error instead of a panic.
 pub fn frame(msg: &ServerMsg) -> Frame {
-    match serde_json::to_string(msg) {
+    match msg.to_json() {
         Ok(s) => Utf8Bytes::from(s),
         Err(e) => {
             tracing::error!(error = %e, "could not serialise a server message");
@@ -134,18 +134,33 @@ impl Outbox {
     /// Queues a frame. A full queue means the client stopped reading: it
     /// is closed with 4002 and the frame dropped.
     pub fn send(&self, f: Frame) {
+        if self.push(f) {
+            self.wake();
+        }
+    }
+
+    /// Queues a frame without waking the writer (the caller calls
+    /// [`Outbox::wake`] once it has queued all it has for this socket, so
+    /// that an answer and a `progress` go out in one batch, one write).
+    /// Whether there is anything to wake it for.
+    pub fn push(&self, f: Frame) -> bool {
         let mut st = self.lock();
         if st.close.is_some() {
-            return;
+            return false;
         }
         if st.queue.len() >= self.inner.capacity {
             drop(st);
             tracing::warn!(conn = self.inner.conn, "client too slow: outbox full, closing with 4002");
             self.abort(close::TOO_SLOW, "too slow: the server's queue for you is full");
-            return;
+            return false;
         }
         st.queue.push_back(f);
-        drop(st);
+        true
+    }
+
+    /// Wakes the writer for what [`Outbox::push`] and
+    /// [`Outbox::offer_progress`] queued.
+    pub fn wake(&self) {
         self.inner.wake.notify_one();
     }
 
@@ -156,9 +171,16 @@ impl Outbox {
     /// Offers a progress frame: `delta` if the slot is free, else the full
     /// progress `full()` replaces what is waiting (see the module header).
     pub fn progress(&self, delta: &Frame, full: &mut dyn FnMut() -> Frame) {
+        if self.offer_progress(delta, full) {
+            self.wake();
+        }
+    }
+
+    /// [`Outbox::progress`] without waking the writer (see [`Outbox::push`]).
+    pub fn offer_progress(&self, delta: &Frame, full: &mut dyn FnMut() -> Frame) -> bool {
         let mut st = self.lock();
         if st.close.is_some() {
-            return;
+            return false;
         }
         st.progress = Some(if st.progress.is_some() {
             metrics::progress_coalesced();
@@ -169,8 +191,7 @@ impl Outbox {
         // The full list supersedes what was missed up to now: it goes after
         // everything queued so far.
         st.progress_at = st.queue.len();
-        drop(st);
-        self.inner.wake.notify_one();
+        true
     }
 
     /// Asks the writer to send a WebSocket ping.

@@ -41,6 +41,10 @@ struct Actor {
     /// The effects being carried out (swapped with the state machine's
     /// buffer, so both keep their memory).
     spare: Vec<Effect>,
+    /// Which outboxes (by index in `outboxes`) got frames while effects
+    /// were carried out: each writer is woken once, at the end, so a
+    /// mover's answer and a `progress` due with it leave in one batch.
+    touched: Vec<bool>,
 }
 
 pub(super) fn start(
@@ -70,6 +74,7 @@ pub(super) fn start(
                 me,
                 outboxes: vec![(host.id, host.outbox)],
                 spare: Vec::new(),
+                touched: Vec::new(),
             };
             actor.run(rx).await;
         }
@@ -126,6 +131,7 @@ impl Actor {
 
     fn input(&mut self, input: Input) {
         let before = self.room.phase();
+        self.room.set_load(self.env.load.level());
         self.room.handle(Instant::now(), input);
         let after = self.room.phase();
         if before != after {
@@ -219,9 +225,19 @@ impl Actor {
         }
     }
 
-    fn send_all(&self, f: &Frame, but: Option<PlayerId>) {
-        for (_, o) in self.outboxes.iter().filter(|(m, _)| Some(*m) != but) {
-            o.send(f.clone());
+    /// Queues `f` for `id` without waking its writer (see `touched`).
+    fn queue_to(&mut self, id: PlayerId, f: Frame) {
+        if let Some(i) = self.outboxes.iter().position(|(m, _)| *m == id) {
+            self.touched[i] |= self.outboxes[i].1.push(f);
+        }
+    }
+
+    /// Queues `f` for every connected member but `but` (see `touched`).
+    fn queue_all(&mut self, f: &Frame, but: Option<PlayerId>) {
+        for (i, (m, o)) in self.outboxes.iter().enumerate() {
+            if Some(*m) != but {
+                self.touched[i] |= o.push(f.clone());
+            }
         }
     }
 
@@ -229,14 +245,16 @@ impl Actor {
     fn carry_out(&mut self) {
         std::mem::swap(&mut self.spare, self.room.effects().list());
         let mut effects = std::mem::take(&mut self.spare);
+        self.touched.clear();
+        self.touched.resize(self.outboxes.len(), false);
         for effect in effects.drain(..) {
             match effect {
                 Effect::To(id, msg) => {
                     count_answer(&msg);
-                    self.send_to(id, &msg);
+                    self.queue_to(id, frame(&msg));
                 }
-                Effect::All(msg) => self.send_all(&frame(&msg), None),
-                Effect::AllBut(id, msg) => self.send_all(&frame(&msg), Some(id)),
+                Effect::All(msg) => self.queue_all(&frame(&msg), None),
+                Effect::AllBut(id, msg) => self.queue_all(&frame(&msg), Some(id)),
                 Effect::Progress { delta, skip } => {
                     let delta = frame(&delta);
                     let mut full: Option<Frame> = None;
@@ -247,8 +265,10 @@ impl Actor {
                         })
                         .clone()
                     };
-                    for (_, o) in self.outboxes.iter().filter(|(m, _)| Some(*m) != skip) {
-                        o.progress(&delta, &mut make_full);
+                    for (i, (m, o)) in self.outboxes.iter().enumerate() {
+                        if Some(*m) != skip {
+                            self.touched[i] |= o.offer_progress(&delta, &mut make_full);
+                        }
                     }
                 }
                 Effect::DailyStarted { player, run } => {
@@ -301,6 +321,11 @@ impl Actor {
             }
         }
         self.spare = effects;
+        for (i, (_, o)) in self.outboxes.iter().enumerate() {
+            if self.touched[i] {
+                o.wake();
+            }
+        }
     }
 }
 

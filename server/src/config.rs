@@ -69,8 +69,12 @@ pub struct Config {
     pub countdown_secs: u32,
     /// Time between two countdown numbers (one second in production).
     pub countdown_step: Duration,
-    /// At most one `progress` per room per this interval.
+    /// At most one `progress` per room per this interval when the server
+    /// is quiet: the progress window's floor.
     pub progress_interval: Duration,
+    /// The progress window's ceiling, reached as the server gets busy
+    /// (`room/progress.rs`); at or under `progress_interval`: a fixed window.
+    pub progress_max: Duration,
     /// Open WebSocket connections at once; the next one gets `server_full`.
     pub max_connections: usize,
     /// Frames queued for one client before it counts as too slow (4002).
@@ -163,6 +167,9 @@ impl Default for Config {
             countdown_secs: 3,
             countdown_step: Duration::from_secs(1),
             progress_interval: Duration::from_millis(50),
+            // Under the 250 ms an opponent's marker may lag (issue 17), with
+            // room for the delivery itself.
+            progress_max: Duration::from_millis(200),
             max_connections: 50_000,
             outbox_capacity: 256,
             read_buffer_bytes: 1024,

@@ -104,9 +104,14 @@ pub struct ServeArgs {
     /// larger message still arrives whole).
     #[arg(long, env = "MAZERACE_READ_BUFFER_BYTES", default_value_t = Config::default().read_buffer_bytes)]
     pub read_buffer_bytes: usize,
-    /// Milliseconds between two `progress` messages to a room (coalescing window).
+    /// Milliseconds between two `progress` messages to a room when the
+    /// server is quiet (the coalescing window's floor).
     #[arg(long, env = "MAZERACE_PROGRESS_MS", default_value_t = millis(Config::default().progress_interval))]
     pub progress_ms: u64,
+    /// The coalescing window's ceiling, reached as the server gets busy;
+    /// at or under --progress-ms the window stays fixed.
+    #[arg(long, env = "MAZERACE_PROGRESS_MAX_MS", default_value_t = millis(Config::default().progress_max))]
+    pub progress_max_ms: u64,
     /// Seconds shutdown may take, whatever clients do.
     #[arg(long, env = "MAZERACE_SHUTDOWN_GRACE_SECS", default_value_t = 5)]
     pub shutdown_grace_secs: u64,
@@ -212,6 +217,7 @@ impl ServeArgs {
             // tungstenite needs room for a frame header (at most 14 bytes).
             read_buffer_bytes: self.read_buffer_bytes.max(64),
             progress_interval: Duration::from_millis(self.progress_ms.max(1)),
+            progress_max: Duration::from_millis(self.progress_max_ms),
             shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
             head_timeout: Duration::from_secs(self.head_timeout_secs.max(1)),
             reserve_connections: self.reserve_connections,
@@ -241,6 +247,8 @@ mod tests {
             "mazerace",
             "--progress-ms",
             "200",
+            "--progress-max-ms",
+            "400",
             "--worker-threads",
             "0",
             "--max-players",
@@ -250,11 +258,13 @@ mod tests {
         ]);
         let c = cli.serve.into_config();
         assert_eq!(c.progress_interval, Duration::from_millis(200));
+        assert_eq!(c.progress_max, Duration::from_millis(400));
         assert_eq!(c.worker_threads, Some(0));
         assert_eq!(c.read_buffer_bytes, 4096);
         assert_eq!(c.max_players, MAX_PLAYERS_CAP, "capped");
         let defaults = Cli::parse_from(["mazerace"]).serve.into_config();
         assert_eq!(defaults.progress_interval, Duration::from_millis(50), "issue 3: at most one per 50 ms");
+        assert_eq!(defaults.progress_max, Duration::from_millis(200), "issue 17: under 250 ms stale");
         assert_eq!(defaults.worker_threads, None);
         assert_eq!(defaults.read_buffer_bytes, Config::default().read_buffer_bytes);
         assert_eq!(

@@ -14,6 +14,7 @@
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
+//! - `load`: how busy the runtime is (the adaptive progress window).
 //! - `accept`, `gate`: the accept loop, request-head timeouts, bounded
 //!   shutdown, socket settings; every socket's place in the limits.
 //! - [`metrics`]: every `/metrics` series, one function each.
@@ -38,6 +39,7 @@ pub mod gen;
 mod http;
 mod ids;
 mod limits;
+mod load;
 mod logs;
 pub mod metrics;
 mod names;

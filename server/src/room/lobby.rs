@@ -107,8 +107,7 @@ impl Room {
         };
         let t = &self.timings;
         let daily = self.settings.daily.is_some();
-        let mut race =
-            Race::new(racers, &self.settings.board, now, t.race_time_limit, t.progress_interval, daily);
+        let mut race = Race::new(racers, &self.settings.board, now, t.race_time_limit, t.progress, daily);
         // Only a ranked daily attempt is paced: practice and private rooms
         // keep the connection's message rate alone.
         if self.settings.daily.as_ref().is_some_and(|d| d.ranked) {
@@ -169,7 +168,7 @@ impl Room {
             Stage::Racing(race) => {
                 let stopped = race.racer_mut(id).is_some_and(|r| r.stop(RacerStatus::Left));
                 if stopped {
-                    race.progress.schedule(now);
+                    race.progress.schedule(now, self.load);
                 }
                 stopped
             }

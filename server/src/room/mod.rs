@@ -40,6 +40,7 @@ use tokio_util::task::TaskTracker;
 use crate::address::Slot;
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
+use crate::load::Load;
 use crate::outbox::Outbox;
 use crate::registry::Registry;
 
@@ -199,7 +200,8 @@ pub struct Timings {
     pub countdown_secs: u32,
     pub countdown_step: Duration,
     pub race_time_limit: Duration,
-    pub progress_interval: Duration,
+    /// The progress window's floor and ceiling.
+    pub progress: progress::Window,
     /// Ranked daily runs: the pace of accepted moves (see [`race::Pace`]).
     pub ranked_pace: race::Pace,
 }
@@ -211,6 +213,8 @@ pub struct RoomEnv {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub tracker: TaskTracker,
     pub shutdown: CancellationToken,
+    /// How busy the runtime is (the progress window widens with it).
+    pub load: Load,
 }
 
 impl RoomEnv {
@@ -225,13 +229,14 @@ impl RoomEnv {
                 countdown_secs: cfg.countdown_secs,
                 countdown_step: cfg.countdown_step,
                 race_time_limit: cfg.race_time_limit,
-                progress_interval: cfg.progress_interval,
+                progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
             },
             max_spectators: cfg.max_spectators,
             daily,
             tracker,
             shutdown,
+            load: Load::default(),
         }
     }
 }

@@ -26,7 +26,7 @@ impl Room {
         };
         let acted = race.act(idx, seq, action, now);
         if acted.ok {
-            race.progress.schedule(now);
+            race.progress.schedule(now, self.load);
         }
         let finished = if acted.won { race.finished(id, self.settings.rank_by) } else { None };
         self.fx.to(id, acted.reply);
@@ -49,7 +49,7 @@ impl Room {
             return self.fx.to(id, error(ErrorCode::NotRacing, "you are not racing in this race"));
         }
         tracing::info!(player = id, "gave up");
-        race.progress.schedule(now);
+        race.progress.schedule(now, self.load);
         self.daily_ended(id);
         self.check_end(now);
     }

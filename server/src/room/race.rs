@@ -10,7 +10,7 @@ use mazerace_protocol::race::{self, Clock, Entry};
 use mazerace_protocol::{Action, Board, GoalDistances, PlayerGame, Reject, Status};
 use tokio::time::Instant;
 
-use super::progress::{Change, Coalescer};
+use super::progress::{Change, Coalescer, Window};
 use crate::daily::DailyOutcome;
 
 /// One racer in one race.
@@ -152,7 +152,7 @@ impl Race {
         board: &Board,
         now: Instant,
         limit: Duration,
-        interval: Duration,
+        window: Window,
         daily: bool,
     ) -> Self {
         let clock = Clock::for_race(daily, racers.len());
@@ -161,7 +161,7 @@ impl Race {
             started: now,
             deadline: now + limit,
             clock,
-            progress: Coalescer::new(interval),
+            progress: Coalescer::new(window),
             left: board.goal_distances(),
             pace: None,
         }

@@ -15,6 +15,7 @@ use tokio::time::Instant;
 use super::effects::{Effect, Effects};
 use super::race::{Race, Racer};
 use super::{JoinError, RoomSettings, Timings};
+use crate::load::Permille;
 
 /// One thing that happened to the room.
 #[derive(Debug)]
@@ -115,6 +116,9 @@ pub struct Room {
     pub(super) members: Vec<Member>,
     pub(super) stage: Stage,
     pub(super) fx: Effects,
+    /// How busy the server is, as last told ([`Room::set_load`]): it sets
+    /// the progress window's width.
+    pub(super) load: Permille,
 }
 
 pub(super) fn error(code: ErrorCode, message: &str) -> ServerMsg {
@@ -139,9 +143,16 @@ impl Room {
             members: vec![Member { id, name, token, spectate: false, ready: false, connected: true }],
             stage: Stage::Lobby,
             fx: Effects::default(),
+            load: 0,
         };
         room.broadcast_room();
         room
+    }
+
+    /// The server's load level, for the progress window (the actor tells
+    /// the room before each input; unit tests leave it at 0, the floor).
+    pub fn set_load(&mut self, level: Permille) {
+        self.load = level;
     }
 
     /// The effects written since the last call, in order.

@@ -20,7 +20,10 @@ fn timings() -> Timings {
         countdown_secs: 3,
         countdown_step: Duration::from_secs(1),
         race_time_limit: Duration::from_secs(600),
-        progress_interval: Duration::from_millis(50),
+        progress: super::progress::Window {
+            floor: Duration::from_millis(50),
+            ceil: Duration::from_millis(50),
+        },
         ranked_pace: super::race::Pace { floor: Duration::from_millis(25), burst: 3 },
     }
 }

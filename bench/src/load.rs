@@ -36,6 +36,12 @@ impl MoveLog {
     fn sent_at(&self, id: PlayerId, steps: u32) -> Option<Instant> {
         self.0.get(&id)?.iter().rev().find(|(s, _)| *s == steps).map(|(_, t)| *t)
     }
+
+    /// When `id`'s moves leading to more than `after` and at most `upto`
+    /// steps were sent (steps only grow: every accepted move adds one).
+    fn sent_between(&self, id: PlayerId, after: u32, upto: u32) -> impl Iterator<Item = Instant> + '_ {
+        self.0.get(&id).into_iter().flatten().filter(move |(s, _)| *s > after && *s <= upto).map(|(_, t)| *t)
+    }
 }
 
 /// What one phase shares between its players (one thread, so `RefCell`).
@@ -79,11 +85,13 @@ pub struct Racer {
     seq: u32,
     inflight: VecDeque<Inflight>,
     pub alive: bool,
+    /// The steps of each other racer this player last saw in a `progress`.
+    seen: HashMap<PlayerId, u32>,
 }
 
 impl Racer {
     pub fn new(p: Player, walker: Walker, echo: bool) -> Racer {
-        Racer { p, walker, echo, seq: 0, inflight: VecDeque::new(), alive: true }
+        Racer { p, walker, echo, seq: 0, inflight: VecDeque::new(), alive: true, seen: HashMap::new() }
     }
 
     async fn send_next(&mut self, sh: &Shared, scheduled: Option<Instant>) {
@@ -164,6 +172,15 @@ impl Racer {
                             m.progress_lat.record(now - sent);
                         }
                     }
+                    // Staleness: every move this frame is the first to show,
+                    // not only the latest (a coalesced frame shows several).
+                    let last = self.seen.entry(id).or_insert(0);
+                    for sent in log.sent_between(id, *last, steps) {
+                        if m.in_window(sent) {
+                            m.stale.record(now - sent);
+                        }
+                    }
+                    *last = (*last).max(steps);
                 }
             }
             Ok(In::Other(msg)) => {

@@ -81,6 +81,9 @@ impl Server {
         // no reserve: at the open-file limit it would hold 64 players'
         // places back for HTTP, and the figures measure players.
         cmd.args(["--max-conns-per-addr", "0", "--metrics-bind", "", "--reserve-connections", "0"]);
+        // Nor per-address room and session caps (64 and 256 by default):
+        // thousands of players share each source address here.
+        cmd.args(["--max-rooms-per-address", "1000000", "--max-sessions-per-address", "1000000"]);
         cmd.args(&spec.extra_args);
         cmd.env("RUST_LOG", &spec.log);
         let mut server = Self::spawn(cmd, scratch, "race server")?;

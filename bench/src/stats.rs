@@ -87,6 +87,10 @@ pub struct Meter {
     pub progress_entries: u64,
     /// From sending a move to another room member receiving the progress that shows it.
     pub progress_lat: Lat,
+    /// Staleness: from sending a move to each other member's first
+    /// `progress` showing it or a later step, for every move (a coalesced
+    /// frame answers for several; `progress_lat` times only the last).
+    pub stale: Lat,
     /// How late the open-loop generator sent against its schedule.
     pub lag: Lat,
     /// Server `error` frames, unexpected closes, and other failures (any time).

@@ -336,6 +336,14 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
         ),
         _ => Goal::new(name, ">= 0.90", "not measured".into(), false),
     });
+    // Issue 17: what the server spends per message over a bare echo.
+    let name = "saturated server CPU per msg at room size 8 vs bare echo's";
+    sec.goals.push(match median(&cpu_ratios) {
+        Some(c) => {
+            Goal::new(name, "<= 1.10x", format!("{c:.2}x (median of {} pairs)", cpu_ratios.len()), c <= 1.1)
+        }
+        None => Goal::new(name, "<= 1.10x", "not measured".into(), false),
+    });
     drop(echoes);
     drop(server);
     Ok(())

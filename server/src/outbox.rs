@@ -63,7 +63,7 @@ pub mod close {
 /// with non-string keys, no foreign `Serialize`); should it ever, the client
 /// gets an `internal` error instead of a panic.
 pub fn frame(msg: &ServerMsg) -> Frame {
-    match msg.to_json() {
+    match serde_json::to_string(msg) {
         Ok(s) => Utf8Bytes::from(s),
         Err(e) => {
             tracing::error!(error = %e, "could not serialise a server message");

@@ -8,12 +8,10 @@
 //! `null` means something (`true_par` of an unsolvable vault).
 //!
 //! - `client.rs`: [`ClientMsg`], and decoding a frame into one.
-//! - `server.rs`: [`ServerMsg`] and what its messages carry; `encode.rs`:
-//!   writing one as JSON ([`ServerMsg::to_json`]).
+//! - `server.rs`: [`ServerMsg`] and what its messages carry.
 //! - here: the small vocabulary both directions share.
 
 mod client;
-mod encode;
 mod server;
 
 pub use client::{ClientMsg, DecodeError};

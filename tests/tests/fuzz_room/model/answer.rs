@@ -42,7 +42,10 @@ impl Fuzz {
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. } => Expect::Error(vec![ErrorCode::Internal]),
-            ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => {
+            ClientMsg::Rename { .. }
+            | ClientMsg::GiveUp {}
+            | ClientMsg::AddRival { .. }
+            | ClientMsg::RemoveRival { .. } => {
                 unreachable!("the strategies never send {m:?}")
             }
         }

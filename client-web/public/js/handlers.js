@@ -62,8 +62,10 @@ export const HANDLERS = {
     if (me) s.me.name = me.name; // the server's word on my name
     if (info.daily) dailyRanked(s, info, fx);
     if (info.phase === 'lobby') {
-      const autostart = s.soloNext && isHost(s);
+      const rival = s.rivalNext && info.players.some((p) => p.rival);
+      const autostart = (s.soloNext || rival) && isHost(s);
       s.soloNext = false;
+      if (rival) s.rivalNext = false;
       if (autostart) fx.send({ type: 'start' });
       if (s.view !== 'lobby' && s.view !== 'replay') clearRace(s);
       showRoom(s, autostart ? 'play' : 'lobby');
@@ -198,6 +200,7 @@ export const HANDLERS = {
       s.ui.nameError = m.message || 'That name is not allowed.';
       return;
     }
+    if (code.startsWith('rival_')) s.rivalNext = false;
     if (code === 'room_not_found' || code === 'room_full') {
       leftRoom(s, fx);
       s.view = 'home';

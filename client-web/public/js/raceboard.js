@@ -9,6 +9,7 @@ import { distancesToGoal } from './rules.js';
 import { trailAt } from './replay.js';
 import { racers, colourOf, nameOf, gateOpenNow } from './state.js';
 import * as F from './format.js';
+import { mark } from './rival.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let layout = null; // the canvas layout last drawn (for taps)
@@ -50,7 +51,7 @@ export function racerRows(s) {
     if (s.race.finished.has(p.id)) status = 'finished';
     const left = status === 'finished' ? 0 : pr && Number.isFinite(pr.left) && !g ? pr.left : b && pos ? stepsLeft(b, pos) : null;
     return {
-      id: p.id, name: p.name, connected: p.connected, me: mine, pos, status, left,
+      id: p.id, name: p.name, connected: p.connected, me: mine, pos, status, left, rival: p.rival,
       steps: g ? g.steps : pr ? pr.steps : 0,
       run: g ? g.run : pr && pr.run,
       colour: mine ? PALETTE.you : colourOf(s, p.id),
@@ -76,7 +77,7 @@ export function renderRacers(s) {
       'li',
       { class: r.me ? 'me' : '', 'data-id': String(r.id) },
       el('span', { class: 'dot', style: `background:${r.colour}`, 'aria-hidden': 'true' }),
-      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : null),
+      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : mark(r)),
       el('span', { class: 'stat', text: stat }),
       b
         ? el(

@@ -10,6 +10,7 @@ import { isHost, alone, bestPossible, efficiency } from './state.js';
 import { rematch, tryAgain, leave } from './actions.js';
 import { requestDraw } from './raceboard.js';
 import * as F from './format.js';
+import { mark } from './rival.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 const phone = matchMedia('(max-width: 880px)');
@@ -98,7 +99,7 @@ function layout(s, m) {
         'tr',
         { class: r.player_id === s.me.id ? 'me' : '' },
         el('td', { text: r.rank ? String(r.rank) : '–' }),
-        el('td', { text: r.name, title: r.name }),
+        el('td', { title: r.name }, r.name, mark(r)),
         el('td', { text: String(r.steps) }),
         // A run that did not finish says why across the time and efficiency columns.
         finished

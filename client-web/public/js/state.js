@@ -25,6 +25,7 @@ export function createState() {
     lastIntent: null, // the last room message sent (to retry after already_in_room)
     awaitingSnap: false, // resumed: a snapshot may follow
     soloNext: false, // a room of one: start as soon as its lobby appears
+    rivalNext: false, // add_rival sent: start once the lobby's room lists the rival
     room: null, // the last `room` (or snapshot.room), as the server sent it
     race: {
       board: null, // parsed board of the race on screen (from countdown or race_start)

@@ -91,6 +91,21 @@ async fn race_the_number_one_after_a_daily_from_its_room() {
     let practice = ann.recv_type("daily_result").await;
     assert_eq!(practice["ranked"], false);
 
+    // That practice run (raced on the start signal's clock) is stored timed
+    // from its first move like every daily run, so it races in turn; and a
+    // rival is taken out again with remove_rival.
+    ann.send(json!({"type": "rematch", "same_board": true})).await;
+    ann.send(json!({"type": "add_rival", "run_id": practice["run_id"]})).await;
+    let rivals = |r: &Value| r["players"].as_array().unwrap().iter().filter(|p| p["rival"] == true).count();
+    // The #1 is kept for a same-board rematch; the practice run comes second.
+    let room = ann.recv_room_until(|r| rivals(r) == 2).await;
+    let second = &room["players"][2];
+    assert_eq!((second["id"].as_u64(), &second["run_id"]), (Some(RIVAL - 1), &practice["run_id"]), "{room}");
+    ann.send(json!({"type": "remove_rival", "id": RIVAL})).await;
+    let room =
+        ann.recv_room_until(|r| r["players"].as_array().unwrap().iter().all(|p| p["id"] != RIVAL)).await;
+    assert_eq!(room["players"].as_array().unwrap().len(), 2, "{room}");
+
     // The table holds only the ranked run: the rival took no slot.
     ann.send(json!({"type": "leaderboard", "game": "maze", "size": "easy"})).await;
     let table = ann.recv_type("leaderboard").await;
@@ -142,7 +157,8 @@ async fn a_rival_races_a_room_of_two_and_hidden_other_and_changed_runs_are_refus
 
     // A stored run whose stored steps its moves do not make.
     let player = PlayerKey::from_token("someone");
-    let new = NewRun { player, name: "Eve".into(), date: TODAY.into(), game: Game::Maze, size: Size::Easy, seed };
+    let new =
+        NewRun { player, name: "Eve".into(), date: TODAY.into(), game: Game::Maze, size: Size::Easy, seed };
     let eve = store.begin_run(new).await.unwrap();
     let wrong = Outcome::Finished { steps: line.len() as u32 + 2, time_ms: 900 };
     store.finish_run(eve.run_id, wrong, line.clone(), None).await.unwrap();
@@ -163,7 +179,8 @@ async fn a_rival_races_a_room_of_two_and_hidden_other_and_changed_runs_are_refus
     // Bob sees the rival move in progress, like any racer.
     loop {
         let p = bob.recv_type("progress").await;
-        if p["players"].as_array().unwrap().iter().any(|x| x["id"] == RIVAL && x["steps"].as_u64() > Some(0)) {
+        if p["players"].as_array().unwrap().iter().any(|x| x["id"] == RIVAL && x["steps"].as_u64() > Some(0))
+        {
             break;
         }
     }

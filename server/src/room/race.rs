@@ -94,7 +94,9 @@ impl Racer {
         DailyOutcome {
             finished: self.status == RacerStatus::Finished,
             steps: self.game.steps(),
-            time_ms: self.time_ms,
+            // A daily run is timed from its first move (RULES.md), also when
+            // a rival made the race's clock the start signal's (practice).
+            time_ms: self.time_ms.and(self.actions.last().map(|&(_, t)| t)),
             moves: self.actions.iter().map(|&(a, _)| a).collect(),
             move_times_ms: Some(self.actions.iter().map(|&(_, t)| t).collect()),
         }

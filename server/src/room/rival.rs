@@ -96,18 +96,16 @@ impl Rival {
 
     /// A finished racer's run (from the room's last race) as a rival
     /// script: times from that race's clock origin, so it ends at its time.
-    pub fn from_racer(id: PlayerId, r: &Racer, race: &Race) -> Option<Rival> {
+    /// Its actions' times count from the racer's first move; the lead of
+    /// that move on the clock's origin is what the finish time says is left
+    /// (not the first move's own instant: two roundings to whole ms could
+    /// then miss the time by one).
+    pub fn from_racer(id: PlayerId, r: &Racer) -> Option<Rival> {
         let time_ms = r.time_ms.filter(|_| r.status == RacerStatus::Finished)?;
-        let first = r.first_move?;
-        let origin = race.clock.origin(race.started, r.first_move);
-        let lead = first.saturating_duration_since(origin).as_millis() as u64;
+        let &(_, last) = r.actions.last()?;
+        let lead = time_ms.checked_sub(last)?;
         let script: Arc<[(Action, u64)]> = r.actions.iter().map(|&(a, t)| (a, lead + t)).collect();
-        (script.last().map(|&(_, t)| t) == Some(time_ms)).then(|| Rival {
-            id,
-            name: Arc::clone(&r.name),
-            run_id: None,
-            script,
-        })
+        Some(Rival { id, name: Arc::clone(&r.name), run_id: None, script })
     }
 }
 
@@ -309,7 +307,7 @@ impl Room {
             .racers
             .iter()
             .filter(|r| r.rival.is_none())
-            .filter_map(|r| Some((r.id, Rival::from_racer(0, r, race)?)))
+            .filter_map(|r| Some((r.id, Rival::from_racer(0, r)?)))
             .collect();
     }
 }

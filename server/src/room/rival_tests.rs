@@ -248,3 +248,37 @@ impl Opposite for Action {
         }
     }
 }
+
+#[test]
+fn a_last_run_on_the_start_signals_clock_races_again_to_its_very_ms() {
+    // Sub-millisecond instants: the finish time and the move times round
+    // separately, and the rival must still end on the time given.
+    let mut r = room(2);
+    let t = race(&mut r, Instant::now());
+    let line = solution();
+    for (i, &a) in line.iter().enumerate() {
+        let at = t + Duration::from_micros(1_600 + 40_700 * i as u64);
+        r.handle(at, Input::Act { id: 1, seq: i as u32, action: a });
+    }
+    let e = fx(&mut r);
+    let mine = to_all(&e).iter().find_map(|m| match m {
+        ServerMsg::Finished { player_id: 1, time_ms, .. } => Some(*time_ms),
+        _ => None,
+    });
+    let mine = mine.expect("player 1 finished");
+    r.handle(t + Duration::from_secs(9), Input::GiveUp { id: 2 });
+    r.handle(t + Duration::from_secs(9), Input::Rematch { id: 1, same_board: true, seed: 0 });
+    r.handle(
+        t + Duration::from_secs(9),
+        Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) },
+    );
+    let e = fx(&mut r);
+    assert!(refused(&e, 1).is_none(), "{e:?}");
+    let t = race(&mut r, t + Duration::from_secs(10));
+    let sent = run_until(&mut r, t + Duration::from_secs(20), Duration::from_micros(300));
+    let rival = sent.iter().find_map(|m| match m {
+        ServerMsg::Finished { player_id: RIVAL, time_ms, .. } => Some(*time_ms),
+        _ => None,
+    });
+    assert_eq!(rival, Some(mine));
+}

@@ -8,7 +8,7 @@
 import { $, el, announce } from './dom.js';
 import { request } from './actions.js';
 import * as F from './format.js';
-import { race as raceRival } from './rival.js';
+import { fromTable as raceTable } from './rival.js';
 
 let ctx = null;
 let panelKey = '';
@@ -223,8 +223,8 @@ function table(tbody, m) {
               onclick: () => ctx.watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }),
             })
           : null,
-        me && tbody.id === 'lb' && Number.isInteger(e.run_id)
-          ? el('button', { type: 'button', class: 'watch', text: 'Race', 'aria-label': 'Race my run', onclick: () => raceRival(ctx.s, ctx.fx, { run_id: e.run_id }) })
+        me && Number.isInteger(e.run_id) && (tbody.id === 'lb' || m.date === ctx.s.daily.date)
+          ? el('button', { type: 'button', class: 'watch', text: 'Race', 'aria-label': 'Race my run', onclick: () => raceTable(ctx.s, ctx.fx, m, e.run_id) })
           : null,
       ),
     );

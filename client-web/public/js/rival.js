@@ -1,6 +1,6 @@
 // Rivals (issue 16): race a stored run, which the server plays back as one
 // more racer. The results' "Race the #1" / "Race my best" / "Race my last
-// run", the "Race" button on my own line of the day's table (daily.js), the
+// run", the "Race" button on my own line of today's tables (daily.js), the
 // host's "Add rival" by run id in the lobby, and the start once the room
 // lists the rival (handlers.js). Rivals are drawn like any racer, marked.
 import { $, el } from './dom.js';
@@ -24,6 +24,14 @@ export function race(s, fx, fields) {
   if (s.room.phase === 'results') fx.send({ type: 'rematch', same_board: true });
   s.rivalNext = true;
   fx.send({ type: 'add_rival', ...fields });
+}
+
+/** "Race" on my line of today's table: in my room, or a practice room on that board made for it. */
+export function fromTable(s, fx, m, runId) {
+  if (s.room) return race(s, fx, { run_id: runId });
+  fx.send({ type: 'create_room', game: m.game, size: m.size, daily: true });
+  s.rivalNext = true;
+  fx.send({ type: 'add_rival', run_id: runId });
 }
 
 export function init(c) {

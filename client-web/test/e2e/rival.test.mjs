@@ -1,7 +1,8 @@
 // Racing a stored run (issue 16) from the page: after today's daily, "Race
 // the #1" on the result card races the day's best run (mine, as the only
 // player) as a rival drawn like any racer with a "replay" mark, and the
-// results rank me against its stored time.
+// results rank me against its stored time; "Race" on my line of the day's
+// table does the same from the home page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, openPage, screenshot, play, LAPTOP } from './harness.mjs';
@@ -50,5 +51,16 @@ test('race the #1 after a daily: the rival races beside me and the results rank 
   await p.page.waitForSelector('#rankings .badge');
   assert.match(await p.page.textContent('#rankings'), /Vera\s*replay/);
   await screenshot(p.page, 'laptop-41-rival-results');
+
+  // "Race" on my line of today's table, from the home page's leaderboard.
+  await p.page.click('#leave2');
+  await p.page.waitForSelector('body[data-view="home"]');
+  await p.page.click('button[aria-label="Leaderboard for today\'s Maze Escape · Easy 11×11"]');
+  await p.page.waitForSelector('#ranks-rows button[aria-label="Race my run"]');
+  from = p.frames.length;
+  await p.page.click('#ranks-rows button[aria-label="Race my run"]');
+  const room3 = await p.frame((m) => m.type === 'room' && m.players.some((x) => x.rival), { from, what: 'a room with my run' });
+  assert.equal(room3.players.find((x) => x.rival).run_id, dr.run_id);
+  await p.frame((m) => m.type === 'race_start', { from, what: 'the race from the table' });
   assert.deepEqual(p.problems, []);
 });

@@ -312,14 +312,16 @@ impl Actor {
     /// Asks the store for `add_rival`'s run (spawned, like the daily calls:
     /// the room never waits on storage) and feeds the answer back.
     fn load_rival(&self, player: PlayerId, query: crate::daily::RivalQuery, token: String) {
+        let Some(hook) = self.env.daily.as_ref() else {
+            // No store: answered at once, in order with the room's other answers.
+            return self
+                .send_to(player, &super::state::error(ErrorCode::Internal, crate::daily::NOT_CONFIGURED));
+        };
+        let fut = hook.rival(query, token);
         let me = self.me.clone();
-        let fut = self.env.daily.as_ref().map(|hook| hook.rival(query, token));
         self.env.tracker.spawn(
             async move {
-                let run = match fut {
-                    None => Err((ErrorCode::Internal, crate::daily::NOT_CONFIGURED.to_owned())),
-                    Some(fut) => fut.await.map(Box::new).map_err(|e| rival_refusal(&e)),
-                };
+                let run = fut.await.map(Box::new).map_err(|e| rival_refusal(&e));
                 if let Some(tx) = me.upgrade() {
                     let _ = tx.send(RoomCmd::RivalLoaded { id: player, run }).await;
                 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use mazerace_protocol::daily::daily_seed;
 use mazerace_server::StoreHook;
-use mazerace_store::{FixedClock, NewRun, Outcome, PlayerKey, Store};
+use mazerace_store::{Database, FixedClock, NewRun, NodeOptions, Outcome, PlayerKey, Store};
+use mazerace_tests::cluster::{postgres_or_skip, Schema};
 use mazerace_tests::serde_json::{json, Value};
 use mazerace_tests::{solution, test_config, Client, Game, Size, TestServer};
 
@@ -21,7 +22,10 @@ const TODAY: &str = "2026-12-01";
 const RIVAL: u64 = u32::MAX as u64;
 
 async fn daily_server(dir: &Path, clock: Arc<FixedClock>) -> (TestServer, Store) {
-    let store = Store::open(dir).await.expect("open store");
+    on_store(Store::open(dir).await.expect("open store"), clock).await
+}
+
+async fn on_store(store: Store, clock: Arc<FixedClock>) -> (TestServer, Store) {
     let hook = StoreHook::new(store.clone(), Some(SALT.to_vec()), clock).await.expect("hook");
     (TestServer::with_daily(test_config(), Arc::new(hook)).await, store)
 }
@@ -118,6 +122,22 @@ async fn a_rival_races_a_room_of_two_and_hidden_other_and_changed_runs_are_refus
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(FixedClock::at_unix_ms(NOON));
     let (srv, store) = daily_server(dir.path(), Arc::clone(&clock)).await;
+    room_of_two(srv, store, clock).await;
+}
+
+/// The same on PostgreSQL (the shared database of several nodes).
+#[tokio::test]
+async fn a_rival_races_a_room_of_two_on_postgres_too() {
+    let Some(admin) = postgres_or_skip("a_rival_races_a_room_of_two_on_postgres_too") else { return };
+    let db = Schema::fresh(&admin).await;
+    let store =
+        Store::connect(Database::Postgres(db.url.clone()), NodeOptions::default()).await.expect("connect");
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let (srv, store) = on_store(store, Arc::clone(&clock)).await;
+    room_of_two(srv, store, clock).await;
+}
+
+async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
     let seed = daily_seed(SALT, TODAY, Game::Maze, Size::Easy);
     let (_, line) = solution(Size::Easy, seed);
 

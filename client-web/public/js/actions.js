@@ -46,6 +46,7 @@ export function leftRoom(s, fx) {
   s.daily.result = null;
   s.daily.ranked = null;
   s.daily.rankedAt = null;
+  s.daily.practice = null;
   if (fx.path() !== '/') fx.go('/');
 }
 
@@ -250,4 +251,26 @@ export function sendPaced(s, fx, msg) {
       sendPaced(s, fx, null);
     }, Math.ceil(1000 / perSec) + 5);
   }
+}
+
+/** A league message (create, join, leave) under the typed name; its error shows on the leagues card. */
+export function leagueAct(s, fx, msg, typed) {
+  s.leagues.pending = msg.type;
+  s.leagues.error = '';
+  return request(s, fx, msg, typed);
+}
+
+/** The league view for `code`: its standings and a table per daily board of today. */
+export function openLeague(s, fx, code) {
+  const L = s.leagues;
+  if (L.open !== code) {
+    L.boards.clear();
+    L.standings = null;
+  }
+  L.open = code;
+  s.view = 'league';
+  const path = `/l/${code}`;
+  if (fx.path() !== path) fx.go(path);
+  fx.send({ type: 'league_standings', code, days: L.days });
+  for (const b of s.daily.boards) fx.send({ type: 'league_board', code, game: b.game, size: b.size });
 }

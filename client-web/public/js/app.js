@@ -16,6 +16,7 @@ import * as lobby from './lobby.js';
 import * as race from './race.js';
 import * as results from './results.js';
 import * as daily from './daily.js';
+import * as leagues from './leagues.js';
 import { Offline } from './offlinemode.js';
 
 const storageOr = (get) => {
@@ -30,7 +31,7 @@ const storageOr = (get) => {
 
 const s = createState();
 const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || channelLocks());
-const screens = [home, lobby, race, results, daily];
+const screens = [home, lobby, race, results, daily, leagues];
 const render = () => renderAll(s, screens);
 
 /**
@@ -132,7 +133,7 @@ render();
 store.claim().then(() => {
   daily.loadDaily();
   if (store.name()) fx.connect();
-  else if (s.ui.invite) document.getElementById('name').focus();
+  else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
 // A read-only window for tests and debugging.

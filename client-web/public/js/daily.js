@@ -6,7 +6,7 @@
 // that does not send it falls back on the results this browser kept.
 
 import { $, el, announce } from './dom.js';
-import { request } from './actions.js';
+import { request, openLeague } from './actions.js';
 import * as F from './format.js';
 
 let ctx = null;
@@ -53,6 +53,7 @@ export async function loadDaily() {
   const next = Number(data && data.next_in_ms);
   s.daily.deadline = boards.length ? Date.now() + (Number.isFinite(next) && next > 0 ? next : F.msToUtcMidnight()) : 0;
   s.daily.you = data && data.you && Array.isArray(data.you.boards) ? data.you : null;
+  if (s.view === 'league' && s.conn.welcomed) openLeague(s, fx, s.leagues.open); // today's boards' tables
   ctx.render();
   tick();
 }
@@ -181,6 +182,20 @@ function renderCard(root, d, s) {
       : 'Not finished: this was your ranked try for today'
     : 'Practice run (not ranked)';
   head.classList.toggle('practice', !d.ranked);
+  // The places: overall and in each league, a league's share line copied from its row.
+  const why = !d.ranked && d === s.daily.result && s.daily.practice === 'address_cap' ? [el('li', { class: 'muted', text: F.practiceWhy('address_cap') })] : [];
+  q('[data-f=places]').replaceChildren(
+    ...why,
+    ...F.places(d).map((p) =>
+      el(
+        'li',
+        {},
+        el('span', { class: 'nm', text: p.label }),
+        el('strong', { text: p.text }),
+        p.share ? el('button', { type: 'button', class: 'small', text: 'Copy', 'aria-label': `Copy the share line for ${p.label}`, onclick: () => ctx.copy(p.share, 'Share text copied.') }) : null,
+      ),
+    ),
+  );
   const chips = [];
   if (d.finished) chips.push(`${d.steps} ${d.game === 'ghost' ? 'steps' : 'moves'}`, F.clock(d.time_ms));
   if (Number.isFinite(d.streak)) chips.push(`Streak: ${d.streak} day${d.streak === 1 ? '' : 's'}`);

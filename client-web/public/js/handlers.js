@@ -6,7 +6,7 @@
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
-import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint } from './actions.js';
+import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
 import { clockFor } from './racerules.js';
 import * as F from './format.js';
 
@@ -26,6 +26,10 @@ export const HANDLERS = {
     s.limits = readLimits(m.limits);
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
+    if (!m.offline) {
+      s.leagues.pending = 'my_leagues';
+      fx.send({ type: 'my_leagues' });
+    }
     if (m.resumed) {
       // A snapshot follows when we were in a room; if none comes, carry on as new.
       s.awaitingSnap = true;
@@ -160,12 +164,55 @@ export const HANDLERS = {
   daily_result(s, m, fx) {
     s.daily.result = m;
     fx.store.recordDaily(m);
+    if (Array.isArray(m.leagues) && m.leagues.length) fx.send({ type: 'my_leagues' });
     fx.send({ type: 'leaderboard', game: m.game, size: m.size, date: m.date });
     fx.announce(m.ranked && m.rank ? `Daily: ranked ${F.ordinal(m.rank)} of ${m.entrants}. Streak ${m.streak}.` : `Daily result saved. Streak ${m.streak}.`);
   },
 
   leaderboard(s, m) {
     s.daily.table = m;
+  },
+
+  league(s, m, fx) {
+    const L = s.leagues;
+    L.pending = null;
+    L.invite = null;
+    if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
+    fx.send({ type: 'my_leagues' }); // today's standing with it
+    fx.announce(`You are in the league ${m.name}.`);
+    openLeague(s, fx, m.code);
+  },
+
+  league_left(s, m, fx) {
+    const L = s.leagues;
+    L.pending = null;
+    L.mine = (L.mine || []).filter((l) => l.code !== m.code);
+    if (L.open === m.code) {
+      L.open = null;
+      if (s.view === 'league') s.view = 'home';
+      fx.go('/');
+    }
+    fx.toast('You left the league.');
+  },
+
+  leagues(s, m, fx) {
+    const L = s.leagues;
+    if (L.pending === 'my_leagues') L.pending = null;
+    L.mine = Array.isArray(m.leagues) ? m.leagues : [];
+    // A /l/CODE link to a league I am already in opens it.
+    if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
+      const code = L.invite.code;
+      L.invite = null;
+      if (!s.room) openLeague(s, fx, code);
+    }
+  },
+
+  league_board(s, m) {
+    if (m.code === s.leagues.open) s.leagues.boards.set(`${m.game}.${m.size}`, m);
+  },
+
+  league_standings(s, m) {
+    if (m.code === s.leagues.open) s.leagues.standings = m;
   },
 
   error(s, m, fx) {
@@ -190,6 +237,12 @@ export const HANDLERS = {
     if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
       s.pendingRename = null;
       s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
+      return;
+    }
+    if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
+      // A league's refusal (a bad league name, an unknown code, full, too many) belongs to the leagues card.
+      s.leagues.pending = null;
+      s.leagues.error = m.message || code;
       return;
     }
     if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
@@ -231,6 +284,7 @@ function dailyRanked(s, info, fx) {
   // (The server on main does not fill these yet: a ranked result kept here also makes it practice.)
   s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
   s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
+  s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
 }
 
 function readBoard(pb) {

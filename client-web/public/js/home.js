@@ -7,6 +7,7 @@ import { $, el } from './dom.js';
 import { parseBoard } from './rules.js';
 import { draw } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
+import { joinInvite } from './leagues.js';
 import * as F from './format.js';
 
 let ctx = null;
@@ -79,6 +80,7 @@ export function init(c) {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     // From an invite link, Enter joins; otherwise it saves the name (a rename once connected).
+    if (joinInvite(s)) return;
     if (s.ui.invite) joinFromForm(false);
     else {
       rename(s, fx, name());
@@ -92,7 +94,10 @@ export function init(c) {
   $('brand').addEventListener('click', (e) => {
     e.preventDefault();
     if (s.room) leave(s, fx, { force: true });
-    else s.view = 'home';
+    else {
+      s.view = 'home';
+      fx.go('/');
+    }
     c.render();
   });
   $('mute').addEventListener('click', () => {

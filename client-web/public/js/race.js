@@ -184,10 +184,7 @@ function renderControls(s) {
   const note = $('practice-note');
   const practice = s.room && s.room.daily && s.daily.ranked === false;
   note.hidden = !practice || !!s.race.results;
-  if (practice) {
-    const at = s.daily.rankedAt ? F.hhmm(s.daily.rankedAt) : null;
-    note.textContent = at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
-  }
+  if (practice) note.textContent = F.practiceWhy(s.daily.practice, s.daily.rankedAt);
   $('leave-race').textContent = dailyAtStake(s) ? 'Leave (uses your try)' : 'Leave';
 }
 

@@ -10,7 +10,7 @@ export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, 
 
 export function createState() {
   return {
-    view: 'home', // home, lobby, play, ranks, replay
+    view: 'home', // home, lobby, play, ranks, replay, league
     back: null, // the view the replay screen's Back returns to
     // offline: the local stand-in server (solo practice, nothing ranked);
     // rerouted: a wrong_node answer already sent us to the room's node once.
@@ -59,10 +59,21 @@ export function createState() {
       you: null, // /api/daily's `you` (or the same shape rebuilt from stored results)
       result: null, // the daily_result on screen
       ranked: null, // room.ranked in a daily room (null when the server does not say)
+      practice: null, // room.practice: why it is not ranked ('played', 'address_cap')
       rankedAt: null, // room.ranked_at
       card: null, // a daily result card opened again from home
       table: null, // the last `leaderboard` (or its HTTP twin)
       ranksOf: null, // {game, size} of the leaderboard view
+    },
+    leagues: {
+      mine: null, // `leagues`.leagues, in the order joined; null before the answer
+      open: null, // the code on the league view
+      invite: null, // {code, name?, members?}: a /l/CODE link to a league I am not in
+      boards: new Map(), // "game.size" -> the open league's league_board
+      standings: null, // the open league's league_standings
+      days: 7, // the standings' window: 7 or 30
+      pending: null, // a league message awaiting its answer: its error goes to the leagues card
+      error: '',
     },
     replay: {
       line: null, // the optimal line in the results: {frames, pb}

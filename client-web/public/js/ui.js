@@ -5,7 +5,7 @@
 import { $ } from './dom.js';
 import { closeReplay } from './replayview.js';
 
-const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay'];
+const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
 let toastTimer = 0;
 let bumpTimer = 0;
@@ -17,7 +17,7 @@ export function renderAll(s, screens) {
     shownView = s.view;
     document.body.dataset.view = s.view;
     for (const id of VIEWS) $(id).hidden = id !== s.view;
-    const focus = { lobby: 'lobby-h', ranks: 'ranks-h', play: s.race.results ? 'results-h' : 'stage' }[s.view];
+    const focus = { lobby: 'lobby-h', ranks: 'ranks-h', league: 'lg-h', play: s.race.results ? 'results-h' : 'stage' }[s.view];
     if (focus) $(focus).focus({ preventScroll: true });
   }
   document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';

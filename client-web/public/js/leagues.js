@@ -1,0 +1,150 @@
+// Leagues, the daily among friends (issue 15): the home card (my leagues
+// with today's standing, make one, join by code, the join card of a /l/CODE
+// link) and the league view (its link, standings over 7 or 30 days, and its
+// table for each of today's boards). League and player names are data: they
+// only ever go in as textContent (dom.js's el).
+
+import { $, el } from './dom.js';
+import { leagueAct, openLeague } from './actions.js';
+import * as F from './format.js';
+
+let ctx = null;
+
+export function init(c) {
+  ctx = c;
+  const { s, fx } = c;
+  const act = (msg) => {
+    leagueAct(s, fx, msg, $('name').value);
+    c.render();
+  };
+  $('lmake').addEventListener('submit', (e) => {
+    e.preventDefault();
+    act({ type: 'create_league', name: $('lname').value.trim() });
+  });
+  $('ljoin').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const code = F.leagueCode($('lcode').value);
+    if (code) act({ type: 'join_league', code });
+  });
+  $('lg-leave').addEventListener('click', () => act({ type: 'leave_league', code: s.leagues.open }));
+  $('lg-back').addEventListener('click', () => {
+    s.view = 'home';
+    fx.go('/');
+    c.render();
+  });
+  $('lg-copy').addEventListener('click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
+  for (const days of [7, 30]) {
+    $(`lg-${days}`).addEventListener('click', () => {
+      s.leagues.days = days;
+      openLeague(s, fx, s.leagues.open);
+      c.render();
+    });
+  }
+  const code = F.leagueFromPath(fx.path());
+  if (code) invite(s, code);
+}
+
+/** The join card of a /l/CODE link: its name and members from the standings (a read anyone may make). */
+async function invite(s, code) {
+  s.leagues.invite = { code };
+  try {
+    const res = await fetch(`/api/leagues/${code}/standings?days=7`);
+    const b = res.ok ? await res.json() : null;
+    if (b && s.leagues.invite && s.leagues.invite.code === code) s.leagues.invite = { code, name: b.name, names: (b.lines || []).map((l) => l.name) };
+  } catch {
+    /* the code alone */
+  }
+  ctx.render();
+}
+
+/** Joins the league of the /l/CODE link under the typed name (Enter in the name field, or the card's button). */
+export function joinInvite(s) {
+  if (!s.leagues.invite) return false;
+  leagueAct(s, ctx.fx, { type: 'join_league', code: s.leagues.invite.code }, $('name').value);
+  ctx.render();
+  return true;
+}
+
+const nm = (text) => el('span', { class: 'nm', text });
+
+export function render(s) {
+  const L = s.leagues;
+  const err = $('league-err');
+  err.textContent = L.error;
+  err.hidden = !L.error;
+  renderInvite(s);
+  if (s.view === 'home') renderMine(s);
+  if (s.view === 'league') renderLeague(s);
+}
+
+function renderInvite(s) {
+  const inv = s.leagues.invite;
+  const card = $('linvite');
+  card.hidden = !inv;
+  if (!inv) return;
+  const lines = [el('strong', {}, 'You are invited to the league ', nm(inv.name || inv.code), '.')];
+  if (inv.names && inv.names.length) lines.push(el('span', {}, `In it (${inv.names.length}): `, ...inv.names.flatMap((n, i) => [i ? ', ' : '', nm(n)])));
+  lines.push(el('button', { type: 'button', class: 'primary', text: 'Join the league', onclick: () => joinInvite(s) }));
+  card.replaceChildren(...lines.map((x) => el('span', { class: 'line' }, x)));
+}
+
+let mineKey = '';
+function renderMine(s) {
+  const mine = s.leagues.mine;
+  // Rebuilt only when it changes: a button replaced between press and release would lose the click.
+  const key = JSON.stringify(mine);
+  if (key === mineKey) return;
+  mineKey = key;
+  const rows = (mine || []).map((l) =>
+    el(
+      'li',
+      { 'data-league': l.code },
+      el('span', { class: 'what' }, nm(l.name), el('span', { class: 'state', text: `${F.leagueToday(l.today)} · ${l.members} in it` })),
+      el('button', { type: 'button', text: 'Open', 'aria-label': `Open the league ${l.name}`, onclick: () => (openLeague(s, ctx.fx, l.code), ctx.render()) }),
+    ),
+  );
+  if (!rows.length) rows.push(el('li', { class: 'muted', text: mine ? 'No leagues yet: make one and send its link.' : 'Enter your name to see your leagues.' }));
+  $('league-list').replaceChildren(...rows);
+}
+
+const boardKeys = new WeakMap(); // tbody -> the message it shows
+
+function rows(tbody, m = null, cells, empty) {
+  if (boardKeys.get(tbody) === m) return;
+  boardKeys.set(tbody, m);
+  const list = (m && (m.lines || m.entries)) || [];
+  const trs = list.map((e) => el('tr', { class: e.you ? 'me' : '' }, ...cells(e).map((c) => el('td', { text: c, title: c }))));
+  tbody.replaceChildren(...(trs.length ? trs : [el('tr', {}, el('td', { colspan: '6', class: 'muted', text: m ? empty : 'Loading…' }))]));
+}
+
+function renderLeague(s) {
+  const L = s.leagues;
+  const code = L.open;
+  const info = (L.mine || []).find((l) => l.code === code) || {};
+  const st = L.standings;
+  const name = info.name || (st && st.name) || code;
+  $('lg-h').textContent = name;
+  $('lg-meta').textContent = `Code ${code}${info.members ? ` · ${info.members} in it` : ''}${info.today ? ` · you: ${F.leagueToday(info.today)}` : ''}`;
+  $('lg-link').value = `${location.origin}/l/${code}`;
+  for (const d of [7, 30]) $(`lg-${d}`).setAttribute('aria-pressed', String(L.days === d));
+  $('lg-range').textContent = st && st.from ? `${st.from} to ${st.to} (UTC)` : '';
+  rows($('lg-stand'), st, F.standingCells, 'Nobody has played yet.');
+  const wrap = $('lg-boards');
+  const have = [...wrap.children].map((t) => t.dataset.board).join();
+  if (have !== s.daily.boards.map((b) => `${b.game}.${b.size}`).join()) {
+    wrap.replaceChildren(
+      ...s.daily.boards.map((b) =>
+        el(
+          'div',
+          { 'data-board': `${b.game}.${b.size}` },
+          el('h3', { text: `${F.gameLabel(b.game)} · ${F.sizeLabel(b.game, b.size)}` }),
+          el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', b.game === 'maze' ? 'Moves' : 'Steps', 'Time'].map((h) => el('th', { scope: 'col', text: h })))), el('tbody')),
+        ),
+      ),
+    );
+  }
+  for (const div of wrap.children) {
+    const m = L.boards.get(div.dataset.board);
+    rows(div.querySelector('tbody'), m, (e) => [e.rank ? String(e.rank) : '–', e.name, String(e.steps), e.finished ? F.clock(e.time_ms) : 'not finished'], 'Nobody has played it yet.');
+  }
+}

@@ -212,6 +212,7 @@ export function leave(s, fx, { force = false } = {}) {
     return;
   }
   fx.send({ type: 'leave_room' });
+  if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // today's standings moved on
   leftRoom(s, fx);
   s.view = 'home';
   fx.loadDaily();

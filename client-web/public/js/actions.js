@@ -1,6 +1,5 @@
-// What the player does (make, join, move, rewind, give up, leave, rename,
-// rematch) and the state changes shared with handlers.js. Only the state and
-// `fx` (handlers.js, plus buzz, bump, connect, connected): tested without a browser.
+// What the player does (make, join, move, rewind, give up, leave, rename, rematch),
+// on the state and `fx` only: tested without a browser.
 
 import { samePos } from './rules.js';
 import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';

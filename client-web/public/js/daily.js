@@ -1,9 +1,4 @@
-// The daily challenge: the home panel (today's boards, for each whether I
-// played it, my result and rank, my streak, the countdown to new boards),
-// a finished board's result card opened again on a click, the result card
-// after a run, and the leaderboards (in the results and as their own view).
-// What I played comes from GET /api/daily's `you` (with my token); a server
-// that does not send it falls back on the results this browser kept.
+// The daily challenge: the home panel, the result cards and the leaderboards.
 
 import { $, el, announce } from './dom.js';
 import { request, openLeague } from './actions.js';

@@ -1,5 +1,4 @@
-// The few DOM helpers every view uses. Text always goes in as textContent:
-// player names and server strings are data, never markup.
+// The DOM helpers. Text always goes in as textContent: names are data, never markup.
 
 export const $ = (id) => document.getElementById(id);
 

@@ -1,7 +1,5 @@
-// Every server message: a table from type to a handler that updates the
-// state and asks `fx` for side effects; the caller renders after. No DOM, so
-// node --test feeds it messages. fx: {send, now, later(fn, ms), store,
-// announce, toast, path() (with the query), go(path), loadDaily}
+// Every server message: a table from type to a handler that updates the state and
+// asks `fx` for effects (no DOM: node --test feeds it messages); the caller renders.
 
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';

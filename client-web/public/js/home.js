@@ -1,7 +1,4 @@
-// The home screen: the name (validated with the server's limits, renamed on
-// the server when it changes after connecting), make a room, practice alone,
-// join by code or link, the invite card of a /r/CODE link (the game, the
-// size, the host and who is in, when the server can say), and my best here.
+// The home screen: the name, make, practice, join, the /r/CODE invite card, the how-to.
 
 import { $, el } from './dom.js';
 import { parseBoard } from './rules.js';
@@ -35,14 +32,8 @@ export function init(c) {
     send(m);
   };
   // With the server out of reach, practice is played in the page itself.
-  $('practice').addEventListener('click', () => {
-    if (s.conn.status === 'waiting') fx.goOffline();
-    practice();
-  });
-  $('offline').addEventListener('click', () => {
-    fx.goOffline();
-    practice();
-  });
+  $('practice').addEventListener('click', () => (s.conn.status === 'waiting' ? fx.goOffline().then(practice) : practice()));
+  $('offline').addEventListener('click', () => fx.goOffline().then(practice));
   const joinFromForm = (spectate) => {
     const text = $('code').value;
     const code = F.cleanCode(text);

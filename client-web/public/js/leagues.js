@@ -1,8 +1,5 @@
-// Leagues, the daily among friends (issue 15): the home card (my leagues
-// with today's standing, make one, join by code, the join card of a /l/CODE
-// link) and the league view (its link, standings over 7 or 30 days, and its
-// table for each of today's boards). League and player names are data: they
-// only ever go in as textContent (dom.js's el).
+// Leagues (issue 15): the home card, the /l/CODE join card and the league view.
+// League and player names are data: only ever textContent.
 
 import { $, el } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';

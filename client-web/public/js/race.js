@@ -1,7 +1,4 @@
-// The race screen: the heads-up pills, the overlay (countdown, finish,
-// reconnecting), the hint, the buttons (rewind, give up, leave) with the
-// questions that guard them, the position in words, and the input (keys,
-// taps, the on-screen pad). The board and racer list are raceboard.js's.
+// The race screen: HUD, overlay, hint, the rewind / give up / leave buttons, input.
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';

@@ -1,8 +1,5 @@
-// Draws a board on a canvas: sized to its container, crisp at any
-// devicePixelRatio (the backing store is CSS size times the ratio and every
-// cell is a whole number of CSS pixels). Colours are the Okabe-Ito palette,
-// which stays distinct for colour-blind players, and every landmark also has
-// a shape, so nothing is told by colour alone.
+// Draws a board on a canvas, crisp at any devicePixelRatio. Okabe-Ito colours, and
+// every landmark also has a shape: nothing is told by colour alone.
 
 export const PALETTE = {
   you: '#0072B2', // blue

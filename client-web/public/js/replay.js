@@ -1,7 +1,4 @@
-// Replays a list of actions on a board through rules.js: every state from the
-// start to the end as a frame, and the playback position over them (play,
-// pause, step, seek, speed). Used for a stored daily run and for the optimal
-// line in the results. Pure: no DOM, no timers; the view drives tick().
+// Actions replayed through rules.js as frames, and the one playback player (pure).
 
 import { newGame, apply, gateOpen } from './rules.js';
 

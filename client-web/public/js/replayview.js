@@ -1,8 +1,4 @@
-// The replay screen: one stored daily run (GET /api/daily/runs/{id}), drawn
-// by render.js and stepped through the rules by replay.js, with play/pause,
-// step, seek and speed. Runs on today's boards belong to their player until
-// tomorrow: the server's refusal is shown as text. Moves glide between cells
-// unless the player prefers reduced motion; then it opens on the whole run.
+// The replay screen: a stored daily run (GET /api/daily/runs/{id}), played back.
 
 import { $, el, announce, pill } from './dom.js';
 import { parseBoard } from './rules.js';

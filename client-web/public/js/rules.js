@@ -1,7 +1,5 @@
-// The rules of both games, ported from protocol/src/{ghost,maze}/play.rs so the
-// client can predict a move the instant it is made. RULES.md is the authority;
-// test/fixtures/rules.json (made by the Rust engines) keeps this copy honest.
-// Pure: no DOM, no network; a game is a plain object changed by apply().
+// The rules of both games, ported from protocol/ (RULES.md is the authority;
+// test/fixtures/rules.json keeps this copy honest). Pure.
 
 export const DIRS = ['up', 'down', 'left', 'right'];
 const DELTA = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };

@@ -1,6 +1,4 @@
-// The page's one state object, every field declared here up front, and the
-// selectors over it. Pure: no DOM, no socket, no timers; message handlers
-// (handlers.js) and user actions (actions.js) change it, the screens read it.
+// The page's one state object, every field declared up front, and selectors over it. Pure.
 
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';

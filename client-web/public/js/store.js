@@ -1,15 +1,5 @@
-// Everything kept in the browser: the name, the reconnect token, the mute
-// switch, the best result per game AND size (never one key for all sizes),
-// today's daily results, and the maze cells crossed. Storage can throw
-// (private mode, quota) or hold junk; both read as "nothing".
-//
-// The token: one player per live tab. A tab playing as a token holds a Web
-// Lock named after it for as long as it lives; the browser drops the lock the
-// moment the tab closes. So a tab closed mid-race and a new one opened a
-// second later resumes the same player (the old claim in localStorage lived
-// 10 s after the tab died, so the new tab started as a new player, joined its
-// own race as a watcher and was listed twice), while two tabs open at once
-// are still two players (no tug of war over one seat).
+// Everything kept in the browser (README, "Storage"). Storage can throw or hold junk:
+// both read as nothing.
 
 const KEY = 'mazerace.';
 

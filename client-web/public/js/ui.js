@@ -1,6 +1,4 @@
-// The page around the screens: which view is up (and where the focus goes
-// when it changes), the connection pill, toasts, the clipboard, the stage's
-// bump, and the render of every screen from the state.
+// The page around the screens: the view and its focus, the connection pill, toasts.
 
 import { $ } from './dom.js';
 import { closeReplay } from './replayview.js';

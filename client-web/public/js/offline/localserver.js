@@ -90,8 +90,10 @@ export class LocalServer {
 
   connect() {
     this.reset();
+    this.starting = true;
     this.onState('connecting');
     this.defer(() => {
+      this.starting = false;
       this.isOpen = true;
       this.onState('open');
       if (this.hello) this.receive(this.hello());
@@ -106,12 +108,17 @@ export class LocalServer {
 
   /** Stops: timers cleared, nothing more is sent. */
   close() {
-    this.isOpen = false;
+    this.isOpen = this.starting = false;
     this.reset();
   }
 
   get open() {
     return this.isOpen;
+  }
+
+  /** As Connection.active: connecting or open (fx.connect() then does nothing). */
+  get active() {
+    return this.isOpen || !!this.starting;
   }
 
   /** As Connection.send: false when not open. */

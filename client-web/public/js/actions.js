@@ -49,7 +49,6 @@ export function leftRoom(s, fx) {
   if (fx.path() !== '/') fx.go('/');
 }
 
-/** Sends the intent kept for after `welcome`, or joins the room the address names. */
 export function runIntent(s, fx) {
   const code = F.codeFromPath(fx.path());
   const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
@@ -125,7 +124,6 @@ export function blocked(s, fx, reason, local) {
   if (reason === 'wall' || reason === 'gate_closed') fx.announce(text);
 }
 
-/** After my game changed: say the gate's change out loud (run two). */
 export function afterChange(s, fx) {
   const pred = s.game.pred;
   if (pred && pred.board.game === 'ghost' && pred.game.run === 2) {
@@ -135,7 +133,6 @@ export function afterChange(s, fx) {
   }
 }
 
-/** Where I stand, in words (the live region and the board's label). */
 export function whereWords(s) {
   const g = s.game.pred && s.game.pred.game;
   if (!g) return '';
@@ -189,7 +186,7 @@ export function act(s, fx, action, { force = false } = {}) {
   afterChange(s, fx);
 }
 
-/** Run two of a vault that will not open: end the run now, not finished (PROTOCOL-NEXT 6). */
+/** Run two of a vault that will not open: end the run now, not finished. */
 export function giveUp(s, fx) {
   if (!canMove(s)) return;
   s.game.givenUp = true;

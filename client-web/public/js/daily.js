@@ -31,7 +31,6 @@ export function init(c) {
   setInterval(tick, 1000);
 }
 
-/** Fetches today's boards (and, with a token, what I played); then renders. */
 export async function loadDaily() {
   const { s, fx } = ctx;
   let data = null;
@@ -162,7 +161,6 @@ function openCard(s, b, mine) {
   announce(`Your result on today's ${F.gameLabel(b.game)} ${F.sizeLabel(b.game, b.size)}: ${resultLine({ ...b, ...mine })}.`);
 }
 
-/** A daily result card (after the run, or again from home). */
 function renderCard(root, d, s) {
   root.hidden = !d;
   if (!d) return;

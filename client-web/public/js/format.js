@@ -49,7 +49,6 @@ export function ordinal(n) {
   return n + suf;
 }
 
-/** Milliseconds from `now` to the next 00:00 UTC. */
 export function msToUtcMidnight(now = Date.now()) {
   const d = new Date(now);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
@@ -72,7 +71,6 @@ export function cleanCode(text) {
   return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-/** Reads the room code from a path like "/r/K7M2Q" (or "/r/K7M2Q?k=KEY"). */
 export function codeFromPath(path) {
   const m = /^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '');
   return m ? m[1].toUpperCase() : null;

@@ -5,10 +5,9 @@ import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
-import { clockFor } from './racerules.js';
 import * as F from './format.js';
 
-/** Routes one server message; unknown types are ignored (a newer server may say more). */
+/** Unknown types are ignored: a newer server may say more. */
 export function handle(s, m, fx) {
   const h = HANDLERS[m && m.type];
   if (h) h(s, m, fx);
@@ -263,7 +262,6 @@ export const HANDLERS = {
   },
 };
 
-/** welcome.limits, every number checked; the defaults for what is missing (an older server). */
 export function readLimits(l) {
   const out = { ...DEFAULT_LIMITS };
   if (l && typeof l === 'object') {
@@ -272,14 +270,10 @@ export function readLimits(l) {
   return out;
 }
 
-/**
- * Whether this daily room's run is ranked (room.ranked, PROTOCOL-NEXT 8); a
- * server that does not say is read from the ranked result this browser kept today.
- */
+/** Whether this daily try is ranked (room.ranked); a server that does not say: from the result kept here. */
 function dailyRanked(s, info, fx) {
   const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
   const kept = day && day.ranked ? day : null;
-  // (The server on main does not fill these yet: a ranked result kept here also makes it practice.)
   s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
   s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
   s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
@@ -322,8 +316,8 @@ export function startRace(s, fx, board, opts = {}) {
   if (!sameRace) {
     r.finished.clear();
     if (opts.fresh) s.others.progress.clear();
-    // The race's clock rule (absent: the documented one, decided now), never changed mid-race.
-    r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : clockFor(!!(s.room && s.room.daily), racers(s).length);
+    // The race's clock rule, never changed mid-race; absent (an old server): racerules.js clockFor's.
+    r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start';
   } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
   r.board = board;
   r.live = true;

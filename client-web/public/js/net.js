@@ -74,7 +74,6 @@ export class Connection {
     this.timer = setTimeout(() => this.connect(), wait);
   }
 
-  /** Reconnect now (a fresh hello), e.g. after the server refused a token. */
   restart() {
     const ws = this.ws;
     this.ws = null;
@@ -101,7 +100,6 @@ export class Connection {
     return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Sends `msg`; false when the socket is not open (the caller decides what that means). */
   send(msg) {
     if (!this.open) return false;
     this.ws.send(JSON.stringify(msg));

@@ -8,7 +8,7 @@ import { act, giveUp, leave, whereWords, dailyAtStake } from './actions.js';
 import { initBoard, requestDraw, renderRacers, boardLayout } from './raceboard.js';
 import * as F from './format.js';
 
-let ctx = null; // {s, fx, render}
+let ctx = null;
 
 const KEYS = {
   ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right',
@@ -87,7 +87,6 @@ export function render(s) {
   requestDraw();
 }
 
-/** The short rules of the game being played, beside the board. */
 function renderMini(s) {
   const game = s.race.board ? s.race.board.game : s.room && s.room.game;
   const body = $('mini-body');

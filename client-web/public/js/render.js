@@ -2,11 +2,11 @@
 // every landmark also has a shape: nothing is told by colour alone.
 
 export const PALETTE = {
-  you: '#0072B2', // blue
-  start: '#009E73', // bluish green
-  exit: '#D55E00', // vermillion
-  plate: '#F0E442', // yellow
-  gate: '#E69F00', // orange
+  you: '#0072B2',
+  start: '#009E73',
+  exit: '#D55E00',
+  plate: '#F0E442',
+  gate: '#E69F00',
   wall: '#2b3240',
   floor: '#ffffff',
   grid: '#e4e7ec',
@@ -31,7 +31,6 @@ export function fit(canvas, n, maxW, maxH) {
   return { dpr, cell, css, n };
 }
 
-/** The cell under a pointer event, or null. */
 export function cellAt(canvas, layout, clientX, clientY) {
   const r = canvas.getBoundingClientRect();
   const row = Math.floor(((clientY - r.top) / r.height) * layout.n);
@@ -154,7 +153,6 @@ function drawVault(ctx, b, s, at, scene) {
       if (b.wall([r, c])) roundRect(ctx, c * s + pad, r * s + pad, s - 2 * pad, s - 2 * pad, s * 0.12, PALETTE.wall);
     }
   }
-  // Start: a green square outline with an S.
   let [x, y] = at(b.start);
   ctx.fillStyle = 'rgba(0,158,115,0.18)';
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
@@ -164,7 +162,6 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.globalAlpha = 0.5;
   corner(ctx, 'S', x, y, s, PALETTE.start, true);
   ctx.globalAlpha = 1;
-  // Plate: a yellow pad with a dark rim.
   [x, y] = at(b.plate);
   roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
   ctx.strokeStyle = '#6b5d00';
@@ -199,7 +196,6 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.globalAlpha = open ? 0.8 : 0.55;
   corner(ctx, 'G', x, y, s, '#8a5a00', true);
   ctx.globalAlpha = 1;
-  // Flag: a pole and a vermillion pennant.
   [x, y] = at(b.flag);
   ctx.strokeStyle = PALETTE.wall;
   ctx.lineWidth = Math.max(1.5, s * 0.05);

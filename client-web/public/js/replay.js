@@ -62,7 +62,6 @@ export class Playback {
     return 300 / this.speed;
   }
 
-  /** Plays from here, or from the start when already at the end. */
   play() {
     if (this.atEnd) this.i = 0;
     this.playing = this.last > 0;
@@ -77,7 +76,6 @@ export class Playback {
     else this.play();
   }
 
-  /** Steps `d` frames (pausing): the step buttons and keys. */
   step(d) {
     this.pause();
     this.seek(this.i + d);

@@ -61,14 +61,13 @@ export async function openReplay(id, known = null) {
   schedule();
 }
 
-/** Stops the timer (leaving the view, or another run opening). */
 export function closeReplay() {
   if (S.replay.run) clearTimeout(S.replay.run.timer);
   S.replay.run = null;
   S.replay.opened++;
 }
 
-/** What the tests (and a curious developer) can read: the position and the frame shown. */
+/** For the tests: the position and the frame shown. */
 export function replayState() {
   if (!S.replay.run) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
   const { pb, frames, run } = S.replay.run;
@@ -77,7 +76,6 @@ export function replayState() {
 
 const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
 
-/** The head: which board and day, whose run, its result (as far as it is known). */
 function head(run) {
   const u = unit(run.game);
   $('rp-kind').textContent = run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay';
@@ -243,6 +241,5 @@ document.addEventListener('keydown', (e) => {
   control(act);
 });
 
-// The screen's interface like the others': init with the page's hooks; it draws itself.
 export { initReplay as init, noRender as render };
 function noRender() {}

@@ -3,7 +3,6 @@
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
 
-/** The server's documented defaults, for a `welcome` without `limits`. */
 export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
 
 export function createState() {
@@ -85,7 +84,6 @@ export function createState() {
   };
 }
 
-// Selectors.
 export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
 export const isHost = (s) => !!s.room && s.room.host === s.me.id;
 export const inRoom = (s) => !!s.room;

@@ -207,17 +207,19 @@ function renderCard(root, d, s) {
 
 const tables = new WeakMap(); // tbody -> the leaderboard it shows (rebuilt only for a new one)
 
-function table(tbody, m) {
+/** A leaderboard, or a league's table of a board (`league_board`: unfinished runs have no rank). */
+export function table(tbody, m, empty = 'No finishes yet today. Be the first!') {
   if (tables.get(tbody) === m) return;
   tables.set(tbody, m);
+  if (!m) return tbody.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: 'Loading…' })));
   const row = (e, me) =>
     el(
       'tr',
-      { class: me ? 'me' : '' },
-      el('td', { text: String(e.rank) }),
+      { class: me || e.you ? 'me' : '' },
+      el('td', { text: String(e.rank ?? '–') }),
       el('td', { text: e.name, title: e.name }),
       el('td', { text: String(e.steps) }),
-      el('td', { text: F.clock(e.time_ms) }),
+      el('td', { text: e.finished === false ? 'not finished' : F.clock(e.time_ms) }),
       el(
         'td',
         {},
@@ -236,7 +238,7 @@ function table(tbody, m) {
   const you = m.you;
   const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
-  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: 'No finishes yet today. Be the first!' })));
+  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: empty })));
   tbody.replaceChildren(...rows);
   tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
   if (tbody.id === 'ranks-rows') {

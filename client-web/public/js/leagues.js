@@ -3,6 +3,7 @@
 
 import { $, el } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
+import { table } from './daily.js';
 import * as F from './format.js';
 
 let ctx = null;
@@ -104,15 +105,7 @@ function renderMine(s) {
   $('league-list').replaceChildren(...rows);
 }
 
-const boardKeys = new WeakMap(); // tbody -> the message it shows
-
-function rows(tbody, m = null, cells, empty) {
-  if (boardKeys.get(tbody) === m) return;
-  boardKeys.set(tbody, m);
-  const list = (m && (m.lines || m.entries)) || [];
-  const trs = list.map((e) => el('tr', { class: e.you ? 'me' : '' }, ...cells(e).map((c) => el('td', { text: c, title: c }))));
-  tbody.replaceChildren(...(trs.length ? trs : [el('tr', {}, el('td', { colspan: '6', class: 'muted', text: m ? empty : 'Loading…' }))]));
-}
+let standings = null;
 
 function renderLeague(s) {
   const L = s.leagues;
@@ -125,7 +118,12 @@ function renderLeague(s) {
   $('lg-link').value = `${location.origin}/l/${code}`;
   for (const d of [7, 30]) $(`lg-${d}`).setAttribute('aria-pressed', String(L.days === d));
   $('lg-range').textContent = st && st.from ? `${st.from} to ${st.to} (UTC)` : '';
-  rows($('lg-stand'), st, F.standingCells, 'Nobody has played yet.');
+  if (standings !== st) {
+    standings = st;
+    const lines = st ? st.lines || [] : [];
+    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...F.standingCells(l).map((c) => el('td', { text: c, title: c }))));
+    $('lg-stand').replaceChildren(...(trs.length ? trs : [el('tr', {}, el('td', { colspan: '6', class: 'muted', text: st ? 'Nobody has played yet.' : 'Loading…' }))]));
+  }
   const wrap = $('lg-boards');
   const have = [...wrap.children].map((t) => t.dataset.board).join();
   if (have !== s.daily.boards.map((b) => `${b.game}.${b.size}`).join()) {
@@ -135,13 +133,10 @@ function renderLeague(s) {
           'div',
           { 'data-board': `${b.game}.${b.size}` },
           el('h3', { text: `${F.gameLabel(b.game)} · ${F.sizeLabel(b.game, b.size)}` }),
-          el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', b.game === 'maze' ? 'Moves' : 'Steps', 'Time'].map((h) => el('th', { scope: 'col', text: h })))), el('tbody')),
+          el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', '', 'Time', ''].map((text) => el('th', { text })))), el('tbody')),
         ),
       ),
     );
   }
-  for (const div of wrap.children) {
-    const m = L.boards.get(div.dataset.board);
-    rows(div.querySelector('tbody'), m, (e) => [e.rank ? String(e.rank) : '–', e.name, String(e.steps), e.finished ? F.clock(e.time_ms) : 'not finished'], 'Nobody has played it yet.');
-  }
+  for (const div of wrap.children) table(div.querySelector('tbody'), L.boards.get(div.dataset.board) || null, 'Nobody has played it yet.');
 }

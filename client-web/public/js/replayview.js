@@ -125,24 +125,26 @@ function refused(res, body) {
 }
 
 function schedule() {
-  clearTimeout(S.replay.run.timer);
-  if (!S.replay.run.pb.playing) return;
-  S.replay.run.timer = setTimeout(() => {
-    if (!S.replay.run) return;
-    const from = S.replay.run.frames[S.replay.run.pb.i].pos;
-    S.replay.run.pb.tick();
+  const R = S.replay.run;
+  clearTimeout(R.timer);
+  if (!R.pb.playing) return;
+  R.timer = setTimeout(() => {
+    if (S.replay.run !== R) return;
+    const from = R.frames[R.pb.i].pos;
+    R.pb.tick();
     glide(from);
     render();
-    if (S.replay.run.pb.atEnd && !S.replay.run.pb.playing) announce(`End of the run: ${S.replay.run.frames[S.replay.run.pb.i].steps} ${unit(S.replay.run.board.game)}.`);
+    if (R.pb.atEnd && !R.pb.playing) announce(`End of the run: ${R.frames[R.pb.i].steps} ${unit(R.board.game)}.`);
     schedule();
-  }, S.replay.run.pb.interval);
+  }, R.pb.interval);
 }
 
 /** Glides the marker from `from` to the current cell (not under reduced motion, not across a rewind). */
 function glide(from) {
-  const f = S.replay.run.frames[S.replay.run.pb.i];
+  const R = S.replay.run;
+  const f = R.frames[R.pb.i];
   const near = Math.abs(from[0] - f.pos[0]) + Math.abs(from[1] - f.pos[1]) === 1;
-  S.replay.run.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, S.replay.run.pb.interval * 0.8) } : null;
+  R.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
 }
 
 /** The position and the controls now, the board on the next animation frame. */
@@ -181,10 +183,11 @@ function paint() {
   const { board, frames, pb } = S.replay.run;
   const f = frames[pb.i];
   let pos = f.pos;
-  if (S.replay.run.glide) {
-    const k = (performance.now() - S.replay.run.glide.t) / S.replay.run.glide.ms;
+  const g = S.replay.run.glide;
+  if (g) {
+    const k = (performance.now() - g.t) / g.ms;
     if (k < 1) {
-      pos = [S.replay.run.glide.from[0] + (f.pos[0] - S.replay.run.glide.from[0]) * k, S.replay.run.glide.from[1] + (f.pos[1] - S.replay.run.glide.from[1]) * k];
+      pos = [0, 1].map((i) => g.from[i] + (f.pos[i] - g.from[i]) * k);
       queuePaint();
     } else S.replay.run.glide = null;
   }

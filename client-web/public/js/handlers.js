@@ -24,7 +24,7 @@ export const HANDLERS = {
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
     if (!m.offline) {
-      s.leagues.pending = 'my_leagues';
+      s.leagues.pending ||= 'my_leagues'; // a league message kept for after welcome keeps its errors
       fx.send({ type: 'my_leagues' });
     }
     if (m.resumed) {

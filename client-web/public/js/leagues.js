@@ -71,6 +71,7 @@ export function render(s) {
   err.textContent = L.error;
   err.hidden = !L.error;
   renderInvite(s);
+  $('leagues').hidden = s.conn.offline; // the offline stand-in has no leagues
   if (s.view === 'home') renderMine(s);
   if (s.view === 'league') renderLeague(s);
 }

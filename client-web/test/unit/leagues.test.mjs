@@ -134,3 +134,17 @@ test('formats: today in a league, the places of a result, standings cells, codes
   assert.match(F.practiceWhy('played', '2026-12-01T09:12:31Z'), /your ranked try today was at \d\d:\d\d/);
   assert.match(F.practiceWhy('played', null), /you used your ranked try today/);
 });
+
+test('a join kept for after welcome keeps its refusal on the leagues card', () => {
+  const s = createState();
+  const fx = fakeFx({ path: '/l/K7M2QX9P' });
+  fx.open = false;
+  leagueAct(s, fx, { type: 'join_league', code: 'K7M2QX9P' }, 'Bob');
+  fx.open = true;
+  handle(s, welcome({ name: 'Bob' }), fx);
+  assert.deepEqual(fx.sent, [{ type: 'my_leagues' }, { type: 'join_league', code: 'K7M2QX9P' }]);
+  handle(s, { type: 'leagues', leagues: [] }, fx);
+  handle(s, { type: 'error', code: 'league_full', message: 'that league is full' }, fx);
+  assert.equal(s.leagues.error, 'that league is full');
+  assert.deepEqual(fx.toasts, []);
+});

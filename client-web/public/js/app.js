@@ -42,7 +42,6 @@ function wsUrl(st) {
   return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
 }
 
-/** Any class with net.js's Connection interface; `useTransport` swaps it (solo practice offline). */
 let conn = null;
 function useTransport(Transport) {
   if (conn) conn.close();

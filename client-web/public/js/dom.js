@@ -2,7 +2,7 @@
 
 export const $ = (id) => document.getElementById(id);
 
-/** Builds an element; `text` becomes textContent, `on*` become listeners. */
+/** `text` becomes textContent, `on*` listeners. */
 export function el(tag, props = {}, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -17,7 +17,6 @@ export function el(tag, props = {}, ...kids) {
   return e;
 }
 
-/** Says `text` in the ARIA live region. */
 export function announce(text) {
   const a = $('announce');
   // The same words twice in a row must still be read out.

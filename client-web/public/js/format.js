@@ -64,7 +64,7 @@ export const STATUS = {
 };
 export const statusLabel = (s) => STATUS[s] || String(s || '');
 
-/** A code typed or pasted by a person: letters and digits, upper case; a pasted link works too. */
+/** A code typed or pasted (a link too). */
 export function cleanCode(text) {
   const s = String(text || '').trim();
   const m = s.match(/\/r\/([A-Za-z0-9]+)/);
@@ -120,7 +120,6 @@ export function clipName(value, caret = value.length, max = NAME_MAX) {
   return { value: head + after.join(''), caret: head.length };
 }
 
-/** A league code typed or pasted (a /l/CODE link too), upper case; '' when there is none. */
 export function leagueCode(text) {
   const s = String(text || '').trim();
   const m = s.match(/\/l\/([A-Za-z0-9]+)/);

@@ -55,7 +55,6 @@ async function invite(s, code) {
   ctx.render();
 }
 
-/** Joins the league of the /l/CODE link under the typed name (Enter in the name field, or the card's button). */
 export function joinInvite(s) {
   if (!s.leagues.invite) return false;
   leagueAct(s, ctx.fx, { type: 'join_league', code: s.leagues.invite.code }, $('name').value);
@@ -73,7 +72,10 @@ export function render(s) {
   renderInvite(s);
   $('leagues').hidden = s.conn.offline; // the offline stand-in has no leagues
   if (s.view === 'home') renderMine(s);
-  if (s.view === 'league') renderLeague(s);
+  if (s.view === 'league') {
+    $('lname').value = $('lcode').value = ''; // made or joined
+    renderLeague(s);
+  }
 }
 
 function renderInvite(s) {
@@ -83,6 +85,7 @@ function renderInvite(s) {
   if (!inv) return;
   const lines = [el('strong', {}, 'You are invited to the league ', nm(inv.name || inv.code), '.')];
   if (inv.names && inv.names.length) lines.push(el('span', {}, `In it (${inv.names.length}): `, ...inv.names.flatMap((n, i) => [i ? ', ' : '', nm(n)])));
+  if (s.leagues.error) lines.push(el('span', { class: 'err', text: s.leagues.error }));
   lines.push(el('button', { type: 'button', class: 'primary', text: 'Join the league', onclick: () => joinInvite(s) }));
   card.replaceChildren(...lines.map((x) => el('span', { class: 'line' }, x)));
 }

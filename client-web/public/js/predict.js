@@ -57,7 +57,6 @@ export class Predictor {
     return { agreed, snapBack: !agreed && !msg.ok, corrected };
   }
 
-  /** Starts over from a snapshot (resume): nothing is in flight any more. */
   reset(v, recording) {
     this.base = fromView(this.board, v, recording);
     this.pending = [];

@@ -13,7 +13,7 @@ export const PALETTE = {
   visited: '#cfe4f5',
   line: '#CC79A7', // reddish purple: the revealed optimal line
 };
-/** Other racers' colours, in order of joining (never the player's own blue). */
+/** Never the player's own blue. */
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
 /** Sizes `canvas` to the largest square of whole cells within maxW by maxH; returns the layout. */

@@ -44,7 +44,6 @@ export function visitedAt(frames, i) {
 
 export const SPEEDS = [0.5, 1, 2, 4];
 
-/** Playback over `count` frames: an index, playing or paused, and a speed. */
 export class Playback {
   constructor(count, { speed = 1, at = 0 } = {}) {
     this.last = Math.max(0, count - 1);

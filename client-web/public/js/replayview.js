@@ -147,7 +147,6 @@ function glide(from) {
   R.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
 }
 
-/** The position and the controls now, the board on the next animation frame. */
 function render() {
   if (!S.replay.run) return;
   const { board, frames, pb } = S.replay.run;

@@ -117,7 +117,6 @@ export function nameOf(s, id) {
   return r ? r.name : `Player ${id}`;
 }
 
-/** A colour per other racer, in order of first sight. */
 export function colourOf(s, id) {
   const c = s.others.colours;
   if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);

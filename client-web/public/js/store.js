@@ -134,12 +134,10 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       set(storage, `daily.${m.date}`, all);
       set(storage, 'streak', { date: m.date, streak: m.streak });
     },
-    /** The day's kept results: {"ghost.small": daily_result + at, ...}. */
     dailyDay(date) {
       const d = get(storage, `daily.${date}`);
       return d && typeof d === 'object' ? d : {};
     },
-    /** The last streak the server told us: {date, streak} or null. */
     streak() {
       const st = get(storage, 'streak');
       return st && typeof st.date === 'string' && Number.isFinite(st.streak) ? st : null;
@@ -171,7 +169,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
   };
 }
 
-/** A Storage-like object in memory (tests, and browsers with storage disabled). */
+/** For tests, and browsers with storage disabled. */
 export function memoryStorage() {
   const m = new Map();
   return {

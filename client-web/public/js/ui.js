@@ -8,7 +8,6 @@ let shownView = null;
 let toastTimer = 0;
 let bumpTimer = 0;
 
-/** Renders the view the state names, then every screen from the state. */
 export function renderAll(s, screens) {
   if (shownView !== s.view) {
     if (shownView === 'replay') closeReplay();
@@ -44,7 +43,6 @@ export function toast(text) {
   toastTimer = setTimeout(() => (t.hidden = true), 3500);
 }
 
-/** The board shakes and rings red for a moment (a refused move). */
 export function bump() {
   const st = $('stage');
   st.classList.remove('bump');

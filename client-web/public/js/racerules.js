@@ -1,4 +1,8 @@
-// The rules of a race, ported from protocol/src/race.rs (pure).
+// The rules of a race, ported from protocol/src/race.rs (pure): where each
+// racer's clock starts, efficiency, and the ranking of a race. The server
+// applies them to every room; here they serve the offline stand-in server
+// (offline/localserver.js). test/unit/racerules.test.mjs holds them to the
+// Rust-made fixtures in test/fixtures/race.json.
 
 /** race.rs Clock::for_race: solo and daily races time from each racer's first move. */
 export const clockFor = (daily, racers) => (daily || racers === 1 ? 'first_move' : 'start');

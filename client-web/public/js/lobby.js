@@ -1,7 +1,4 @@
-// The lobby: the room code, the invite link (the LAN address when the page
-// runs on this computer) and its QR code, who is in and ready, and start,
-// ready and leave. After a rematch everyone is here again; the countdown
-// starts when all are ready (the server's rule) or the host starts.
+// The lobby: the room code, link (LAN address) and QR code, who is in and ready.
 
 import { $, el } from './dom.js';
 import { PALETTE } from './render.js';

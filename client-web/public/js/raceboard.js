@@ -1,7 +1,4 @@
-// The race screen's board and racer list: every racer drawn from the start
-// and labelled, a progress bar per racer (how far from the goal), finishers
-// off the board so the goal stays visible, and the optimal line of the
-// results drawn from replay.js's frames. Reads the state, never changes the game.
+// The race board and the racer list: every racer from the start, progress bars.
 
 import { $, el } from './dom.js';
 import { fit, draw, PALETTE } from './render.js';

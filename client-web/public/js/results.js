@@ -1,8 +1,4 @@
-// The results card: the ranking with efficiency against the best possible
-// (floored: only an optimal run shows 100%), par explained in plain words, my
-// best for this game and size, the optimal line played on the board by
-// replay.js's player, and what comes next (rematch, try this board again,
-// a new board, leave). The daily part of the card is daily.js's.
+// The results card: ranking, efficiency, par in words, my best, the optimal line, what next.
 
 import { $, el } from './dom.js';
 import { replayFrames, Playback } from './replay.js';

@@ -164,6 +164,10 @@ async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
     assert_eq!(refused(&mut bob, json!({"type": "add_rival", "pick": "mine"})).await, "rival_not_found");
     let gone = refused(&mut bob, json!({"type": "add_rival", "run_id": 999_999})).await;
     assert_eq!(gone, "rival_not_found");
+    // Except the day's #1 ("Race the #1"), now that his own try is spent.
+    let room = add_rival(&mut bob, json!({"type": "add_rival", "pick": "best"})).await;
+    let best = room["players"].as_array().unwrap().iter().find(|p| p["rival"] == true).unwrap();
+    assert_eq!((best["name"].clone(), best["run_id"].as_i64()), (json!("Ann"), Some(run_id)), "{room}");
     bob.send(json!({"type": "leave_room"})).await;
 
     // The next day the board is revealed: a private room on its seed.

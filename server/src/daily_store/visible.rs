@@ -4,7 +4,8 @@
 //! board for everyone, so only the player who made it sees it before the
 //! day is over; every other run is public.
 //!
-//! Also here: finding the run `add_rival` names ([`rival`]).
+//! Also here: finding the run `add_rival` names ([`rival`]), with the one
+//! exception the race needs: today's #1, after the asker's own ranked try.
 
 use mazerace_protocol::messages::ErrorCode;
 use mazerace_store::{PlayerKey, RunState, Store, StoredRun};
@@ -55,20 +56,26 @@ pub(crate) async fn rival(
     query: RivalQuery,
     token: &str,
 ) -> anyhow::Result<RivalRun> {
-    let run_id = match query {
-        RivalQuery::Run(id) => id,
+    // The day's #1 is the one run of another player that may be raced on
+    // today's board: once the asker's own ranked try on it is spent, it
+    // spoils nothing (and the route is no secret: anyone can solve the
+    // board), and it is what a finished daily is raced against.
+    let (run_id, best_after_own_try) = match query {
+        RivalQuery::Run(id) => (id, false),
         RivalQuery::Best { date, game, size } => {
-            let table = store.leaderboard(date, game, size, None).await.map_err(typed)?;
-            match table.entries.first() {
-                Some(e) => e.run_id,
-                None => return Err(denied(ErrorCode::RivalNotFound, "nobody has finished this board yet")),
-            }
+            let table = store.leaderboard(date.clone(), game, size, None).await.map_err(typed)?;
+            let Some(e) = table.entries.first() else {
+                return Err(denied(ErrorCode::RivalNotFound, "nobody has finished this board yet"));
+            };
+            let you = PlayerKey::from_token(token);
+            let tried = store.ranked_start(you, date, game, size).await.map_err(typed)?.is_some();
+            (e.run_id, tried)
         }
         RivalQuery::Mine { date, game, size } => {
             let you = Some(PlayerKey::from_token(token));
             let table = store.leaderboard(date, game, size, you).await.map_err(typed)?;
             match table.you {
-                Some(e) => e.run_id,
+                Some(e) => (e.run_id, false),
                 None => {
                     let why = "you have no finished ranked run on this board";
                     return Err(denied(ErrorCode::RivalNotFound, why));
@@ -78,8 +85,13 @@ pub(crate) async fn rival(
     };
     let run = match visible(store, today, run_id, Some(token)).await? {
         Visible::NotFound => return Err(denied(ErrorCode::RivalNotFound, "no such run")),
+        Visible::Hidden if best_after_own_try => match store.run(run_id).await.map_err(typed)? {
+            Some(run) => Box::new(run),
+            None => return Err(denied(ErrorCode::RivalNotFound, "no such run")),
+        },
         Visible::Hidden => {
-            let why = "others' runs on today's boards can be raced from tomorrow (no spoilers)";
+            let why = "others' runs on today's boards can be raced from tomorrow (no spoilers), \
+                       except the day's #1 once your own ranked try on the board is over";
             return Err(denied(ErrorCode::RivalHidden, why));
         }
         Visible::Run(run, _) => run,

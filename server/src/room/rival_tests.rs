@@ -282,3 +282,18 @@ fn a_last_run_on_the_start_signals_clock_races_again_to_its_very_ms() {
     });
     assert_eq!(rival, Some(mine));
 }
+
+#[test]
+fn a_room_takes_at_most_three_rivals() {
+    let mut r = room(1);
+    for _ in 0..super::rival::MAX_RIVALS {
+        load(&mut r, stored(100, true));
+        assert_eq!(refused(&fx(&mut r), 1), None);
+    }
+    // Asked of the store or answered by it, the fourth is refused.
+    r.handle(Instant::now(), Input::AddRival { id: 1, run_id: Some(7), pick: None });
+    assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
+    load(&mut r, stored(100, true));
+    assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
+    assert_eq!(r.rivals.len(), super::rival::MAX_RIVALS);
+}

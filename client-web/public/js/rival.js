@@ -1,6 +1,6 @@
 // Rivals (issue 16): race a stored run, which the server plays back as one
-// more racer. The results' "Race the #1" / "Race my best" / "Race my last
-// run", the "Race" button on my own line of today's tables (daily.js), the
+// more racer. The results' "Race the #1" (after my ranked try) / "Race my last
+// run" (practice), the "Race" button (my best) on my own line of today's tables (daily.js), the
 // host's "Add rival" by run id in the lobby, and the start once the room
 // lists the rival (handlers.js). Rivals are drawn like any racer, marked.
 import { $, el } from './dom.js';
@@ -14,7 +14,8 @@ export function choice(s) {
   const res = s.race.results;
   if (!res || !s.room || !isHost(s)) return null;
   const d = s.room.daily && s.daily.result;
-  if (d && d.ranked && d.finished) return d.rank === 1 ? ['Race the #1', { pick: 'best' }] : ['Race my best', { pick: 'mine' }];
+  // Today's #1 may be raced once my ranked try is spent; my own best from my table line.
+  if (d && d.ranked) return ['Race the #1', { pick: 'best' }];
   const me = (res.rankings || []).find((r) => r.player_id === s.me.id);
   return me && me.status === 'finished' ? ['Race my last run', { pick: 'last' }] : null;
 }

@@ -19,13 +19,15 @@ function inRoom(extra = {}) {
 
 const results = (status) => ({ type: 'results', rankings: [{ rank: 1, player_id: 1, name: 'Ann', status, steps: 36, time_ms: 9000 }], reveal: { game: 'maze', shortest: 36, solution: [] } });
 
-test('the results offer the #1, my best or my last run, as the run allows', () => {
+test('the results offer the #1 after a ranked try, or my last run in practice', () => {
   const { s } = inRoom({ daily: true, ranked: true, game: 'maze', size: 'easy', phase: 'results' });
   s.race.results = results('finished');
   s.daily.result = { ranked: true, finished: true, rank: 1 };
   assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }]);
   s.daily.result = { ranked: true, finished: true, rank: 4 };
-  assert.deepEqual(choice(s), ['Race my best', { pick: 'mine' }], "today's #1 is someone else's: hidden until tomorrow");
+  assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }], "today's #1 is someone else's: raceable once my try is spent");
+  s.daily.result = { ranked: true, finished: false };
+  assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }], 'a spent try that did not finish');
   s.daily.result = { ranked: false, finished: true };
   assert.deepEqual(choice(s), ['Race my last run', { pick: 'last' }], 'practice');
   s.race.results = results('gave_up');

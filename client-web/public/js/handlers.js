@@ -52,6 +52,7 @@ export const HANDLERS = {
     s.ui.nameError = '';
     fx.store.setName(m.name);
     fx.announce(`Your name is now ${m.name}.`);
+    if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // the server renames me in them
   },
 
   room(s, info, fx) {

@@ -81,6 +81,12 @@ impl Conn {
                 let seed = self.env.ids.seed();
                 self.forward(&s, RoomCmd::Rematch { id, same_board, seed }).await
             }
+            ClientMsg::AddRival { run_id, pick } => {
+                self.forward(&s, RoomCmd::AddRival { id, run_id, pick }).await
+            }
+            ClientMsg::RemoveRival { id: rival } => {
+                self.forward(&s, RoomCmd::RemoveRival { id, rival }).await
+            }
             ClientMsg::Rename { name } => Box::pin(self.rename(&s, name)).await,
             ClientMsg::Leaderboard { game, size, date } => {
                 Box::pin(self.leaderboard(&s, game, size, date)).await

@@ -45,8 +45,11 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
 /// Set on every connection: a statement or a lock wait longer than this
-/// fails as unavailable rather than holding the store's worker.
-const SESSION_SETUP: &str = "SET statement_timeout = '10s'; SET lock_timeout = '5s'";
+/// fails as unavailable rather than holding the store's worker; and no
+/// NOTICEs (the migration's `CREATE TABLE IF NOT EXISTS` sent one per
+/// connection, which the client logs at info: 16 lines a node start).
+const SESSION_SETUP: &str =
+    "SET statement_timeout = '10s'; SET lock_timeout = '5s'; SET client_min_messages = warning";
 
 /// The PostgreSQL backend: one connection, re-made when it dies.
 pub struct PostgresBackend {

@@ -176,3 +176,64 @@ fn finish_checked(tx: &mut Transaction<'_>, run_id: i64, end: &Ending) -> Result
         streak,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{Backend, NewRun, Outcome};
+    use crate::player::PlayerKey;
+
+    /// Needs `MAZERACE_TEST_DATABASE_URL` (as the store's test suite); a
+    /// schema of its own, dropped at the end.
+    #[test]
+    fn the_fast_statement_answers_as_rank_of_and_repeats_as_the_careful_path() {
+        let Ok(admin) = std::env::var("MAZERACE_TEST_DATABASE_URL") else {
+            eprintln!("skipped: MAZERACE_TEST_DATABASE_URL is not set");
+            return;
+        };
+        let schema = format!("finish_{}", std::process::id());
+        let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+        c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
+        let sep = if admin.contains('?') { '&' } else { '?' };
+        let mut b =
+            PostgresBackend::connect(&format!("{admin}{sep}options=-c%20search_path%3D{schema}")).unwrap();
+        let run = |n: u32| NewRun {
+            player: PlayerKey::from_token(&format!("p{n}")),
+            name: format!("p{n}"),
+            date: "2026-12-01".into(),
+            game: Game::Maze,
+            size: Size::Easy,
+            seed: 7,
+        };
+        // Finished in this order: each rank counts only those strictly better.
+        let plays = [(30, 900), (20, 500), (20, 500), (20, 400), (40, 100)];
+        let mut done = Vec::new();
+        for (i, &(steps, time_ms)) in plays.iter().enumerate() {
+            let id = b.begin_run(&run(i as u32)).unwrap().run_id;
+            let r = b.finish_run(id, Outcome::Finished { steps, time_ms }, &[], None).unwrap();
+            assert_eq!((r.ranked, r.finished, r.entrants, r.streak), (true, true, i as u32 + 1, 1));
+            done.push((id, r));
+        }
+        let ranks: Vec<Option<u32>> = done.iter().map(|(_, r)| r.rank).collect();
+        assert_eq!(ranks, [Some(1), Some(1), Some(1), Some(1), Some(5)], "as each finish saw the board");
+        let now: Vec<Option<u32>> = done.iter().map(|(id, _)| b.rank_of(*id).unwrap()).collect();
+        assert_eq!(now, [Some(4), Some(2), Some(2), Some(1), Some(5)]);
+        // A repeat answers from the stored finish (through the careful path).
+        let (id, _) = done[1];
+        let again = b.finish_run(id, Outcome::Finished { steps: 20, time_ms: 500 }, &[], None).unwrap();
+        assert_eq!((again.rank, again.entrants, again.steps), (Some(2), 5, 20));
+        let other = b.finish_run(id, Outcome::Finished { steps: 21, time_ms: 500 }, &[], None);
+        assert!(matches!(other, Err(StoreError::RunOver(_))), "{other:?}");
+        assert!(matches!(
+            b.finish_run(999_999, Outcome::NotFinished { steps: 1 }, &[], None),
+            Err(StoreError::UnknownRun(_))
+        ));
+        // A practice finish and a not-finished one: no rank.
+        let practice = b.begin_run(&run(0)).unwrap();
+        assert!(!practice.ranked);
+        let p = b.finish_run(practice.run_id, Outcome::Finished { steps: 1, time_ms: 1 }, &[], None).unwrap();
+        assert_eq!((p.ranked, p.rank), (false, None));
+        drop(b);
+        c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).unwrap();
+    }
+}

@@ -130,7 +130,8 @@ struct Cli {
     /// when given, else a throwaway initdb cluster. Needs Debian's postgresql and nginx.
     #[arg(long)]
     two_nodes: bool,
-    /// Store: PostgreSQL connections finishing runs at once (a node's store holds 4).
+    /// Store: PostgreSQL connections finishing runs at once, closed loop, straight on the backend
+    /// (a node's own store, measured open loop beside it, holds 16).
     #[arg(long, default_value_t = 4)]
     store_writers: usize,
     /// Store: finishes a second offered to a node's own store (open loop; the goal's rate).

@@ -63,7 +63,11 @@ fn quick_run_reports_every_scenario() {
     }
     let races: Vec<&str> =
         stdout.lines().filter(|l| l.starts_with("| paced") || l.starts_with("| flat out")).collect();
-    assert_eq!(races.len(), 2, "both race variants reported:\n{stdout}");
+    assert_eq!(
+        races.len(),
+        3,
+        "every race variant reported (paced, paced with a rival, flat out):\n{stdout}"
+    );
     for l in races {
         assert!(l.trim_end().ends_with("| 0 |"), "a race failed: {l}");
     }

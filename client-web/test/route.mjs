@@ -2,7 +2,7 @@
 // play like a person who read the board): the maze's shortest route, or for
 // Ghost the shortest walk to the plate, a rewind, and the shortest run two
 // given that recording, searched with the client's own rules.
-import { parseBoard, newGame, apply, neighbour, ghostAt, samePos, DIRS } from '../public/js/rules.js';
+import { parseBoard, newGame, apply, neighbour, ghostAt, samePos, DIRS, distancesToGoal } from '../public/js/rules.js';
 
 /** Shortest list of directions from `from` to `to`, never entering `avoid`. */
 export function bfsPath(board, from, to, avoid = null) {
@@ -69,21 +69,5 @@ function depthOf(prev, k) {
   return d;
 }
 
-/** BFS distances from `from` over open moves (gate treated as open). */
-export function distances(board, from) {
-  const n = board.n;
-  const dist = new Array(n * n).fill(-1);
-  dist[from[0] * n + from[1]] = 0;
-  const queue = [from];
-  for (let i = 0; i < queue.length; i++) {
-    const p = queue[i];
-    for (const d of DIRS) {
-      const q = neighbour(board, p, d);
-      if (q && dist[q[0] * n + q[1]] < 0) {
-        dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;
-        queue.push(q);
-      }
-    }
-  }
-  return dist;
-}
+/** BFS distances from `from` over open moves (gate treated as open): rules.js's one BFS. */
+export const distances = (board, from) => distancesToGoal(board, from);

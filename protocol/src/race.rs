@@ -130,6 +130,7 @@ pub fn rank(entries: &[Entry], by: RankBy, best: Option<u32>) -> Vec<Ranking> {
             steps: e.steps,
             time_ms: if finished(e) { e.time_ms } else { None },
             efficiency: if finished(e) { best.map(|b| efficiency(b, e.steps)) } else { None },
+            rival: false,
         });
     }
     out

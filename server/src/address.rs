@@ -67,6 +67,7 @@ impl PerAddress {
     }
 
     /// Places `ip` holds now.
+    #[cfg(test)]
     pub fn held(&self, ip: IpAddr) -> u32 {
         self.counts().get(&AddressKey::of(ip)).copied().unwrap_or(0)
     }

@@ -255,12 +255,49 @@ pub trait DailyHook: Send + Sync + 'static {
     fn ping(&self) -> HookFuture<()> {
         Box::pin(async { Ok(()) })
     }
+    /// A stored run to race as a rival (`add_rival`), by the replay view's
+    /// visibility rule: others' runs on today's boards are refused
+    /// (`rival_hidden`) until the day is over, `token`'s own at once.
+    /// Refusals are [`DailyError::Denied`] with a `rival_*` code. The
+    /// default keeps no runs.
+    fn rival(&self, query: RivalQuery, token: String) -> HookFuture<RivalRun> {
+        let _ = (query, token);
+        Box::pin(async { Err(anyhow::anyhow!(NOT_CONFIGURED)) })
+    }
     /// Today's boards with the player's ranked results, and their streak
     /// (`GET /api/daily`'s `you`). The default has nothing to say.
     fn player_day(&self, token: String) -> HookFuture<Option<PlayerDay>> {
         let _ = token;
         Box::pin(async { Ok(None) })
     }
+}
+
+/// Which stored run `add_rival` asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RivalQuery {
+    /// A run by its id.
+    Run(i64),
+    /// The #1 of a daily board's table.
+    Best { date: String, game: Game, size: Size },
+    /// The asking player's ranked finish on a daily board.
+    Mine { date: String, game: Game, size: Size },
+}
+
+/// A finished stored run, as a rival needs it (the room checks its board
+/// and replays it before racing it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RivalRun {
+    pub run_id: i64,
+    pub date: String,
+    pub game: Game,
+    pub size: Size,
+    pub seed: u64,
+    pub name: String,
+    pub steps: u32,
+    pub time_ms: u64,
+    pub actions: Vec<Action>,
+    /// Each action's ms since the run's first move; `None` for older runs.
+    pub times_ms: Option<Vec<u64>>,
 }
 
 /// What a player asks of their leagues (socket and HTTP alike).

@@ -99,8 +99,10 @@ pub(crate) async fn handle(
             }
         }
         LeagueOp::Mine => {
+            // Listed after every welcome and rename: the member name follows.
+            let name = (!player_name.is_empty()).then_some(player_name);
             let LeagueAnswer::Leagues(mut leagues) =
-                answer(LeagueRequest::Mine { player: me.clone() }).await?
+                answer(LeagueRequest::Mine { player: me.clone(), name }).await?
             else {
                 anyhow::bail!("the store answered my_leagues with something else");
             };
@@ -168,7 +170,8 @@ pub(crate) async fn places(
     size: Size,
 ) -> Vec<LeaguePlace> {
     let me = player.as_str().to_owned();
-    let Ok(LeagueAnswer::Leagues(leagues)) = store.league(LeagueRequest::Mine { player: me.clone() }).await
+    let Ok(LeagueAnswer::Leagues(leagues)) =
+        store.league(LeagueRequest::Mine { player: me.clone(), name: None }).await
     else {
         return Vec::new();
     };

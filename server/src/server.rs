@@ -1,4 +1,4 @@
-//! The server as a value: [`Server::new`] builds the shared state,
+//! The server as a value: [`Server::new`] builds each part and what it is given,
 //! [`Server::run`] serves a bound listener until [`Server::shutdown`], then
 //! waits for every connection, room and timer task to finish.
 //!
@@ -13,7 +13,6 @@
 //! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
 use axum::routing::get;
@@ -24,52 +23,37 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::accept::{self, ServeOpts};
-use crate::address::PerAddress;
 use crate::config::Config;
+use crate::conn::{ConnEnv, ConnParts};
 use crate::daily::DailyHook;
 use crate::gate::{Gate, GateLimits};
-use crate::ids::Ids;
+use crate::http::{HttpEnv, UpgradeLimits};
 use crate::limits::JoinLimiter;
 use crate::net::Urls;
 use crate::proxy::TrustedProxies;
-use crate::registry::Registry;
-use crate::room::RoomEnv;
-use crate::sessions::Sessions;
 
-/// State every task shares. Each part guards itself; none holds a lock
-/// across an await.
-pub struct Shared {
-    pub config: Config,
-    pub ids: Ids,
-    pub rooms: Arc<Registry>,
-    /// What rooms are given: their timings, the daily hook, the task tracker.
-    pub room_env: Arc<RoomEnv>,
-    pub sessions: Sessions,
-    pub joins: JoinLimiter,
-    /// Live rooms per network address.
-    pub room_slots: Arc<PerAddress>,
-    /// Live sessions per network address.
-    pub session_slots: Arc<PerAddress>,
-    pub daily: Option<Arc<dyn DailyHook>>,
-    pub shutdown: CancellationToken,
-    pub tracker: TaskTracker,
-    /// One permit per open WebSocket: `max_connections`, or fewer so that
-    /// WebSockets alone never fill the gate's limit and its reserve stays
-    /// free for `/healthz` and new clients (see `gate`).
-    pub conn_slots: Arc<Semaphore>,
-    pub next_conn: AtomicU64,
-    /// The URLs to show, known once the listener is bound.
-    pub urls: OnceLock<Urls>,
+/// What the server holds for itself; each part it serves gets its own
+/// environment ([`ConnEnv`] for connections, [`HttpEnv`] for the HTTP
+/// routes) and reaches nothing else.
+struct Inner {
+    /// Read by [`Server::run`]: where and how to listen.
+    config: Config,
+    conn: Arc<ConnEnv>,
+    http: Arc<HttpEnv>,
+    shutdown: CancellationToken,
+    tracker: TaskTracker,
+    /// The URLs to show, known once the listener is bound (the HTTP side reads them).
+    urls: Arc<OnceLock<Urls>>,
     /// Every accepted socket, from accept to close (see `gate`).
-    pub gate: Arc<Gate>,
+    gate: Arc<Gate>,
     /// Where `/metrics` listens, once bound.
-    pub metrics_addr: OnceLock<SocketAddr>,
+    metrics_addr: OnceLock<SocketAddr>,
 }
 
 /// A race server. Cheap to clone; all clones are the same server.
 #[derive(Clone)]
 pub struct Server {
-    shared: Arc<Shared>,
+    inner: Arc<Inner>,
 }
 
 impl Server {
@@ -77,33 +61,39 @@ impl Server {
     /// answers daily requests with "daily challenge is not configured".
     pub fn new(config: Config, daily: Option<Arc<dyn DailyHook>>) -> anyhow::Result<Server> {
         let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
-        let room_env = RoomEnv::new(&config, daily.clone(), tracker.clone(), shutdown.clone());
         let gate = Gate::new(GateLimits::new(
             config.max_connections,
             config.reserve_connections,
             config.max_conns_per_addr,
             crate::gate::file_limit(),
         ));
+        // One permit per open WebSocket: `max_connections`, or fewer so that
+        // WebSockets alone never fill the gate's limit and its reserve stays
+        // free for `/healthz` and new clients (see `gate`).
         let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
-        let shared = Shared {
-            ids: Ids::from_os()?,
-            rooms: Arc::default(),
-            room_env: Arc::new(room_env),
-            sessions: Sessions::default(),
-            joins: JoinLimiter::new(config.join_attempts, config.join_refill),
-            room_slots: PerAddress::new(config.max_rooms_per_address),
-            session_slots: PerAddress::new(config.max_sessions_per_address),
+        let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
+        let conn = Arc::new(ConnEnv::new(
+            &config,
+            ConnParts {
+                daily: daily.clone(),
+                joins: Arc::clone(&joins),
+                shutdown: shutdown.clone(),
+                tracker: tracker.clone(),
+                websockets,
+            },
+        )?);
+        let urls = Arc::new(OnceLock::new());
+        let http = Arc::new(HttpEnv {
+            conn: Arc::clone(&conn),
             daily,
-            shutdown,
-            tracker,
-            conn_slots: Arc::new(Semaphore::new(websockets)),
-            next_conn: AtomicU64::new(1),
-            urls: OnceLock::new(),
-            gate,
-            metrics_addr: OnceLock::new(),
-            config,
-        };
-        Ok(Server { shared: Arc::new(shared) })
+            joins,
+            urls: Arc::clone(&urls),
+            upgrade: UpgradeLimits::new(&config),
+            tracker: tracker.clone(),
+        });
+        let inner =
+            Inner { config, conn, http, shutdown, tracker, urls, gate, metrics_addr: OnceLock::new() };
+        Ok(Server { inner: Arc::new(inner) })
     }
 
     /// Serves `listener` until [`Server::shutdown`]; returns once every
@@ -111,7 +101,7 @@ impl Server {
     /// when `shutdown_grace` is over (what is left is logged and dropped
     /// with the runtime).
     pub async fn run(&self, listener: TcpListener) -> anyhow::Result<()> {
-        let sh = &self.shared;
+        let sh = &self.inner;
         let cfg = &sh.config;
         let addr = listener.local_addr()?;
         let _ = sh.urls.set(Urls::for_addr(addr));
@@ -145,7 +135,7 @@ impl Server {
                 }
             }
         }
-        let app = crate::http::router(Arc::clone(sh));
+        let app = crate::http::router(Arc::clone(&sh.http));
         let trusted = cfg.trusted_proxies.clone();
         accept::serve(
             listener,
@@ -174,32 +164,32 @@ impl Server {
 
     /// Starts the graceful shutdown (idempotent).
     pub fn shutdown(&self) {
-        self.shared.shutdown.cancel();
+        self.inner.shutdown.cancel();
     }
 
     /// Rooms open now.
     pub fn room_count(&self) -> usize {
-        self.shared.rooms.len()
+        self.inner.conn.room_count()
     }
 
     /// Sessions alive now (connected or waiting for a resume).
     pub fn session_count(&self) -> usize {
-        self.shared.sessions.len()
+        self.inner.conn.session_count()
     }
 
     /// Sockets open now, upgraded or not (every one counts against the limits).
     pub fn socket_count(&self) -> usize {
-        self.shared.gate.open()
+        self.inner.gate.open()
     }
 
     /// Where `GET /metrics` listens, once `run` has bound it (`metrics_bind`).
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        self.shared.metrics_addr.get().copied()
+        self.inner.metrics_addr.get().copied()
     }
 
     /// Connection, room and timer tasks still running.
     pub fn task_count(&self) -> usize {
-        self.shared.tracker.len()
+        self.inner.tracker.len()
     }
 }
 

@@ -66,7 +66,6 @@ pub struct Resumed {
     pub session: Arc<Session>,
     /// The connection that carried the session until now, to be closed.
     pub previous: Option<Outbox>,
-    pub room: Option<RoomHandle>,
 }
 
 pub struct Sessions {
@@ -127,9 +126,8 @@ impl Sessions {
         let session = self.map().get(token).cloned()?;
         let mut st = session.lock();
         let previous = st.conn.replace(outbox);
-        let room = st.room.clone();
         drop(st);
-        Some(Resumed { session, previous, room })
+        Some(Resumed { session, previous })
     }
 
     /// The connection `conn` ended. If it still carried the session, the

@@ -67,9 +67,11 @@ pub enum LeagueRequest {
         player: String,
         code: String,
     },
-    /// The player's leagues.
+    /// The player's leagues; with `name`, the player's member name in
+    /// each becomes it first (a renamed player's tables follow the rename).
     Mine {
         player: String,
+        name: Option<String>,
     },
     /// A league and its members.
     Members {

@@ -48,8 +48,17 @@ both!(fn leagues_are_made_joined_capped_and_left(db) {
     assert_eq!(create(&mut *b, 1, "CCCC4444"), LeagueAnswer::TooMany);
     assert!(matches!(create(&mut *b, 5, "CCCC4444"), LeagueAnswer::League(_)));
     assert_eq!(join(&mut *b, 1, "CCCC4444", 9), LeagueAnswer::TooMany);
-    let LeagueAnswer::Leagues(mine) = b.league(LeagueRequest::Mine { player: key(1) }).unwrap() else { panic!() };
+    let LeagueAnswer::Leagues(mine) = b.league(LeagueRequest::Mine { player: key(1), name: None }).unwrap() else { panic!() };
     assert_eq!(mine.iter().map(|l| l.code.as_str()).collect::<Vec<_>>(), ["AAAA2222", "BBBB3333"]);
+    // Listed under a new name (after a rename), the member is renamed in every league.
+    let names = |b: &mut dyn Backend, code: &str| {
+        let LeagueAnswer::Members(_, m) = b.league(LeagueRequest::Members { code: code.into() }).unwrap() else { panic!() };
+        m.into_iter().map(|m| m.name).collect::<Vec<_>>()
+    };
+    assert_eq!(names(&mut *b, "BBBB3333"), ["F1"]);
+    b.league(LeagueRequest::Mine { player: key(1), name: Some("Annie".into()) }).unwrap();
+    assert_eq!(names(&mut *b, "BBBB3333"), ["Annie"]);
+    assert_eq!(names(&mut *b, "AAAA2222"), ["Annie", "F2", "F3"]);
     let leave = |b: &mut dyn Backend, n| b.league(LeagueRequest::Leave { player: key(n), code: "AAAA2222".into() }).unwrap();
     assert_eq!(leave(&mut *b, 3), LeagueAnswer::Left(true));
     assert_eq!(leave(&mut *b, 3), LeagueAnswer::Left(false));

@@ -103,6 +103,13 @@ async fn friends_make_join_play_and_leave_a_league() {
     let mine = ask(&mut ann, json!({"type": "my_leagues"})).await;
     assert_eq!(mine["leagues"][0]["today"], json!({"rank": 1, "points": 2, "played": 2}));
 
+    // Ann renames; her next my_leagues brings the league's tables along.
+    ann.send(json!({"type": "rename", "name": "Annie"})).await;
+    ann.recv_type("renamed").await;
+    ask(&mut ann, json!({"type": "my_leagues"})).await;
+    let st = ask(&mut cy, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    assert_eq!(st["lines"][0]["name"], "Annie", "{st}");
+
     // The HTTP reads: the same answers, with the player's token for `you`.
     let auth = format!("Authorization: Bearer {}\r\n", ann.token);
     let http: Value = serde_json::from_str(&srv.get_with("/api/leagues", &auth).await.text()).unwrap();

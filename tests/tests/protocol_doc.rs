@@ -68,6 +68,8 @@ fn client_examples_are_exact() {
         "give_up",
         "rematch",
         "rename",
+        "add_rival",
+        "remove_rival",
         "ping",
         "leaderboard",
         "create_league",

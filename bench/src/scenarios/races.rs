@@ -7,10 +7,12 @@
 //! Two variants: `paced` (the default server, a 3-second countdown,
 //! players moving about 25 times a second: a lively human) and `flat out`
 //! (no countdown, no rate limit, no pause between moves: what the server
-//! can turn over).
+//! can turn over), and `paced with a rival` (issue 16: from the second
+//! race on, each room races the same board again with the host's last run
+//! as a rival, played back by the room's timer: what a rival costs).
 
 use anyhow::{anyhow, bail, Result};
-use mazerace_protocol::messages::{RacerStatus, ServerMsg};
+use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, RivalPick, ServerMsg};
 use mazerace_protocol::{Action, Size, Status};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -52,6 +54,8 @@ struct Variant {
     label: &'static str,
     args: &'static [&'static str],
     think: Option<(u64, u64)>,
+    /// Rematch on the same board with the host's last run as a rival.
+    rival: bool,
 }
 
 pub async fn run(ctx: &Ctx) -> Section {
@@ -69,21 +73,31 @@ pub async fn run(ctx: &Ctx) -> Section {
         "results verified",
         "failures",
     ]);
+    let paced = if ctx.quick {
+        // Quick: a shorter countdown and quicker hands, so a race fits in a couple of seconds.
+        Variant {
+            label: "paced (1 s countdown, ~100 moves/s each)",
+            args: &["--countdown-secs", "1", "--msgs-per-sec", "200", "--msgs-burst", "200"],
+            think: Some((5, 15)),
+            rival: false,
+        }
+    } else {
+        Variant {
+            label: "paced (3 s countdown, ~25 moves/s each)",
+            args: &[],
+            think: Some((30, 50)),
+            rival: false,
+        }
+    };
+    let with_rival = Variant { label: "paced with a rival (the host's last run)", rival: true, ..paced };
     let variants = [
-        if ctx.quick {
-            // Quick: a shorter countdown and quicker hands, so a race fits in a couple of seconds.
-            Variant {
-                label: "paced (1 s countdown, ~100 moves/s each)",
-                args: &["--countdown-secs", "1", "--msgs-per-sec", "200", "--msgs-burst", "200"],
-                think: Some((5, 15)),
-            }
-        } else {
-            Variant { label: "paced (3 s countdown, ~25 moves/s each)", args: &[], think: Some((30, 50)) }
-        },
+        paced,
+        with_rival,
         Variant {
             label: "flat out (no countdown, no rate limit)",
             args: &["--countdown-secs", "0", "--msgs-per-sec", "1000000", "--msgs-burst", "1000000"],
             think: None,
+            rival: false,
         },
     ];
     for v in &variants {
@@ -134,9 +148,8 @@ async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
         .map(|(r, set)| {
             let tally = Rc::clone(&tally);
             let boards = boards.clone();
-            let think = v.think;
-            let share = ctx.invalid_share;
-            tokio::task::spawn_local(room_loop(set.players, deadline, boards, tally, think, share, r as u64))
+            let plan = Plan { think: v.think, share: ctx.invalid_share, rival: v.rival };
+            tokio::task::spawn_local(room_loop(set.players, deadline, boards, tally, plan, r as u64))
         })
         .collect();
     for h in handles {
@@ -165,16 +178,24 @@ async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
     ])
 }
 
+/// How a room's players race.
+#[derive(Clone, Copy)]
+struct Plan {
+    think: Option<(u64, u64)>,
+    share: f64,
+    rival: bool,
+}
+
 /// One room racing until the deadline; stops at its first failure.
 async fn room_loop(
     mut players: Vec<Player>,
     deadline: Instant,
     boards: Boards,
     tally: Rc<RefCell<Tally>>,
-    think: Option<(u64, u64)>,
-    share: f64,
+    plan: Plan,
     room: u64,
 ) {
+    let Plan { think, share, rival } = plan;
     let mut round = 0u64;
     while Instant::now() < deadline {
         round += 1;
@@ -197,11 +218,34 @@ async fn room_loop(
             return;
         }
         let Some(host) = players.first_mut() else { return };
-        if let Err(e) = rematch(host, Duration::from_secs(10)).await {
+        let again = match rival {
+            true => rematch_with_rival(host, round == 1).await,
+            false => rematch(host, Duration::from_secs(10)).await,
+        };
+        if let Err(e) = again {
             tally.borrow_mut().fail(format!("rematch: {e:#}"));
             return;
         }
     }
+}
+
+/// The same board again; after the first race, with the host's run in it
+/// as a rival (kept for every later same-board rematch).
+async fn rematch_with_rival(host: &mut Player, first: bool) -> Result<()> {
+    let limit = Duration::from_secs(10);
+    host.conn.send_msg(&ClientMsg::Rematch { same_board: true }).await?;
+    if first {
+        host.conn.send_msg(&ClientMsg::AddRival { run_id: None, pick: Some(RivalPick::Last) }).await?;
+    }
+    host.conn
+        .wait_for(limit, |m| match m {
+            ServerMsg::Room(r) if r.phase == Phase::Lobby && r.players.iter().any(|p| p.rival) => {
+                Some(Ok(()))
+            }
+            ServerMsg::Error { code, message } => Some(Err(anyhow!("add_rival: {code:?}: {message}"))),
+            _ => None,
+        })
+        .await?
 }
 
 /// Count one race; false when it failed (the room then stops).

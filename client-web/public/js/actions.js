@@ -1,6 +1,5 @@
-// What the player does (make, join, move, rewind, give up, leave, rename,
-// rematch) and the state changes shared with handlers.js. Only the state and
-// `fx` (handlers.js, plus buzz, bump, connect, connected): tested without a browser.
+// What the player does (make, join, move, rewind, give up, leave, rename, rematch),
+// on the state and `fx` only: tested without a browser.
 
 import { samePos } from './rules.js';
 import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';
@@ -46,10 +45,10 @@ export function leftRoom(s, fx) {
   s.daily.result = null;
   s.daily.ranked = null;
   s.daily.rankedAt = null;
+  s.daily.practice = null;
   if (fx.path() !== '/') fx.go('/');
 }
 
-/** Sends the intent kept for after `welcome`, or joins the room the address names. */
 export function runIntent(s, fx) {
   const code = F.codeFromPath(fx.path());
   const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
@@ -125,7 +124,6 @@ export function blocked(s, fx, reason, local) {
   if (reason === 'wall' || reason === 'gate_closed') fx.announce(text);
 }
 
-/** After my game changed: say the gate's change out loud (run two). */
 export function afterChange(s, fx) {
   const pred = s.game.pred;
   if (pred && pred.board.game === 'ghost' && pred.game.run === 2) {
@@ -135,7 +133,6 @@ export function afterChange(s, fx) {
   }
 }
 
-/** Where I stand, in words (the live region and the board's label). */
 export function whereWords(s) {
   const g = s.game.pred && s.game.pred.game;
   if (!g) return '';
@@ -189,7 +186,7 @@ export function act(s, fx, action, { force = false } = {}) {
   afterChange(s, fx);
 }
 
-/** Run two of a vault that will not open: end the run now, not finished (PROTOCOL-NEXT 6). */
+/** Run two of a vault that will not open: end the run now, not finished. */
 export function giveUp(s, fx) {
   if (!canMove(s)) return;
   s.game.givenUp = true;
@@ -211,6 +208,7 @@ export function leave(s, fx, { force = false } = {}) {
     return;
   }
   fx.send({ type: 'leave_room' });
+  if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // today's standings moved on
   leftRoom(s, fx);
   s.view = 'home';
   fx.loadDaily();
@@ -250,4 +248,26 @@ export function sendPaced(s, fx, msg) {
       sendPaced(s, fx, null);
     }, Math.ceil(1000 / perSec) + 5);
   }
+}
+
+/** A league message (create, join, leave) under the typed name; its error shows on the leagues card. */
+export function leagueAct(s, fx, msg, typed) {
+  s.leagues.pending = msg.type;
+  s.leagues.error = '';
+  return request(s, fx, msg, typed);
+}
+
+/** The league view for `code`: its standings and a table per daily board of today. */
+export function openLeague(s, fx, code) {
+  const L = s.leagues;
+  if (L.open !== code) {
+    L.boards.clear();
+    L.standings = null;
+  }
+  L.open = code;
+  s.view = 'league';
+  const path = `/l/${code}`;
+  if (fx.path() !== path) fx.go(path);
+  fx.send({ type: 'league_standings', code, days: L.days });
+  for (const b of s.daily.boards) fx.send({ type: 'league_board', code, game: b.game, size: b.size });
 }

@@ -1,7 +1,4 @@
-// Boots the page: the state, the browser's storage, the connection, the
-// effects the handlers may ask for, and every screen. Nothing else lives
-// here: the state is state.js's, the messages handlers.js's, the actions
-// actions.js's, the screens home, lobby, race, results, daily and replayview.
+// Boots the page: the state, storage, the connection, the effects `fx`, the screens.
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
@@ -16,7 +13,8 @@ import * as lobby from './lobby.js';
 import * as race from './race.js';
 import * as results from './results.js';
 import * as daily from './daily.js';
-import { Offline } from './offlinemode.js';
+import * as rival from './rival.js';
+import * as leagues from './leagues.js';
 
 const storageOr = (get) => {
   try {
@@ -30,7 +28,7 @@ const storageOr = (get) => {
 
 const s = createState();
 const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || channelLocks());
-const screens = [home, lobby, race, results, daily];
+const screens = [home, lobby, race, results, daily, rival, leagues];
 const render = () => renderAll(s, screens);
 
 /**
@@ -45,7 +43,6 @@ function wsUrl(st) {
   return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
 }
 
-/** Any class with net.js's Connection interface; `useTransport` swaps it (solo practice offline). */
 let conn = null;
 function useTransport(Transport) {
   if (conn) conn.close();
@@ -91,7 +88,7 @@ const fx = {
   go: (path) => history.pushState(null, '', path),
   loadDaily: () => daily.loadDaily(),
   useTransport,
-  goOffline: () => offline.start(),
+  goOffline,
 };
 
 function watchRun(id, known) {
@@ -103,8 +100,17 @@ function watchRun(id, known) {
 
 const ctx = { s, fx, render, copy, watchRun };
 useTransport(Connection);
-const offline = new Offline({ s, fx, useTransport, Connection, render, toast });
-offline.registerWorker();
+// Offline play is loaded only when going offline (it is outside the size budget, README
+// "Size"): the service worker keeps it cached where there can be one; a plain-HTTP page
+// has none, so it fetches the modules once the page is idle, for the open tab.
+let offline = null;
+async function goOffline() {
+  const { Offline } = await import('./offlinemode.js');
+  offline ||= new Offline({ s, fx, useTransport, Connection, render, toast });
+  offline.start();
+}
+if (isSecureContext && navigator.serviceWorker) import('./offline/sw-register.js').then((m) => m.registerServiceWorker());
+else addEventListener('load', () => (globalThis.requestIdleCallback || setTimeout)(() => import('./offlinemode.js').catch(() => {})));
 for (const sc of screens) sc.init(ctx);
 initReplay({
   state: s,
@@ -132,7 +138,7 @@ render();
 store.claim().then(() => {
   daily.loadDaily();
   if (store.name()) fx.connect();
-  else if (s.ui.invite) document.getElementById('name').focus();
+  else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
 // A read-only window for tests and debugging.

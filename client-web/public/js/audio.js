@@ -1,6 +1,4 @@
-// The low buzz of a blocked move (WebAudio, made on the fly: no sound files).
-// The AudioContext is created on first use, which is always inside a key or
-// tap handler, so browsers' autoplay rules let it sound.
+// The low buzz of a blocked move (WebAudio, made on the fly).
 
 let ctx = null;
 let last = 0;

@@ -1,13 +1,9 @@
-// The daily challenge: the home panel (today's boards, for each whether I
-// played it, my result and rank, my streak, the countdown to new boards),
-// a finished board's result card opened again on a click, the result card
-// after a run, and the leaderboards (in the results and as their own view).
-// What I played comes from GET /api/daily's `you` (with my token); a server
-// that does not send it falls back on the results this browser kept.
+// The daily challenge: the home panel, the result cards and the leaderboards.
 
 import { $, el, announce } from './dom.js';
-import { request } from './actions.js';
+import { request, openLeague } from './actions.js';
 import * as F from './format.js';
+import { fromTable as raceTable } from './rival.js';
 
 let ctx = null;
 let panelKey = '';
@@ -36,7 +32,6 @@ export function init(c) {
   setInterval(tick, 1000);
 }
 
-/** Fetches today's boards (and, with a token, what I played); then renders. */
 export async function loadDaily() {
   const { s, fx } = ctx;
   let data = null;
@@ -53,6 +48,7 @@ export async function loadDaily() {
   const next = Number(data && data.next_in_ms);
   s.daily.deadline = boards.length ? Date.now() + (Number.isFinite(next) && next > 0 ? next : F.msToUtcMidnight()) : 0;
   s.daily.you = data && data.you && Array.isArray(data.you.boards) ? data.you : null;
+  if (s.view === 'league' && s.conn.welcomed) openLeague(s, fx, s.leagues.open); // today's boards' tables
   ctx.render();
   tick();
 }
@@ -166,7 +162,6 @@ function openCard(s, b, mine) {
   announce(`Your result on today's ${F.gameLabel(b.game)} ${F.sizeLabel(b.game, b.size)}: ${resultLine({ ...b, ...mine })}.`);
 }
 
-/** A daily result card (after the run, or again from home). */
 function renderCard(root, d, s) {
   root.hidden = !d;
   if (!d) return;
@@ -181,6 +176,20 @@ function renderCard(root, d, s) {
       : 'Not finished: this was your ranked try for today'
     : 'Practice run (not ranked)';
   head.classList.toggle('practice', !d.ranked);
+  // The places: overall and in each league, a league's share line copied from its row.
+  const why = !d.ranked && d === s.daily.result && s.daily.practice === 'address_cap' ? [el('li', { class: 'muted', text: F.practiceWhy('address_cap') })] : [];
+  q('[data-f=places]').replaceChildren(
+    ...why,
+    ...F.places(d).map((p) =>
+      el(
+        'li',
+        {},
+        el('span', { class: 'nm', text: p.label }),
+        el('strong', { text: p.text }),
+        p.share ? el('button', { type: 'button', class: 'small', text: 'Copy', 'aria-label': `Copy the share line for ${p.label}`, onclick: () => ctx.copy(p.share, 'Share text copied.') }) : null,
+      ),
+    ),
+  );
   const chips = [];
   if (d.finished) chips.push(`${d.steps} ${d.game === 'ghost' ? 'steps' : 'moves'}`, F.clock(d.time_ms));
   if (Number.isFinite(d.streak)) chips.push(`Streak: ${d.streak} day${d.streak === 1 ? '' : 's'}`);
@@ -199,17 +208,19 @@ function renderCard(root, d, s) {
 
 const tables = new WeakMap(); // tbody -> the leaderboard it shows (rebuilt only for a new one)
 
-function table(tbody, m) {
+/** A leaderboard, or a league's table of a board (`league_board`: unfinished runs have no rank). */
+export function table(tbody, m, empty = 'No finishes yet today. Be the first!') {
   if (tables.get(tbody) === m) return;
   tables.set(tbody, m);
+  if (!m) return tbody.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: 'Loading…' })));
   const row = (e, me) =>
     el(
       'tr',
-      { class: me ? 'me' : '' },
-      el('td', { text: String(e.rank) }),
+      { class: me || e.you ? 'me' : '' },
+      el('td', { text: String(e.rank ?? '–') }),
       el('td', { text: e.name, title: e.name }),
       el('td', { text: String(e.steps) }),
-      el('td', { text: F.clock(e.time_ms) }),
+      el('td', { text: e.finished === false ? 'not finished' : F.clock(e.time_ms) }),
       el(
         'td',
         {},
@@ -222,13 +233,16 @@ function table(tbody, m) {
               onclick: () => ctx.watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }),
             })
           : null,
+        me && Number.isInteger(e.run_id) && (tbody.id === 'lb' || m.date === ctx.s.daily.date)
+          ? el('button', { type: 'button', class: 'watch', text: 'Race', 'aria-label': 'Race my run', onclick: () => raceTable(ctx.s, ctx.fx, m, e.run_id) })
+          : null,
       ),
     );
   const entries = Array.isArray(m.entries) ? m.entries : [];
   const you = m.you;
   const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
-  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: 'No finishes yet today. Be the first!' })));
+  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: empty })));
   tbody.replaceChildren(...rows);
   tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
   if (tbody.id === 'ranks-rows') {

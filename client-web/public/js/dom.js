@@ -1,9 +1,8 @@
-// The few DOM helpers every view uses. Text always goes in as textContent:
-// player names and server strings are data, never markup.
+// The DOM helpers. Text always goes in as textContent: names are data, never markup.
 
 export const $ = (id) => document.getElementById(id);
 
-/** Builds an element; `text` becomes textContent, `on*` become listeners. */
+/** `text` becomes textContent, `on*` listeners. */
 export function el(tag, props = {}, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -18,7 +17,6 @@ export function el(tag, props = {}, ...kids) {
   return e;
 }
 
-/** Says `text` in the ARIA live region. */
 export function announce(text) {
   const a = $('announce');
   // The same words twice in a row must still be read out.

@@ -49,7 +49,6 @@ export function ordinal(n) {
   return n + suf;
 }
 
-/** Milliseconds from `now` to the next 00:00 UTC. */
 export function msToUtcMidnight(now = Date.now()) {
   const d = new Date(now);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
@@ -65,14 +64,13 @@ export const STATUS = {
 };
 export const statusLabel = (s) => STATUS[s] || String(s || '');
 
-/** A code typed or pasted by a person: letters and digits, upper case; a pasted link works too. */
+/** A code typed or pasted (a link too). */
 export function cleanCode(text) {
   const s = String(text || '').trim();
   const m = s.match(/\/r\/([A-Za-z0-9]+)/);
   return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-/** Reads the room code from a path like "/r/K7M2Q" (or "/r/K7M2Q?k=KEY"). */
 export function codeFromPath(path) {
   const m = /^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '');
   return m ? m[1].toUpperCase() : null;
@@ -120,4 +118,34 @@ export function clipName(value, caret = value.length, max = NAME_MAX) {
   if (excess > 0) after.length -= excess;
   const head = before.join('');
   return { value: head + after.join(''), caret: head.length };
+}
+
+export function leagueCode(text) {
+  const s = String(text || '').trim();
+  const m = s.match(/\/l\/([A-Za-z0-9]+)/);
+  return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
+}
+export const leagueFromPath = (path) => (/^\/l\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
+
+const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** My place in a league today (`leagues[].today`): "#1 of 3 today · 5 points", or not played. */
+export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');
+
+/** A daily_result's places: overall, then each league's (with its share line). */
+export function places(d) {
+  const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
+  const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];
+  for (const l of Array.isArray(d.leagues) ? d.leagues : []) out.push({ label: String(l.name), text: at(l.rank, l.entrants), share: l.share || '' });
+  return out;
+}
+
+/** A standings line's cells: rank (equal points and wins share one), name, points, wins, days, streak. */
+export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
+
+/** Why a daily try is practice (room.practice, room.ranked_at), in words. */
+export function practiceWhy(why, rankedAt) {
+  if (why === 'address_cap') return 'Practice: not ranked. Your network address has had its ranked tries on this board today (everyone on it shares them).';
+  const at = rankedAt ? hhmm(rankedAt) : null;
+  return at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
 }

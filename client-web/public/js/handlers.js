@@ -1,16 +1,13 @@
-// Every server message: a table from type to a handler that updates the
-// state and asks `fx` for side effects; the caller renders after. No DOM, so
-// node --test feeds it messages. fx: {send, now, later(fn, ms), store,
-// announce, toast, path() (with the query), go(path), loadDaily}
+// Every server message: a table from type to a handler that updates the state and
+// asks `fx` for effects (no DOM: node --test feeds it messages); the caller renders.
 
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
-import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint } from './actions.js';
-import { clockFor } from './racerules.js';
+import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
 import * as F from './format.js';
 
-/** Routes one server message; unknown types are ignored (a newer server may say more). */
+/** Unknown types are ignored: a newer server may say more. */
 export function handle(s, m, fx) {
   const h = HANDLERS[m && m.type];
   if (h) h(s, m, fx);
@@ -26,6 +23,10 @@ export const HANDLERS = {
     s.limits = readLimits(m.limits);
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
+    if (!m.offline) {
+      s.leagues.pending ||= 'my_leagues'; // a league message kept for after welcome keeps its errors
+      fx.send({ type: 'my_leagues' });
+    }
     if (m.resumed) {
       // A snapshot follows when we were in a room; if none comes, carry on as new.
       s.awaitingSnap = true;
@@ -51,6 +52,7 @@ export const HANDLERS = {
     s.ui.nameError = '';
     fx.store.setName(m.name);
     fx.announce(`Your name is now ${m.name}.`);
+    if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // the server renames me in them
   },
 
   room(s, info, fx) {
@@ -62,8 +64,10 @@ export const HANDLERS = {
     if (me) s.me.name = me.name; // the server's word on my name
     if (info.daily) dailyRanked(s, info, fx);
     if (info.phase === 'lobby') {
-      const autostart = s.soloNext && isHost(s);
+      const rival = s.rivalNext && info.players.some((p) => p.rival);
+      const autostart = (s.soloNext || rival) && isHost(s);
       s.soloNext = false;
+      if (rival) s.rivalNext = false;
       if (autostart) fx.send({ type: 'start' });
       if (s.view !== 'lobby' && s.view !== 'replay') clearRace(s);
       showRoom(s, autostart ? 'play' : 'lobby');
@@ -160,12 +164,55 @@ export const HANDLERS = {
   daily_result(s, m, fx) {
     s.daily.result = m;
     fx.store.recordDaily(m);
+    if (Array.isArray(m.leagues) && m.leagues.length) fx.send({ type: 'my_leagues' });
     fx.send({ type: 'leaderboard', game: m.game, size: m.size, date: m.date });
     fx.announce(m.ranked && m.rank ? `Daily: ranked ${F.ordinal(m.rank)} of ${m.entrants}. Streak ${m.streak}.` : `Daily result saved. Streak ${m.streak}.`);
   },
 
   leaderboard(s, m) {
     s.daily.table = m;
+  },
+
+  league(s, m, fx) {
+    const L = s.leagues;
+    L.pending = null;
+    L.invite = null;
+    if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
+    fx.send({ type: 'my_leagues' }); // today's standing with it
+    fx.announce(`You are in the league ${m.name}.`);
+    openLeague(s, fx, m.code);
+  },
+
+  league_left(s, m, fx) {
+    const L = s.leagues;
+    L.pending = null;
+    L.mine = (L.mine || []).filter((l) => l.code !== m.code);
+    if (L.open === m.code) {
+      L.open = null;
+      if (s.view === 'league') s.view = 'home';
+      fx.go('/');
+    }
+    fx.toast('You left the league.');
+  },
+
+  leagues(s, m, fx) {
+    const L = s.leagues;
+    if (L.pending === 'my_leagues') L.pending = null;
+    L.mine = Array.isArray(m.leagues) ? m.leagues : [];
+    // A /l/CODE link to a league I am already in opens it.
+    if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
+      const code = L.invite.code;
+      L.invite = null;
+      if (!s.room) openLeague(s, fx, code);
+    }
+  },
+
+  league_board(s, m) {
+    if (m.code === s.leagues.open) s.leagues.boards.set(`${m.game}.${m.size}`, m);
+  },
+
+  league_standings(s, m) {
+    if (m.code === s.leagues.open) s.leagues.standings = m;
   },
 
   error(s, m, fx) {
@@ -192,12 +239,19 @@ export const HANDLERS = {
       s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
       return;
     }
+    if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
+      // A league's refusal (a bad league name, an unknown code, full, too many) belongs to the leagues card.
+      s.leagues.pending = null;
+      s.leagues.error = m.message || code;
+      return;
+    }
     if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
     if (code === 'bad_name') {
       s.view = 'home';
       s.ui.nameError = m.message || 'That name is not allowed.';
       return;
     }
+    if (code.startsWith('rival_')) s.rivalNext = false;
     if (code === 'room_not_found' || code === 'room_full') {
       leftRoom(s, fx);
       s.view = 'home';
@@ -212,7 +266,6 @@ export const HANDLERS = {
   },
 };
 
-/** welcome.limits, every number checked; the defaults for what is missing (an older server). */
 export function readLimits(l) {
   const out = { ...DEFAULT_LIMITS };
   if (l && typeof l === 'object') {
@@ -221,16 +274,13 @@ export function readLimits(l) {
   return out;
 }
 
-/**
- * Whether this daily room's run is ranked (room.ranked, PROTOCOL-NEXT 8); a
- * server that does not say is read from the ranked result this browser kept today.
- */
+/** Whether this daily try is ranked (room.ranked); a server that does not say: from the result kept here. */
 function dailyRanked(s, info, fx) {
   const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
   const kept = day && day.ranked ? day : null;
-  // (The server on main does not fill these yet: a ranked result kept here also makes it practice.)
   s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
   s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
+  s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
 }
 
 function readBoard(pb) {
@@ -270,8 +320,8 @@ export function startRace(s, fx, board, opts = {}) {
   if (!sameRace) {
     r.finished.clear();
     if (opts.fresh) s.others.progress.clear();
-    // The race's clock rule (absent: the documented one, decided now), never changed mid-race.
-    r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : clockFor(!!(s.room && s.room.daily), racers(s).length);
+    // The race's clock rule, never changed mid-race; absent (an old server): racerules.js clockFor's.
+    r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start';
   } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
   r.board = board;
   r.live = true;

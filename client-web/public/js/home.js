@@ -1,12 +1,10 @@
-// The home screen: the name (validated with the server's limits, renamed on
-// the server when it changes after connecting), make a room, practice alone,
-// join by code or link, the invite card of a /r/CODE link (the game, the
-// size, the host and who is in, when the server can say), and my best here.
+// The home screen: the name, make, practice, join, the /r/CODE invite card, the how-to.
 
 import { $, el } from './dom.js';
 import { parseBoard } from './rules.js';
 import { draw } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
+import { joinInvite } from './leagues.js';
 import * as F from './format.js';
 
 let ctx = null;
@@ -34,14 +32,8 @@ export function init(c) {
     send(m);
   };
   // With the server out of reach, practice is played in the page itself.
-  $('practice').addEventListener('click', () => {
-    if (s.conn.status === 'waiting') fx.goOffline();
-    practice();
-  });
-  $('offline').addEventListener('click', () => {
-    fx.goOffline();
-    practice();
-  });
+  $('practice').addEventListener('click', () => (s.conn.status === 'waiting' ? fx.goOffline().then(practice) : practice()));
+  $('offline').addEventListener('click', () => fx.goOffline().then(practice));
   const joinFromForm = (spectate) => {
     const text = $('code').value;
     const code = F.cleanCode(text);
@@ -79,6 +71,7 @@ export function init(c) {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     // From an invite link, Enter joins; otherwise it saves the name (a rename once connected).
+    if (joinInvite(s)) return;
     if (s.ui.invite) joinFromForm(false);
     else {
       rename(s, fx, name());
@@ -92,7 +85,10 @@ export function init(c) {
   $('brand').addEventListener('click', (e) => {
     e.preventDefault();
     if (s.room) leave(s, fx, { force: true });
-    else s.view = 'home';
+    else {
+      s.view = 'home';
+      fx.go('/');
+    }
     c.render();
   });
   $('mute').addEventListener('click', () => {

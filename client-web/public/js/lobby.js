@@ -1,13 +1,11 @@
-// The lobby: the room code, the invite link (the LAN address when the page
-// runs on this computer) and its QR code, who is in and ready, and start,
-// ready and leave. After a rematch everyone is here again; the countdown
-// starts when all are ready (the server's rule) or the host starts.
+// The lobby: the room code, link (LAN address) and QR code, who is in and ready.
 
 import { $, el } from './dom.js';
 import { PALETTE } from './render.js';
 import { isHost, member, racers, colourOf, nameOf } from './state.js';
 import { leave } from './actions.js';
 import * as F from './format.js';
+import { mark } from './rival.js';
 
 let ctx = null;
 
@@ -71,7 +69,7 @@ export function render(s) {
       {},
       el('span', { class: 'dot', style: `background:${p.id === s.me.id ? PALETTE.you : p.spectator ? '#9aa3b2' : colourOf(s, p.id)}`, 'aria-hidden': 'true' }),
       el('span', { class: 'name', text: p.name, title: p.name }),
-      p.id === s.me.id ? el('span', { class: 'badge', text: 'you' }) : null,
+      p.id === s.me.id ? el('span', { class: 'badge', text: 'you' }) : mark(p),
       p.id === r.host ? el('span', { class: 'badge host', text: 'host' }) : null,
       !p.spectator && p.ready ? el('span', { class: 'badge ok', text: '✓ ready' }) : null,
       !p.connected ? el('span', { class: 'badge off', text: 'offline' }) : null,

@@ -1,19 +1,4 @@
-// The WebSocket to /ws: JSON text frames with a "type". Says hello first on
-// every (re)connection, reconnects with exponential backoff and jitter when
-// the socket drops, and pings so a quiet player is not taken for a dead one.
-// It knows nothing of rooms or rules; handlers.js reacts to the messages.
-//
-// The transport seam: app.js talks to any class with this interface, so a
-// stand-in (a local server for solo practice) can be swapped in:
-//   new T({url, hello, onMessage, onState})  hello() -> the hello message;
-//     onMessage(msg) per server message; onState(state, waitMs) with state
-//     'connecting' | 'open' | 'waiting' | 'taken'
-//   connect()   open (or reopen now); says hello() first
-//   restart()   drop the connection and connect again (a fresh hello)
-//   close()     stop for good (no reconnect)
-//   send(msg)   -> false when not open
-//   open        true while messages can be sent
-//   active      true while connecting or open
+// The WebSocket to /ws: hello first, reconnect with backoff, ping (README, "How it plays").
 
 /** Backoff before attempt `n` (0-based): 0.5 s doubling to a 10 s cap, with jitter. */
 export function backoff(n, rand = Math.random) {
@@ -89,7 +74,6 @@ export class Connection {
     this.timer = setTimeout(() => this.connect(), wait);
   }
 
-  /** Reconnect now (a fresh hello), e.g. after the server refused a token. */
   restart() {
     const ws = this.ws;
     this.ws = null;
@@ -116,7 +100,6 @@ export class Connection {
     return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }
 
-  /** Sends `msg`; false when the socket is not open (the caller decides what that means). */
   send(msg) {
     if (!this.open) return false;
     this.ws.send(JSON.stringify(msg));

@@ -8,7 +8,7 @@
 // another client version, so a cached page never speaks an old protocol).
 
 import { LocalServer } from './offline/localserver.js';
-import { registerServiceWorker, checkVersion } from './offline/sw-register.js';
+import { checkVersion } from './offline/sw-register.js';
 
 /** How often an offline page asks whether the server is back. */
 const WATCH_MS = 3000;
@@ -19,17 +19,13 @@ export class Offline {
     this.timer = 0;
   }
 
-  /** The service worker caches the client where browsers allow one (HTTPS, localhost). */
-  registerWorker() {
-    registerServiceWorker();
-  }
-
   /** Solo practice from now on comes from the local stand-in server. */
   start() {
     if (this.s.conn.offline) return;
     this.s.conn.offline = true;
     this.s.conn.back = false;
     this.s.room = null;
+    this.s.conn.welcomed = false; // until the stand-in's own welcome
     this.useTransport(LocalServer);
     this.fx.connect();
     clearInterval(this.timer);

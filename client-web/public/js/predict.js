@@ -1,9 +1,4 @@
-// Client-side prediction: moves show at once, then each move_result/rewind_result
-// (matched by seq) confirms or corrects them. `base` holds only what the server
-// has confirmed; the shown game is base plus the actions still in flight.
-// A result that disagrees with the prediction wins: base is rebuilt from the
-// server's view and the in-flight actions are replayed on top (a refused move
-// snaps back). Pure, so it is unit-tested without a socket.
+// Prediction: moves applied at once, reconciled with move_result by seq (pure).
 
 import { newGame, apply, view, fromView } from './rules.js';
 
@@ -62,7 +57,6 @@ export class Predictor {
     return { agreed, snapBack: !agreed && !msg.ok, corrected };
   }
 
-  /** Starts over from a snapshot (resume): nothing is in flight any more. */
   reset(v, recording) {
     this.base = fromView(this.board, v, recording);
     this.pending = [];

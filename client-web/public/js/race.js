@@ -1,7 +1,4 @@
-// The race screen: the heads-up pills, the overlay (countdown, finish,
-// reconnecting), the hint, the buttons (rewind, give up, leave) with the
-// questions that guard them, the position in words, and the input (keys,
-// taps, the on-screen pad). The board and racer list are raceboard.js's.
+// The race screen: HUD, overlay, hint, the rewind / give up / leave buttons, input.
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';
@@ -11,7 +8,7 @@ import { act, giveUp, leave, whereWords, dailyAtStake } from './actions.js';
 import { initBoard, requestDraw, renderRacers, boardLayout } from './raceboard.js';
 import * as F from './format.js';
 
-let ctx = null; // {s, fx, render}
+let ctx = null;
 
 const KEYS = {
   ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right',
@@ -90,7 +87,6 @@ export function render(s) {
   requestDraw();
 }
 
-/** The short rules of the game being played, beside the board. */
 function renderMini(s) {
   const game = s.race.board ? s.race.board.game : s.room && s.room.game;
   const body = $('mini-body');
@@ -184,10 +180,7 @@ function renderControls(s) {
   const note = $('practice-note');
   const practice = s.room && s.room.daily && s.daily.ranked === false;
   note.hidden = !practice || !!s.race.results;
-  if (practice) {
-    const at = s.daily.rankedAt ? F.hhmm(s.daily.rankedAt) : null;
-    note.textContent = at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
-  }
+  if (practice) note.textContent = F.practiceWhy(s.daily.practice, s.daily.rankedAt);
   $('leave-race').textContent = dailyAtStake(s) ? 'Leave (uses your try)' : 'Leave';
 }
 

@@ -1,7 +1,4 @@
-// The race screen's board and racer list: every racer drawn from the start
-// and labelled, a progress bar per racer (how far from the goal), finishers
-// off the board so the goal stays visible, and the optimal line of the
-// results drawn from replay.js's frames. Reads the state, never changes the game.
+// The race board and the racer list: every racer from the start, progress bars.
 
 import { $, el } from './dom.js';
 import { fit, draw, PALETTE } from './render.js';
@@ -9,6 +6,7 @@ import { distancesToGoal } from './rules.js';
 import { trailAt } from './replay.js';
 import { racers, colourOf, nameOf, gateOpenNow } from './state.js';
 import * as F from './format.js';
+import { mark } from './rival.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let layout = null; // the canvas layout last drawn (for taps)
@@ -50,7 +48,7 @@ export function racerRows(s) {
     if (s.race.finished.has(p.id)) status = 'finished';
     const left = status === 'finished' ? 0 : pr && Number.isFinite(pr.left) && !g ? pr.left : b && pos ? stepsLeft(b, pos) : null;
     return {
-      id: p.id, name: p.name, connected: p.connected, me: mine, pos, status, left,
+      id: p.id, name: p.name, connected: p.connected, me: mine, pos, status, left, rival: p.rival,
       steps: g ? g.steps : pr ? pr.steps : 0,
       run: g ? g.run : pr && pr.run,
       colour: mine ? PALETTE.you : colourOf(s, p.id),
@@ -76,7 +74,7 @@ export function renderRacers(s) {
       'li',
       { class: r.me ? 'me' : '', 'data-id': String(r.id) },
       el('span', { class: 'dot', style: `background:${r.colour}`, 'aria-hidden': 'true' }),
-      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : null),
+      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : mark(r)),
       el('span', { class: 'stat', text: stat }),
       b
         ? el(

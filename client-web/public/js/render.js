@@ -1,22 +1,19 @@
-// Draws a board on a canvas: sized to its container, crisp at any
-// devicePixelRatio (the backing store is CSS size times the ratio and every
-// cell is a whole number of CSS pixels). Colours are the Okabe-Ito palette,
-// which stays distinct for colour-blind players, and every landmark also has
-// a shape, so nothing is told by colour alone.
+// Draws a board on a canvas, crisp at any devicePixelRatio. Okabe-Ito colours, and
+// every landmark also has a shape: nothing is told by colour alone.
 
 export const PALETTE = {
-  you: '#0072B2', // blue
-  start: '#009E73', // bluish green
-  exit: '#D55E00', // vermillion
-  plate: '#F0E442', // yellow
-  gate: '#E69F00', // orange
+  you: '#0072B2',
+  start: '#009E73',
+  exit: '#D55E00',
+  plate: '#F0E442',
+  gate: '#E69F00',
   wall: '#2b3240',
   floor: '#ffffff',
   grid: '#e4e7ec',
   visited: '#cfe4f5',
   line: '#CC79A7', // reddish purple: the revealed optimal line
 };
-/** Other racers' colours, in order of joining (never the player's own blue). */
+/** Never the player's own blue. */
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
 /** Sizes `canvas` to the largest square of whole cells within maxW by maxH; returns the layout. */
@@ -34,7 +31,6 @@ export function fit(canvas, n, maxW, maxH) {
   return { dpr, cell, css, n };
 }
 
-/** The cell under a pointer event, or null. */
 export function cellAt(canvas, layout, clientX, clientY) {
   const r = canvas.getBoundingClientRect();
   const row = Math.floor(((clientY - r.top) / r.height) * layout.n);
@@ -157,7 +153,6 @@ function drawVault(ctx, b, s, at, scene) {
       if (b.wall([r, c])) roundRect(ctx, c * s + pad, r * s + pad, s - 2 * pad, s - 2 * pad, s * 0.12, PALETTE.wall);
     }
   }
-  // Start: a green square outline with an S.
   let [x, y] = at(b.start);
   ctx.fillStyle = 'rgba(0,158,115,0.18)';
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
@@ -167,7 +162,6 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.globalAlpha = 0.5;
   corner(ctx, 'S', x, y, s, PALETTE.start, true);
   ctx.globalAlpha = 1;
-  // Plate: a yellow pad with a dark rim.
   [x, y] = at(b.plate);
   roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
   ctx.strokeStyle = '#6b5d00';
@@ -202,7 +196,6 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.globalAlpha = open ? 0.8 : 0.55;
   corner(ctx, 'G', x, y, s, '#8a5a00', true);
   ctx.globalAlpha = 1;
-  // Flag: a pole and a vermillion pennant.
   [x, y] = at(b.flag);
   ctx.strokeStyle = PALETTE.wall;
   ctx.lineWidth = Math.max(1.5, s * 0.05);

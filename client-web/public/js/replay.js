@@ -1,7 +1,4 @@
-// Replays a list of actions on a board through rules.js: every state from the
-// start to the end as a frame, and the playback position over them (play,
-// pause, step, seek, speed). Used for a stored daily run and for the optimal
-// line in the results. Pure: no DOM, no timers; the view drives tick().
+// Actions replayed through rules.js as frames, and the one playback player (pure).
 
 import { newGame, apply, gateOpen } from './rules.js';
 
@@ -47,7 +44,6 @@ export function visitedAt(frames, i) {
 
 export const SPEEDS = [0.5, 1, 2, 4];
 
-/** Playback over `count` frames: an index, playing or paused, and a speed. */
 export class Playback {
   constructor(count, { speed = 1, at = 0 } = {}) {
     this.last = Math.max(0, count - 1);
@@ -65,7 +61,6 @@ export class Playback {
     return 300 / this.speed;
   }
 
-  /** Plays from here, or from the start when already at the end. */
   play() {
     if (this.atEnd) this.i = 0;
     this.playing = this.last > 0;
@@ -80,7 +75,6 @@ export class Playback {
     else this.play();
   }
 
-  /** Steps `d` frames (pausing): the step buttons and keys. */
   step(d) {
     this.pause();
     this.seek(this.i + d);

@@ -1,8 +1,4 @@
-// The replay screen: one stored daily run (GET /api/daily/runs/{id}), drawn
-// by render.js and stepped through the rules by replay.js, with play/pause,
-// step, seek and speed. Runs on today's boards belong to their player until
-// tomorrow: the server's refusal is shown as text. Moves glide between cells
-// unless the player prefers reduced motion; then it opens on the whole run.
+// The replay screen: a stored daily run (GET /api/daily/runs/{id}), played back.
 
 import { $, el, announce, pill } from './dom.js';
 import { parseBoard } from './rules.js';
@@ -65,14 +61,13 @@ export async function openReplay(id, known = null) {
   schedule();
 }
 
-/** Stops the timer (leaving the view, or another run opening). */
 export function closeReplay() {
   if (S.replay.run) clearTimeout(S.replay.run.timer);
   S.replay.run = null;
   S.replay.opened++;
 }
 
-/** What the tests (and a curious developer) can read: the position and the frame shown. */
+/** For the tests: the position and the frame shown. */
 export function replayState() {
   if (!S.replay.run) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
   const { pb, frames, run } = S.replay.run;
@@ -81,7 +76,6 @@ export function replayState() {
 
 const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
 
-/** The head: which board and day, whose run, its result (as far as it is known). */
 function head(run) {
   const u = unit(run.game);
   $('rp-kind').textContent = run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay';
@@ -131,27 +125,28 @@ function refused(res, body) {
 }
 
 function schedule() {
-  clearTimeout(S.replay.run.timer);
-  if (!S.replay.run.pb.playing) return;
-  S.replay.run.timer = setTimeout(() => {
-    if (!S.replay.run) return;
-    const from = S.replay.run.frames[S.replay.run.pb.i].pos;
-    S.replay.run.pb.tick();
+  const R = S.replay.run;
+  clearTimeout(R.timer);
+  if (!R.pb.playing) return;
+  R.timer = setTimeout(() => {
+    if (S.replay.run !== R) return;
+    const from = R.frames[R.pb.i].pos;
+    R.pb.tick();
     glide(from);
     render();
-    if (S.replay.run.pb.atEnd && !S.replay.run.pb.playing) announce(`End of the run: ${S.replay.run.frames[S.replay.run.pb.i].steps} ${unit(S.replay.run.board.game)}.`);
+    if (R.pb.atEnd && !R.pb.playing) announce(`End of the run: ${R.frames[R.pb.i].steps} ${unit(R.board.game)}.`);
     schedule();
-  }, S.replay.run.pb.interval);
+  }, R.pb.interval);
 }
 
 /** Glides the marker from `from` to the current cell (not under reduced motion, not across a rewind). */
 function glide(from) {
-  const f = S.replay.run.frames[S.replay.run.pb.i];
+  const R = S.replay.run;
+  const f = R.frames[R.pb.i];
   const near = Math.abs(from[0] - f.pos[0]) + Math.abs(from[1] - f.pos[1]) === 1;
-  S.replay.run.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, S.replay.run.pb.interval * 0.8) } : null;
+  R.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
 }
 
-/** The position and the controls now, the board on the next animation frame. */
 function render() {
   if (!S.replay.run) return;
   const { board, frames, pb } = S.replay.run;
@@ -187,10 +182,11 @@ function paint() {
   const { board, frames, pb } = S.replay.run;
   const f = frames[pb.i];
   let pos = f.pos;
-  if (S.replay.run.glide) {
-    const k = (performance.now() - S.replay.run.glide.t) / S.replay.run.glide.ms;
+  const g = S.replay.run.glide;
+  if (g) {
+    const k = (performance.now() - g.t) / g.ms;
     if (k < 1) {
-      pos = [S.replay.run.glide.from[0] + (f.pos[0] - S.replay.run.glide.from[0]) * k, S.replay.run.glide.from[1] + (f.pos[1] - S.replay.run.glide.from[1]) * k];
+      pos = [0, 1].map((i) => g.from[i] + (f.pos[i] - g.from[i]) * k);
       queuePaint();
     } else S.replay.run.glide = null;
   }
@@ -247,6 +243,5 @@ document.addEventListener('keydown', (e) => {
   control(act);
 });
 
-// The screen's interface like the others': init with the page's hooks; it draws itself.
 export { initReplay as init, noRender as render };
 function noRender() {}

@@ -1,8 +1,4 @@
-// The results card: the ranking with efficiency against the best possible
-// (floored: only an optimal run shows 100%), par explained in plain words, my
-// best for this game and size, the optimal line played on the board by
-// replay.js's player, and what comes next (rematch, try this board again,
-// a new board, leave). The daily part of the card is daily.js's.
+// The results card: ranking, efficiency, par in words, my best, the optimal line, what next.
 
 import { $, el } from './dom.js';
 import { replayFrames, Playback } from './replay.js';
@@ -10,6 +6,7 @@ import { isHost, alone, bestPossible, efficiency } from './state.js';
 import { rematch, tryAgain, leave } from './actions.js';
 import { requestDraw } from './raceboard.js';
 import * as F from './format.js';
+import { mark } from './rival.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 const phone = matchMedia('(max-width: 880px)');
@@ -98,7 +95,7 @@ function layout(s, m) {
         'tr',
         { class: r.player_id === s.me.id ? 'me' : '' },
         el('td', { text: r.rank ? String(r.rank) : '–' }),
-        el('td', { text: r.name, title: r.name }),
+        el('td', { title: r.name }, r.name, mark(r)),
         el('td', { text: String(r.steps) }),
         // A run that did not finish says why across the time and efficiency columns.
         finished

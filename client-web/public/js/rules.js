@@ -1,7 +1,5 @@
-// The rules of both games, ported from protocol/src/{ghost,maze}/play.rs so the
-// client can predict a move the instant it is made. RULES.md is the authority;
-// test/fixtures/rules.json (made by the Rust engines) keeps this copy honest.
-// Pure: no DOM, no network; a game is a plain object changed by apply().
+// The rules of both games, ported from protocol/ (RULES.md is the authority;
+// test/fixtures/rules.json keeps this copy honest). Pure.
 
 export const DIRS = ['up', 'down', 'left', 'right'];
 const DELTA = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
@@ -10,7 +8,6 @@ const BIT = { up: 1, right: 2, down: 4, left: 8 };
 
 export const samePos = (a, b) => !!a && !!b && a[0] === b[0] && a[1] === b[1];
 
-/** The cell one step in `dir` from `p`, or null off an n by n board. */
 export function stepPos(p, dir, n) {
   const d = DELTA[dir];
   if (!d) return null;
@@ -107,7 +104,6 @@ export function apply(g, action) {
   return { ok: true };
 }
 
-/** The player's state as move_result carries it (without type, seq, ok, reason). */
 export function view(g) {
   const v = { pos: g.pos.slice(), steps: g.steps, status: g.status };
   if (g.board.game === 'ghost') {
@@ -140,14 +136,12 @@ export function fromView(board, v, recording = []) {
   return g;
 }
 
-/** Where the ghost stands after `k` recorded steps. */
 export function ghostAt(board, recording, k) {
   let p = board.start.slice();
   for (let i = 0; i < k && i < recording.length; i++) p = stepPos(p, recording[i], board.n) || p;
   return p;
 }
 
-/** The direction from `a` to an adjacent cell `b`, or null. */
 export function dirTo(a, b) {
   const dr = b[0] - a[0], dc = b[1] - a[1];
   if (Math.abs(dr) + Math.abs(dc) !== 1) return null;
@@ -155,14 +149,12 @@ export function dirTo(a, b) {
 }
 
 /**
- * Shortest distance in steps from every cell to `board.goal`, the gate counted
- * as open (for Ghost a lower bound): what `progress.left` carries, for a
- * server that does not send it. -1 where the goal cannot be reached.
+ * Steps from every cell to `goal` (-1: unreachable), the gate counted open: board.rs
+ * goal_distances(), what `progress.left` carries (for Ghost a lower bound). The one BFS.
  */
-export function distancesToGoal(board) {
+export function distancesToGoal(board, goal = board.goal) {
   const n = board.n;
   const dist = new Array(n * n).fill(-1);
-  const goal = board.goal;
   dist[goal[0] * n + goal[1]] = 0;
   const queue = [goal];
   for (let i = 0; i < queue.length; i++) {

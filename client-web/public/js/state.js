@@ -1,16 +1,13 @@
-// The page's one state object, every field declared here up front, and the
-// selectors over it. Pure: no DOM, no socket, no timers; message handlers
-// (handlers.js) and user actions (actions.js) change it, the screens read it.
+// The page's one state object, every field declared up front, and selectors over it. Pure.
 
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
 
-/** The server's documented defaults, for a `welcome` without `limits`. */
 export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
 
 export function createState() {
   return {
-    view: 'home', // home, lobby, play, ranks, replay
+    view: 'home', // home, lobby, play, ranks, replay, league
     back: null, // the view the replay screen's Back returns to
     // offline: the local stand-in server (solo practice, nothing ranked);
     // rerouted: a wrong_node answer already sent us to the room's node once.
@@ -25,6 +22,7 @@ export function createState() {
     lastIntent: null, // the last room message sent (to retry after already_in_room)
     awaitingSnap: false, // resumed: a snapshot may follow
     soloNext: false, // a room of one: start as soon as its lobby appears
+    rivalNext: false, // add_rival sent: start once the lobby's room lists the rival
     room: null, // the last `room` (or snapshot.room), as the server sent it
     race: {
       board: null, // parsed board of the race on screen (from countdown or race_start)
@@ -59,10 +57,21 @@ export function createState() {
       you: null, // /api/daily's `you` (or the same shape rebuilt from stored results)
       result: null, // the daily_result on screen
       ranked: null, // room.ranked in a daily room (null when the server does not say)
+      practice: null, // room.practice: why it is not ranked ('played', 'address_cap')
       rankedAt: null, // room.ranked_at
       card: null, // a daily result card opened again from home
       table: null, // the last `leaderboard` (or its HTTP twin)
       ranksOf: null, // {game, size} of the leaderboard view
+    },
+    leagues: {
+      mine: null, // `leagues`.leagues, in the order joined; null before the answer
+      open: null, // the code on the league view
+      invite: null, // {code, name?, members?}: a /l/CODE link to a league I am not in
+      boards: new Map(), // "game.size" -> the open league's league_board
+      standings: null, // the open league's league_standings
+      days: 7, // the standings' window: 7 or 30
+      pending: null, // a league message awaiting its answer: its error goes to the leagues card
+      error: '',
     },
     replay: {
       line: null, // the optimal line in the results: {frames, pb}
@@ -76,7 +85,6 @@ export function createState() {
   };
 }
 
-// Selectors.
 export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
 export const isHost = (s) => !!s.room && s.room.host === s.me.id;
 export const inRoom = (s) => !!s.room;
@@ -110,7 +118,6 @@ export function nameOf(s, id) {
   return r ? r.name : `Player ${id}`;
 }
 
-/** A colour per other racer, in order of first sight. */
 export function colourOf(s, id) {
   const c = s.others.colours;
   if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);

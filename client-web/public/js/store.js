@@ -1,15 +1,5 @@
-// Everything kept in the browser: the name, the reconnect token, the mute
-// switch, the best result per game AND size (never one key for all sizes),
-// today's daily results, and the maze cells crossed. Storage can throw
-// (private mode, quota) or hold junk; both read as "nothing".
-//
-// The token: one player per live tab. A tab playing as a token holds a Web
-// Lock named after it for as long as it lives; the browser drops the lock the
-// moment the tab closes. So a tab closed mid-race and a new one opened a
-// second later resumes the same player (the old claim in localStorage lived
-// 10 s after the tab died, so the new tab started as a new player, joined its
-// own race as a watcher and was listed twice), while two tabs open at once
-// are still two players (no tug of war over one seat).
+// Everything kept in the browser (README, "Storage"). Storage can throw or hold junk:
+// both read as nothing.
 
 const KEY = 'mazerace.';
 
@@ -144,12 +134,10 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       set(storage, `daily.${m.date}`, all);
       set(storage, 'streak', { date: m.date, streak: m.streak });
     },
-    /** The day's kept results: {"ghost.small": daily_result + at, ...}. */
     dailyDay(date) {
       const d = get(storage, `daily.${date}`);
       return d && typeof d === 'object' ? d : {};
     },
-    /** The last streak the server told us: {date, streak} or null. */
     streak() {
       const st = get(storage, 'streak');
       return st && typeof st.date === 'string' && Number.isFinite(st.streak) ? st : null;
@@ -181,7 +169,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
   };
 }
 
-/** A Storage-like object in memory (tests, and browsers with storage disabled). */
+/** For tests, and browsers with storage disabled. */
 export function memoryStorage() {
   const m = new Map();
   return {

@@ -1,23 +1,20 @@
-// The page around the screens: which view is up (and where the focus goes
-// when it changes), the connection pill, toasts, the clipboard, the stage's
-// bump, and the render of every screen from the state.
+// The page around the screens: the view and its focus, the connection pill, toasts.
 
 import { $ } from './dom.js';
 import { closeReplay } from './replayview.js';
 
-const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay'];
+const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
 let toastTimer = 0;
 let bumpTimer = 0;
 
-/** Renders the view the state names, then every screen from the state. */
 export function renderAll(s, screens) {
   if (shownView !== s.view) {
     if (shownView === 'replay') closeReplay();
     shownView = s.view;
     document.body.dataset.view = s.view;
     for (const id of VIEWS) $(id).hidden = id !== s.view;
-    const focus = { lobby: 'lobby-h', ranks: 'ranks-h', play: s.race.results ? 'results-h' : 'stage' }[s.view];
+    const focus = { lobby: 'lobby-h', ranks: 'ranks-h', league: 'lg-h', play: s.race.results ? 'results-h' : 'stage' }[s.view];
     if (focus) $(focus).focus({ preventScroll: true });
   }
   document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';
@@ -46,7 +43,6 @@ export function toast(text) {
   toastTimer = setTimeout(() => (t.hidden = true), 3500);
 }
 
-/** The board shakes and rings red for a moment (a refused move). */
 export function bump() {
   const st = $('stage');
   st.classList.remove('bump');

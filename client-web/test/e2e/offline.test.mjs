@@ -45,6 +45,8 @@ test('offline: a vault and a maze with the server gone, the best kept, then room
   const p = await openPage(browser, LAPTOP, srv.url);
   const { page } = p;
   await page.fill('#name', 'Solo');
+  // Offline play is loaded when going offline: from the service worker's cache (127.0.0.1 is a secure context).
+  await page.evaluate(() => navigator.serviceWorker.ready);
   await srv.stop();
   srv = null;
 

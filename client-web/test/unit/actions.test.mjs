@@ -37,6 +37,12 @@ test('rename after connecting: a rename message, and the page takes the name the
   assert.equal(fx.store.name(), 'Bo');
   handle(s, room([player(1, 'Bo')]), fx);
   assert.equal(s.me.name, 'Bo');
+  fx.sent.length = 0;
+  handle(s, { type: 'renamed', name: 'Cy' }, fx);
+  assert.deepEqual(fx.sent, [], 'no leagues, nothing more to ask');
+  s.leagues.mine = [{ code: 'AAAA2222', name: 'Club', members: 2 }];
+  handle(s, { type: 'renamed', name: 'Di' }, fx);
+  assert.deepEqual(fx.sent, [{ type: 'my_leagues' }], 'listing my leagues renames me in them');
 });
 
 test('a room message under a changed name renames first, then sends it', () => {

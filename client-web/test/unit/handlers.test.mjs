@@ -12,6 +12,7 @@ function seated(players = [player(1, 'Ann')], roomExtra = {}, fxOpts = {}) {
   const fx = fakeFx(fxOpts);
   s.me.helloName = 'Ann';
   handle(s, welcome({ name: 'Ann' }), fx);
+  handle(s, { type: 'leagues', leagues: [] }, fx);
   handle(s, room(players, roomExtra), fx);
   fx.drain();
   return { s, fx };

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{is_false, ErrorCode, RankBy};
+use super::{is_false, ErrorCode, PlayerId, RankBy, RivalPick};
 use crate::board::Seed;
 use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Size};
@@ -88,6 +88,24 @@ pub enum ClientMsg {
         /// Race the same board again instead of a new one.
         #[serde(default, skip_serializing_if = "is_false")]
         same_board: bool,
+    },
+    /// Host only, in the lobby: race a stored run as a rival, by its
+    /// `run_id` or by `pick` (exactly one of the two). Answered with a
+    /// `room` that lists it, or an error (`rival_*`).
+    /// `{"type":"add_rival","pick":"best"}`
+    AddRival {
+        /// A stored daily run's id (`run_id` of `daily_result` or a table line).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run_id: Option<i64>,
+        /// Which run, by what it is to you.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pick: Option<RivalPick>,
+    },
+    /// Host only, in the lobby: take a rival out again (its `id` in `room`).
+    /// `{"type":"remove_rival","id":4294967295}`
+    RemoveRival {
+        /// The rival's id.
+        id: PlayerId,
     },
     /// Change your name (validated like `hello`'s); not while racing.
     /// `{"type":"rename","name":"Bo"}`

@@ -65,6 +65,19 @@ pub enum RacerStatus {
     GaveUp,
 }
 
+/// Which stored run `add_rival` races, when it names no `run_id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RivalPick {
+    /// The #1 of this daily board's table.
+    Best,
+    /// Your own ranked finish on this daily board (your line on its table).
+    Mine,
+    /// Your own finish in this room's last race (practice rooms too: it is
+    /// kept in the room, not in the store).
+    Last,
+}
+
 /// Why a daily attempt is practice ([`RoomInfo::practice`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -150,6 +163,21 @@ pub enum ErrorCode {
     TooManyLeagues,
     /// `league_standings` with `days` other than 7 or 30.
     BadDays,
+    /// `add_rival`: no such run, nobody has finished the board yet, or you
+    /// have no finish to race.
+    RivalNotFound,
+    /// `add_rival`: a run on today's board by someone else; others' runs are
+    /// raced (and replayed) from the next day, your own at once.
+    RivalHidden,
+    /// `add_rival`: the run was made on another board than the room's.
+    RivalOtherBoard,
+    /// `add_rival`: the stored run no longer replays to its stored result
+    /// (the rules changed since), so it is not shown wrong.
+    RivalChanged,
+    /// `add_rival`: not now (the run did not finish, the room has all its
+    /// rivals, your ranked try on this daily board is still to come, or a
+    /// `pick` that needs a daily room).
+    RivalRefused,
     /// The server could not do it (a board or the daily store failed, or the
     /// daily challenge is not configured).
     Internal,

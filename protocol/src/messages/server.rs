@@ -24,6 +24,13 @@ pub struct PlayerInfo {
     pub spectator: bool,
     /// False while their connection is down and their session waits for a resume.
     pub connected: bool,
+    /// A rival: a stored run the server plays back, not a person
+    /// (`add_rival`). It races and is ranked like anyone, never on a table.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rival: bool,
+    /// A rival's stored run, when it came from the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<i64>,
 }
 
 /// The room's public state, sent whenever it changes.
@@ -106,6 +113,9 @@ pub struct Ranking {
     /// `shortest` for the maze); absent if not finished or unknowable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub efficiency: Option<u32>,
+    /// A rival's line (a stored run played back; see [`PlayerInfo::rival`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rival: bool,
 }
 
 /// What the board's answer was, revealed with the results.

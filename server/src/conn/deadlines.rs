@@ -3,7 +3,7 @@
 
 use tokio::time::Instant;
 
-use crate::config::Config;
+use super::ConnLimits;
 
 /// The connection's three deadlines (no `hello` yet, silence, next ping),
 /// kept by one timer. A frame only records when it came: the timer is
@@ -29,16 +29,16 @@ pub enum Due {
 }
 
 impl Deadlines {
-    pub fn new(now: Instant, cfg: &Config) -> Self {
+    pub fn new(now: Instant, cfg: &ConnLimits) -> Self {
         Deadlines { hello_by: now + cfg.hello_timeout, last_frame: now, last_ping: now }
     }
 
-    pub fn ping_at(&self, cfg: &Config) -> Instant {
+    pub fn ping_at(&self, cfg: &ConnLimits) -> Instant {
         self.last_frame.max(self.last_ping) + cfg.ping_interval
     }
 
     /// The first deadline still ahead (`hello_by` counts only before `hello`).
-    pub fn next(&self, cfg: &Config, said_hello: bool) -> Instant {
+    pub fn next(&self, cfg: &ConnLimits, said_hello: bool) -> Instant {
         let mut at = (self.last_frame + cfg.idle_timeout).min(self.ping_at(cfg));
         if !said_hello {
             at = at.min(self.hello_by);
@@ -47,7 +47,7 @@ impl Deadlines {
     }
 
     /// What is due at `now`, in the order they are checked.
-    pub fn due(&mut self, now: Instant, cfg: &Config, said_hello: bool) -> Due {
+    pub fn due(&mut self, now: Instant, cfg: &ConnLimits, said_hello: bool) -> Due {
         if !said_hello && now >= self.hello_by {
             Due::Hello
         } else if now >= self.last_frame + cfg.idle_timeout {
@@ -66,14 +66,15 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::config::Config;
 
-    fn cfg() -> Config {
-        Config {
+    fn cfg() -> ConnLimits {
+        ConnLimits::new(&Config {
             hello_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             ping_interval: Duration::from_secs(10),
             ..Config::default()
-        }
+        })
     }
 
     #[test]

@@ -31,12 +31,12 @@ pub(super) fn op_of(msg: &ClientMsg) -> Option<LeagueOp> {
 
 impl Conn {
     pub(super) async fn league(&mut self, s: &Arc<Session>, op: LeagueOp) {
-        let Some(hook) = self.shared.daily.clone() else {
+        let Some(hook) = self.env.daily.clone() else {
             return self.error(ErrorCode::Internal, NOT_CONFIGURED);
         };
         let joining = matches!(op, LeagueOp::Join { .. });
         if matches!(op, LeagueOp::Create { .. } | LeagueOp::Join { .. }) {
-            if joining && !self.shared.joins.allowed(self.ip) {
+            if joining && !self.env.joins.allowed(self.ip) {
                 return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
             }
             if !self.leagues.take() {
@@ -50,7 +50,7 @@ impl Conn {
             Ok(Err(e)) => match e.downcast_ref::<DailyError>() {
                 Some(DailyError::Denied(code, why)) => {
                     if joining && *code == ErrorCode::LeagueNotFound {
-                        self.shared.joins.failed(self.ip);
+                        self.env.joins.failed(self.ip);
                     }
                     self.error(*code, why.clone());
                 }

@@ -78,8 +78,14 @@ impl Conn {
             }
             ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {
-                let seed = self.shared.ids.seed();
+                let seed = self.env.ids.seed();
                 self.forward(&s, RoomCmd::Rematch { id, same_board, seed }).await
+            }
+            ClientMsg::AddRival { run_id, pick } => {
+                self.forward(&s, RoomCmd::AddRival { id, run_id, pick }).await
+            }
+            ClientMsg::RemoveRival { id: rival } => {
+                self.forward(&s, RoomCmd::RemoveRival { id, rival }).await
             }
             ClientMsg::Rename { name } => Box::pin(self.rename(&s, name)).await,
             ClientMsg::Leaderboard { game, size, date } => {
@@ -99,7 +105,7 @@ impl Conn {
     }
 
     fn limits(&self) -> Limits {
-        let cfg = &self.shared.config;
+        let cfg = &self.env.limits;
         Limits {
             msgs_per_sec: cfg.msgs_per_sec,
             msgs_burst: cfg.msgs_burst,
@@ -113,8 +119,8 @@ impl Conn {
             Ok(n) => n.into(),
             Err(why) => return self.error(ErrorCode::BadName, why),
         };
-        let shared = Arc::clone(&self.shared);
-        let resumed = token.as_deref().and_then(|t| shared.sessions.resume(t, self.outbox.clone()));
+        let env = Arc::clone(&self.env);
+        let resumed = token.as_deref().and_then(|t| env.sessions.resume(t, self.outbox.clone()));
         let session = match resumed {
             Some(r) => {
                 if let Some(prev) = r.previous {
@@ -145,13 +151,12 @@ impl Conn {
                 s
             }
             None => {
-                let Some(slot) = shared.session_slots.take(self.ip) else {
+                let Some(slot) = env.session_slots.take(self.ip) else {
                     tracing::warn!("hello refused: too many sessions from this address");
                     let why = "too many players from your network address; try again later";
                     return self.error(ErrorCode::TooManySessions, why);
                 };
-                let s =
-                    shared.sessions.create(&shared.ids, name, self.outbox.clone(), token.as_deref(), slot);
+                let s = env.sessions.create(&env.ids, name, self.outbox.clone(), token.as_deref(), slot);
                 tracing::Span::current().record("player", s.id);
                 tracing::info!(name = %s.name(), "hello");
                 let welcome = ServerMsg::Welcome {
@@ -208,14 +213,14 @@ impl Conn {
     /// ends when the window runs out.
     pub(super) async fn detach(&mut self) {
         let Lobby::Ready(s) = std::mem::replace(&mut self.lobby, Lobby::AwaitingHello) else { return };
-        let shared = Arc::clone(&self.shared);
-        let Some((epoch, room)) = shared.sessions.detach(&s, self.id) else { return };
+        let env = Arc::clone(&self.env);
+        let Some((epoch, room)) = env.sessions.detach(&s, self.id) else { return };
         if let Some(room) = room {
             room.send(RoomCmd::Detach { id: s.id, conn: self.id }).await;
         }
-        let window = shared.config.resume_window;
-        let sh = Arc::clone(&shared);
-        shared.tracker.spawn(
+        let window = env.limits.resume_window;
+        let sh = Arc::clone(&env);
+        env.tracker.spawn(
             async move {
                 tokio::select! {
                     () = sleep(window) => {

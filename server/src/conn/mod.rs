@@ -2,7 +2,8 @@
 //! the deadlines (`deadlines.rs`) and the flood gate, and hands each message
 //! to the lobby service (`lobby.rs`: `hello`, the session and the room
 //! commands; `requests.rs`: creating and joining rooms, leaderboards).
-//! Writes go through the connection's [`Outbox`] and its writer task.
+//! Writes go through the connection's [`Outbox`] and its writer task; all
+//! a connection reaches of the server is its [`ConnEnv`] (`env.rs`).
 //!
 //! Recoverable mistakes (bad JSON, a message out of place) are answered with
 //! an `error` and the connection goes on; fatal ones close it with a code
@@ -24,14 +25,15 @@ use tracing::Instrument;
 
 use crate::limits::TokenBucket;
 use crate::outbox::{close, run_writer, Outbox};
-use crate::server::Shared;
 
 mod deadlines;
+mod env;
 mod leagues;
 mod lobby;
 mod requests;
 
 use deadlines::{Deadlines, Due};
+pub use env::{ConnEnv, ConnLimits, ConnParts};
 use lobby::Lobby;
 
 /// Runs one upgraded socket to its end. Every byte of the returned future
@@ -41,12 +43,12 @@ use lobby::Lobby;
 /// either way the future would carry a dead copy of the socket or of its
 /// halves.
 pub fn run(
-    shared: Arc<Shared>,
+    env: Arc<ConnEnv>,
     (sink, stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
     peer: SocketAddr,
     alive: TaskTrackerToken,
 ) -> impl Future<Output = ()> {
-    let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let id = env.next_conn.fetch_add(1, Ordering::Relaxed);
     let span = tracing::info_span!(
         "conn",
         conn = id,
@@ -56,7 +58,7 @@ pub fn run(
         // line grew by one `room=` per join). Events name their room.
         player = tracing::field::Empty
     );
-    run_inner(shared, sink, stream, peer, id, alive).instrument(span)
+    run_inner(env, sink, stream, peer, id, alive).instrument(span)
 }
 
 #[derive(PartialEq, Eq)]
@@ -77,7 +79,7 @@ enum Gate {
 }
 
 struct Conn {
-    shared: Arc<Shared>,
+    env: Arc<ConnEnv>,
     id: u64,
     ip: IpAddr,
     outbox: Outbox,
@@ -90,7 +92,7 @@ struct Conn {
 }
 
 async fn run_inner(
-    shared: Arc<Shared>,
+    env: Arc<ConnEnv>,
     sink: SplitSink<WebSocket, Message>,
     mut stream: SplitStream<WebSocket>,
     peer: SocketAddr,
@@ -99,12 +101,12 @@ async fn run_inner(
     _alive: TaskTrackerToken,
 ) {
     // A reference, not a copy: the config would cost every connection its size.
-    let cfg = &shared.config;
+    let cfg = &env.limits;
     let outbox = Outbox::new(cfg.outbox_capacity, id);
     let mut writer = tokio::spawn(run_writer(outbox.clone(), sink, cfg.close_linger).in_current_span());
     let mut writer_done = false;
 
-    let Ok(_slot) = Arc::clone(&shared.conn_slots).try_acquire_owned() else {
+    let Ok(_slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
         tracing::warn!("connection refused: server full");
         outbox.send_msg(&ServerMsg::Error {
             code: ErrorCode::ServerFull,
@@ -118,7 +120,7 @@ async fn run_inner(
     tracing::debug!("connected");
 
     let mut conn = Conn {
-        shared: Arc::clone(&shared),
+        env: Arc::clone(&env),
         id,
         ip: peer.ip(),
         outbox: outbox.clone(),
@@ -136,7 +138,7 @@ async fn run_inner(
     // this connection's alone (the server-wide one would be taken by every
     // connection on every message). A fresh future per message would also
     // join and leave the waiter list each time.
-    let shutdown_token = shared.shutdown.child_token();
+    let shutdown_token = env.shutdown.child_token();
     let shutdown = shutdown_token.cancelled();
     tokio::pin!(shutdown);
     let mut peer_closed = false;

@@ -48,7 +48,7 @@ impl Conn {
             if seed.is_some() {
                 return self.error(ErrorCode::BadSize, "a daily room takes no seed");
             }
-            let Some(hook) = self.shared.daily.clone() else {
+            let Some(hook) = self.env.daily.clone() else {
                 return self.error(ErrorCode::Internal, NOT_CONFIGURED);
             };
             let today = async {
@@ -74,19 +74,19 @@ impl Conn {
         } else {
             // A daily seed is secret until its day is over: a private room
             // on it would be a practice run before the ranked one.
-            if let (Some(s), Some(hook)) = (seed, self.shared.daily.as_ref()) {
+            if let (Some(s), Some(hook)) = (seed, self.env.daily.as_ref()) {
                 if hook.is_active_daily_seed(s.0) {
                     let why = "that seed is a daily board's: it can be played in a room once its day is over";
                     return self.error(ErrorCode::DailySeed, why);
                 }
             }
-            seed.map_or_else(|| self.shared.ids.seed(), |s| s.0)
+            seed.map_or_else(|| self.env.ids.seed(), |s| s.0)
         };
         if !self.rooms.take() {
             return self
                 .error(ErrorCode::TooManyRooms, "too many rooms made from this connection; wait a little");
         }
-        let Some(slot) = self.shared.room_slots.take(self.ip) else {
+        let Some(slot) = self.env.room_slots.take(self.ip) else {
             tracing::warn!("room refused: too many open rooms from this address");
             return self.error(ErrorCode::TooManyRooms, "too many open rooms from your network address");
         };
@@ -105,16 +105,16 @@ impl Conn {
             max_players: if is_daily {
                 1
             } else {
-                max_players.unwrap_or(self.shared.config.max_players).clamp(1, MAX_PLAYERS_CAP)
+                max_players.unwrap_or(self.env.limits.max_players).clamp(1, MAX_PLAYERS_CAP)
             },
             board,
             daily: daily_board,
-            key: self.shared.ids.room_key().into(),
+            key: self.env.ids.room_key().into(),
         };
         let host = self.member(s);
-        let shared = Arc::clone(&self.shared);
-        let node = shared.config.node_id;
-        let room = shared.rooms.create(&shared.room_env, &shared.ids, node, settings, host, slot);
+        let env = Arc::clone(&self.env);
+        let node = env.limits.node_id;
+        let room = env.rooms.create(&env.room_env, &env.ids, node, settings, host, slot);
         tracing::info!(room = %room.code, "room made");
         s.set_room(Some(room));
     }
@@ -142,14 +142,14 @@ impl Conn {
             let message = format!("room {code} is on node {owner}; connect with /ws?room={code}");
             return self.error(ErrorCode::WrongNode, message);
         }
-        let found = if is_code_shaped(&code) { self.shared.rooms.get(&code) } else { None };
+        let found = if is_code_shaped(&code) { self.env.rooms.get(&code) } else { None };
         let invited = matches!((&found, key), (Some(room), Some(k)) if room.key_is(k));
-        if !invited && !self.shared.joins.allowed(self.ip) {
+        if !invited && !self.env.joins.allowed(self.ip) {
             tracing::warn!("join refused: too many failed joins from this address");
             return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
         }
         let Some(room) = found.filter(|_| invited || key.is_none()) else {
-            self.shared.joins.failed(self.ip);
+            self.env.joins.failed(self.ip);
             let shown: String = code.chars().take(8).collect();
             return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
         };
@@ -166,7 +166,7 @@ impl Conn {
     /// The node owning `code` when it is a room code of another node's (this
     /// node has an id and the code begins with a different one).
     fn other_nodes(&self, code: &str) -> Option<char> {
-        let me = self.shared.config.node_id?;
+        let me = self.env.limits.node_id?;
         let first = code.chars().next().filter(|_| is_code_shaped(code))?;
         (first != me).then_some(first)
     }
@@ -178,7 +178,7 @@ impl Conn {
         size: Size,
         date: Option<DailyDate>,
     ) {
-        let Some(hook) = self.shared.daily.clone() else {
+        let Some(hook) = self.env.daily.clone() else {
             return self.error(ErrorCode::Internal, NOT_CONFIGURED);
         };
         let query = match BoardQuery::new(game, size, date) {

@@ -37,7 +37,7 @@ use tokio::sync::OnceCell;
 
 use crate::daily::{
     BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart,
-    HookFuture, PlayerDay, RankedStart, Replay,
+    HookFuture, PlayerDay, RankedStart, Replay, RivalQuery, RivalRun,
 };
 
 /// A store error as the hook's caller needs it: typed by kind.
@@ -286,19 +286,11 @@ impl DailyHook for StoreHook {
         let today = self.clock.today();
         let store = self.store.clone();
         Box::pin(async move {
-            let Some(run) = store.run(run_id).await.map_err(typed)? else { return Ok(Replay::NotFound) };
-            // Dates compare as strings: YYYY-MM-DD sorts by time. A run on
-            // today's board would spoil it, except for the one who made it.
-            let hidden = run.date >= today;
-            if hidden {
-                let mine = match token {
-                    Some(t) => store.owns_run(run_id, PlayerKey::from_token(&t)).await.map_err(typed)?,
-                    None => false,
-                };
-                if !mine {
-                    return Ok(Replay::Hidden);
-                }
-            }
+            let (run, hidden) = match visible::visible(&store, &today, run_id, token.as_deref()).await? {
+                visible::Visible::NotFound => return Ok(Replay::NotFound),
+                visible::Visible::Hidden => return Ok(Replay::Hidden),
+                visible::Visible::Run(run, day_on) => (run, day_on),
+            };
             // The player's own run on today's board comes without the seed:
             // it stays secret until the day is over, like the room's board.
             let built = Board::build(run.size, run.seed.0)?;
@@ -312,6 +304,12 @@ impl DailyHook for StoreHook {
             }
             Ok(Replay::Run(json))
         })
+    }
+
+    fn rival(&self, query: RivalQuery, token: String) -> HookFuture<RivalRun> {
+        let today = self.clock.today();
+        let store = self.store.clone();
+        Box::pin(async move { visible::rival(&store, &today, query, &token).await })
     }
 
     fn ranked_start(
@@ -378,3 +376,4 @@ impl DailyHook for StoreHook {
 
 #[cfg(test)]
 mod tests;
+mod visible;

@@ -19,10 +19,10 @@ use serde::Deserialize;
 use mazerace_protocol::messages::ErrorCode;
 use mazerace_protocol::{Game, Size};
 
+use super::HttpEnv;
 use super::{api_error, bearer};
 use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp};
 use crate::limits::JoinLimiter;
-use crate::server::Shared;
 
 /// League writes (make, join) over HTTP per source address: a burst of
 /// 20, one more every 30 s (the socket has its own per-connection budget).
@@ -31,7 +31,7 @@ const HTTP_WRITE_REFILL: Duration = Duration::from_secs(30);
 
 type Writes = Arc<JoinLimiter>;
 
-pub fn routes() -> Router<Arc<Shared>> {
+pub fn routes() -> Router<Arc<HttpEnv>> {
     let writes: Writes = Arc::new(JoinLimiter::new(HTTP_WRITES, HTTP_WRITE_REFILL));
     Router::new()
         .route("/l/{code}", get(league_page))
@@ -64,8 +64,8 @@ async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response 
 }
 
 /// Runs `op` for `token` (empty: an anonymous read) and answers its JSON.
-async fn run(shared: &Shared, token: Option<String>, name: String, op: LeagueOp) -> Response {
-    let Some(hook) = shared.daily.clone() else {
+async fn run(env: &HttpEnv, token: Option<String>, name: String, op: LeagueOp) -> Response {
+    let Some(hook) = env.daily.clone() else {
         return api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED);
     };
     match hook.league(token.unwrap_or_default(), name, op).await {
@@ -101,9 +101,9 @@ fn needs_token() -> Response {
     api_error(StatusCode::UNAUTHORIZED, "send your token: Authorization: Bearer <token>")
 }
 
-async fn mine(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+async fn mine(State(env): State<Arc<HttpEnv>>, headers: HeaderMap) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
-    run(&shared, Some(token), String::new(), LeagueOp::Mine).await
+    run(&env, Some(token), String::new(), LeagueOp::Mine).await
 }
 
 #[derive(Deserialize)]
@@ -126,7 +126,7 @@ fn player_name(raw: &str) -> Result<String, &'static str> {
 }
 
 async fn create(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     Extension(writes): Extension<Writes>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -140,11 +140,11 @@ async fn create(
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    run(&shared, Some(token), name, LeagueOp::Create { name: body.name }).await
+    run(&env, Some(token), name, LeagueOp::Create { name: body.name }).await
 }
 
 async fn join(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     Extension(writes): Extension<Writes>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(code): Path<String>,
@@ -153,7 +153,7 @@ async fn join(
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
     // Guessing codes costs the address failed joins, as on the socket.
-    if !shared.joins.allowed(peer.ip()) {
+    if !env.joins.allowed(peer.ip()) {
         return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
     }
     if !take_write(&writes, peer.ip()) {
@@ -163,16 +163,16 @@ async fn join(
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    let answer = run(&shared, Some(token), name, LeagueOp::Join { code }).await;
+    let answer = run(&env, Some(token), name, LeagueOp::Join { code }).await;
     if answer.status() == StatusCode::NOT_FOUND {
-        shared.joins.failed(peer.ip());
+        env.joins.failed(peer.ip());
     }
     answer
 }
 
-async fn leave(State(shared): State<Arc<Shared>>, Path(code): Path<String>, headers: HeaderMap) -> Response {
+async fn leave(State(env): State<Arc<HttpEnv>>, Path(code): Path<String>, headers: HeaderMap) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
-    run(&shared, Some(token), String::new(), LeagueOp::Leave { code }).await
+    run(&env, Some(token), String::new(), LeagueOp::Leave { code }).await
 }
 
 #[derive(Deserialize)]
@@ -181,23 +181,21 @@ struct Days {
 }
 
 async fn standings(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     Path(code): Path<String>,
     Query(q): Query<Days>,
     headers: HeaderMap,
 ) -> Response {
-    run(&shared, bearer(&headers), String::new(), LeagueOp::Standings { code, days: q.days.unwrap_or(7) })
-        .await
+    run(&env, bearer(&headers), String::new(), LeagueOp::Standings { code, days: q.days.unwrap_or(7) }).await
 }
 
 async fn board(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     Path((code, date, game, size)): Path<(String, String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
     let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
         return api_error(StatusCode::NOT_FOUND, "no such game or size");
     };
-    run(&shared, bearer(&headers), String::new(), LeagueOp::Board { code, game, size, date: Some(date) })
-        .await
+    run(&env, bearer(&headers), String::new(), LeagueOp::Board { code, game, size, date: Some(date) }).await
 }

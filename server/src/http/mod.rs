@@ -9,7 +9,7 @@ mod leagues;
 mod reveal;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Extension, Path, Query, State};
@@ -19,20 +19,57 @@ use axum::routing::get;
 use axum::{Json, Router};
 use futures_util::StreamExt;
 use serde::Deserialize;
+use tokio_util::task::TaskTracker;
 
 use mazerace_protocol::Game;
 
 use crate::assets;
-use crate::config::WRITE_BUFFER_BYTES;
-use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, QueryError, Replay};
+use crate::config::{Config, WRITE_BUFFER_BYTES};
+use crate::conn::ConnEnv;
+use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, DailyHook, QueryError, Replay};
 use crate::gate::{SockCtl, SOCKET};
+use crate::limits::JoinLimiter;
 use crate::net::Urls;
-use crate::server::Shared;
+use crate::proxy::TrustedProxies;
+
+/// What the HTTP routes are given: the connections' environment (to hand
+/// each upgraded socket over, and for the counts in `/healthz`), the daily
+/// hook, the failed-join limiter the league joins share with the socket's
+/// room joins, the URLs to show, and the upgrade's socket settings.
+pub struct HttpEnv {
+    pub conn: Arc<ConnEnv>,
+    pub daily: Option<Arc<dyn DailyHook>>,
+    pub joins: Arc<JoinLimiter>,
+    /// Set once the listener is bound.
+    pub urls: Arc<OnceLock<Urls>>,
+    pub upgrade: UpgradeLimits,
+    /// Counts each socket from its handshake on, so shutdown waits for it.
+    pub tracker: TaskTracker,
+}
+
+/// The settings of the upgrade to a WebSocket (see the config fields).
+pub struct UpgradeLimits {
+    pub trusted_proxies: TrustedProxies,
+    pub read_buffer_bytes: usize,
+    pub write_buffer_max: usize,
+    pub max_message_bytes: usize,
+}
+
+impl UpgradeLimits {
+    pub fn new(cfg: &Config) -> Self {
+        UpgradeLimits {
+            trusted_proxies: cfg.trusted_proxies.clone(),
+            read_buffer_bytes: cfg.read_buffer_bytes,
+            write_buffer_max: cfg.write_buffer_max,
+            max_message_bytes: cfg.max_message_bytes,
+        }
+    }
+}
 
 /// Longest text `/api/qr.svg` encodes (a room link is far shorter).
 const QR_MAX: usize = 512;
 
-pub fn router(shared: Arc<Shared>) -> Router {
+pub fn router(env: Arc<HttpEnv>) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/r/{code}", get(room_page))
@@ -46,14 +83,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(reveal::routes())
         .merge(leagues::routes())
         .fallback(get(static_file))
-        .with_state(shared)
+        .with_state(env)
 }
 
 async fn index(headers: HeaderMap) -> Response {
     assets::serve("index.html", &headers)
 }
 
-/// A shared room link opens the client, which reads the code from the path.
+/// A env room link opens the client, which reads the code from the path.
 async fn room_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
     assets::serve("index.html", &headers)
 }
@@ -62,15 +99,15 @@ async fn static_file(uri: axum::http::Uri, headers: HeaderMap) -> Response {
     assets::serve(uri.path().trim_start_matches('/'), &headers)
 }
 
-async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
+async fn healthz(State(env): State<Arc<HttpEnv>>) -> Response {
     let mut body = serde_json::json!({
         "status": "ok",
-        "rooms": shared.rooms.len(),
-        "sessions": shared.sessions.len(),
+        "rooms": env.conn.room_count(),
+        "sessions": env.conn.session_count(),
     });
     // Rooms and races go on without the database, so this stays 200: the
     // field tells a monitor (not a load balancer) that the daily is down.
-    if let Some(hook) = shared.daily.clone() {
+    if let Some(hook) = env.daily.clone() {
         let wait = std::time::Duration::from_secs(2);
         let up = matches!(tokio::time::timeout(wait, hook.ping()).await, Ok(Ok(())));
         body["database"] = (if up { "ok" } else { "unreachable" }).into();
@@ -78,8 +115,8 @@ async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
     Json(body).into_response()
 }
 
-async fn urls(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.urls.get() {
+async fn urls(State(env): State<Arc<HttpEnv>>) -> Response {
+    match env.urls.get() {
         Some(u) => Json(u.clone()).into_response(),
         None => Json(Urls { local: String::new(), lan: Vec::new() }).into_response(),
     }
@@ -122,8 +159,8 @@ pub(crate) fn not_configured() -> Response {
 
 /// Today's boards (no seeds: the board is seen by playing it) and the time to the next day;
 /// `Authorization: Bearer <token>` adds `you` (PROTOCOL.md).
-async fn daily_today(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let Some(hook) = shared.daily.clone() else { return not_configured() };
+async fn daily_today(State(env): State<Arc<HttpEnv>>, headers: HeaderMap) -> Response {
+    let Some(hook) = env.daily.clone() else { return not_configured() };
     let day = hook.schedule();
     let boards: Vec<_> = [Game::Ghost, Game::Maze]
         .into_iter()
@@ -143,11 +180,11 @@ async fn daily_today(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> R
 
 /// One board's table, past days included; `Authorization: Bearer <token>` adds `you`.
 async fn daily_table(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     Path((date, game, size)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(hook) = shared.daily.clone() else { return not_configured() };
+    let Some(hook) = env.daily.clone() else { return not_configured() };
     let query = match BoardQuery::parse(&date, &game, &size) {
         Ok(q) => q,
         Err(e @ QueryError::BadDate(_)) => return api_error(StatusCode::BAD_REQUEST, e.to_string()),
@@ -162,11 +199,11 @@ async fn daily_table(
 /// A stored run for the replay view, with its board; today's runs stay
 /// hidden (spoilers) except from the player who made them.
 async fn daily_replay(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(hook) = shared.daily.clone() else { return not_configured() };
+    let Some(hook) = env.daily.clone() else { return not_configured() };
     let Ok(id) = id.parse::<i64>() else {
         return api_error(StatusCode::NOT_FOUND, "no such run");
     };
@@ -201,19 +238,19 @@ async fn qr_svg(Query(q): Query<QrQuery>) -> Response {
 }
 
 async fn ws(
-    State(shared): State<Arc<Shared>>,
+    State(env): State<Arc<HttpEnv>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Extension(sock): Extension<SockCtl>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let cfg = &shared.config;
+    let cfg = &env.upgrade;
     // The real client behind a trusted load balancer (`--trusted-proxy`).
     let peer = cfg.trusted_proxies.client_addr(peer, &headers);
     // Counted from the handshake on, so shutdown waits for this socket even
     // if it is still being upgraded.
-    let alive = shared.tracker.token();
-    let shared2 = Arc::clone(&shared);
+    let alive = env.tracker.token();
+    let conn = Arc::clone(&env.conn);
     upgrade
         // Small: it is paid per connected player (see the config field).
         .read_buffer_size(cfg.read_buffer_bytes)
@@ -228,6 +265,6 @@ async fn ws(
             // A player now: no longer evicted, counted as a WebSocket; the
             // outbox finds its socket through SOCKET (see `gate`).
             sock.upgraded();
-            SOCKET.scope(sock, crate::conn::run(shared2, socket.split(), peer, alive))
+            SOCKET.scope(sock, crate::conn::run(conn, socket.split(), peer, alive))
         })
 }

@@ -14,26 +14,26 @@ use axum::{Json, Router};
 
 use mazerace_protocol::daily::DailyDate;
 
+use super::HttpEnv;
 use super::{api_error, not_configured};
 use crate::daily::RevealAnswer;
-use crate::server::Shared;
 
 /// The routes, on the main router's state.
-pub fn routes() -> Router<Arc<Shared>> {
+pub fn routes() -> Router<Arc<HttpEnv>> {
     Router::new()
         .route("/api/daily/commitments", get(commitments))
         .route("/api/daily/{date}/reveal", get(reveal))
 }
 
-async fn commitments(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.daily.as_ref().and_then(|h| h.commitments()) {
+async fn commitments(State(env): State<Arc<HttpEnv>>) -> Response {
+    match env.daily.as_ref().and_then(|h| h.commitments()) {
         Some(c) => Json(c).into_response(),
         None => not_configured(),
     }
 }
 
-async fn reveal(State(shared): State<Arc<Shared>>, Path(date): Path<String>) -> Response {
-    let Some(hook) = shared.daily.clone() else { return not_configured() };
+async fn reveal(State(env): State<Arc<HttpEnv>>, Path(date): Path<String>) -> Response {
+    let Some(hook) = env.daily.clone() else { return not_configured() };
     let date = match date.parse::<DailyDate>() {
         Ok(d) => d,
         Err(e) => return api_error(StatusCode::BAD_REQUEST, e.to_string()),

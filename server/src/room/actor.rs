@@ -196,6 +196,9 @@ impl Actor {
                 let _ = reply.send(ok);
             }
             RoomCmd::DailySaved { id, ranked } => self.input(Input::DailySaved { id, ranked }),
+            RoomCmd::AddRival { id, run_id, pick } => self.input(Input::AddRival { id, run_id, pick }),
+            RoomCmd::RivalLoaded { id, run } => self.input(Input::RivalLoaded { id, run }),
+            RoomCmd::RemoveRival { id, rival } => self.input(Input::RemoveRival { id, rival }),
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(
@@ -274,6 +277,7 @@ impl Actor {
                         .in_current_span(),
                     );
                 }
+                Effect::LoadRival { player, query, token } => self.load_rival(player, query, token),
                 Effect::DailyEnded { player, run, outcome } => {
                     let Some(hook) = self.env.daily.clone() else { continue };
                     let fut = hook.ended(run, outcome);
@@ -301,6 +305,44 @@ impl Actor {
             }
         }
         self.spare = effects;
+    }
+}
+
+impl Actor {
+    /// Asks the store for `add_rival`'s run (spawned, like the daily calls:
+    /// the room never waits on storage) and feeds the answer back.
+    fn load_rival(&self, player: PlayerId, query: crate::daily::RivalQuery, token: String) {
+        let Some(hook) = self.env.daily.as_ref() else {
+            // No store: answered at once, in order with the room's other answers.
+            return self
+                .send_to(player, &super::state::error(ErrorCode::Internal, crate::daily::NOT_CONFIGURED));
+        };
+        let fut = hook.rival(query, token);
+        let me = self.me.clone();
+        self.env.tracker.spawn(
+            async move {
+                let run = fut.await.map(Box::new).map_err(|e| rival_refusal(&e));
+                if let Some(tx) = me.upgrade() {
+                    let _ = tx.send(RoomCmd::RivalLoaded { id: player, run }).await;
+                }
+            }
+            .in_current_span(),
+        );
+    }
+}
+
+/// A hook error as `add_rival`'s answer: its own code, `daily_unavailable`
+/// while the store is away, `internal` otherwise.
+fn rival_refusal(e: &anyhow::Error) -> (ErrorCode, String) {
+    use crate::daily::DailyError;
+    match e.downcast_ref::<DailyError>() {
+        Some(DailyError::Denied(code, why)) => (*code, why.clone()),
+        Some(DailyError::Unavailable(_)) => (ErrorCode::DailyUnavailable, e.to_string()),
+        Some(DailyError::Refused(why)) => (ErrorCode::RivalRefused, why.clone()),
+        None => {
+            tracing::error!(error = %e, "rival not loaded");
+            (ErrorCode::Internal, "the run could not be loaded; try again".to_owned())
+        }
     }
 }
 

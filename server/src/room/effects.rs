@@ -8,7 +8,7 @@
 
 use mazerace_protocol::messages::{PlayerId, ServerMsg};
 
-use crate::daily::{DailyOutcome, DailyRun};
+use crate::daily::{DailyOutcome, DailyRun, RivalQuery};
 
 /// One thing to do, in the order the state machine decided it.
 #[derive(Debug)]
@@ -29,6 +29,9 @@ pub enum Effect {
     DailyStarted { player: PlayerId, run: DailyRun },
     /// A daily attempt ended: store it, then tell the player.
     DailyEnded { player: PlayerId, run: DailyRun, outcome: DailyOutcome },
+    /// `add_rival`: find the stored run (as `token`'s player may see it);
+    /// answered with [`super::state::Input::RivalLoaded`].
+    LoadRival { player: PlayerId, query: RivalQuery, token: String },
 }
 
 /// The buffer [`Effect`]s are written to.

@@ -32,7 +32,7 @@ impl Room {
 
     pub(super) fn start(&mut self, id: PlayerId, now: Instant) {
         let board = &self.settings.board;
-        let racers: Vec<Racer> = self
+        let mut racers: Vec<Racer> = self
             .members
             .iter()
             .filter(|m| !m.spectate)
@@ -41,11 +41,12 @@ impl Room {
         if racers.is_empty() {
             return self.fx.to(id, error(ErrorCode::WrongPhase, "nobody to race: everyone is spectating"));
         }
+        racers.extend(self.rivals.iter().map(|r| r.racer(board)));
         if self.settings.daily.is_some() {
             // The attempt is saved before it starts: one that could not be
             // (a full disk, the database away) is refused now, not found
-            // out at the finish.
-            for r in &racers {
+            // out at the finish. (A rival is never an attempt.)
+            for r in racers.iter().filter(|r| r.rival.is_none()) {
                 if let Some(run) = super::play::daily_run(&self.settings, r) {
                     self.fx.push(Effect::DailyStarted { player: r.id, run });
                 }
@@ -136,9 +137,16 @@ impl Room {
             // The store ranks only the first attempt; say so before the start.
             daily.ranked = false;
         }
-        if !same_board {
+        if same_board {
+            self.keep_last_runs();
+        } else {
             match Board::build(self.settings.size, seed) {
-                Ok(board) => self.settings.board = board,
+                Ok(board) => {
+                    // Rivals and last runs belong to the old board.
+                    self.settings.board = board;
+                    self.rivals.clear();
+                    self.last.clear();
+                }
                 Err(e) => {
                     tracing::error!(error = %e, seed, "rematch board failed");
                     return self

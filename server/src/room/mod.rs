@@ -7,6 +7,7 @@
 //!   racing, results as one enum), with time as an argument.
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
+//! - `rival.rs`: stored runs raced as rivals (`add_rival`).
 //! - `effects.rs`: what the state machine asks for.
 //! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
 //!   the daily store's calls.
@@ -21,6 +22,9 @@ mod lobby;
 mod play;
 mod progress;
 pub mod race;
+mod rival;
+#[cfg(test)]
+mod rival_tests;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -176,6 +180,20 @@ pub enum RoomCmd {
     DailyDone {
         id: PlayerId,
         result: Option<Box<DailyResult>>,
+    },
+    AddRival {
+        id: PlayerId,
+        run_id: Option<i64>,
+        pick: Option<mazerace_protocol::messages::RivalPick>,
+    },
+    /// The store's answer to `id`'s `add_rival`.
+    RivalLoaded {
+        id: PlayerId,
+        run: Result<Box<crate::daily::RivalRun>, (mazerace_protocol::messages::ErrorCode, String)>,
+    },
+    RemoveRival {
+        id: PlayerId,
+        rival: PlayerId,
     },
 }
 

@@ -17,6 +17,9 @@ impl Room {
         // A racer who left and came back as a spectator keeps their line in
         // the results but is a watcher now, like every spectator.
         let watching = self.watching(id);
+        // Rivals' moves due by now come first, so the order of finishes is
+        // the order of their times even if the timer is late.
+        self.rivals_move(now);
         let Stage::Racing(race) = &mut self.stage else {
             return self.fx.to(id, error(ErrorCode::NotRacing, "no race is on"));
         };
@@ -66,7 +69,9 @@ impl Room {
                     self.countdown_message(left);
                 }
             }
-            Stage::Racing(race) => {
+            Stage::Racing(_) => {
+                self.rivals_move(now);
+                let Stage::Racing(race) = &mut self.stage else { return };
                 if race.progress.is_due(now) {
                     self.flush_progress(now);
                 }
@@ -103,9 +108,12 @@ impl Room {
 
     pub(super) fn check_end(&mut self, now: Instant) {
         match &self.stage {
-            Stage::Racing(race) if !race.anyone_racing() => self.finish_race(now),
+            Stage::Racing(race) if !race.anyone_racing() => {
+                self.rivals_play_out();
+                self.finish_race(now)
+            }
             Stage::Saving { racers } | Stage::Countdown { racers, .. }
-                if !racers.iter().any(Racer::racing) =>
+                if !racers.iter().any(Racer::player_racing) =>
             {
                 // Every racer left before the start: back to the lobby.
                 self.stage = Stage::Lobby;
@@ -134,7 +142,9 @@ impl Room {
             Stage::Racing(race) | Stage::Results { race, .. } => &mut race.racers,
             Stage::Lobby => return,
         };
-        let Some(r) = racers.iter_mut().find(|r| r.id == id && !r.reported) else { return };
+        let Some(r) = racers.iter_mut().find(|r| r.id == id && !r.reported && r.rival.is_none()) else {
+            return;
+        };
         let Some(run) = daily_run(&self.settings, r) else { return };
         r.reported = true;
         self.fx.push(Effect::DailyEnded { player: id, run, outcome: r.outcome() });

@@ -35,6 +35,8 @@ pub struct Racer {
     /// Paced races: when the racer's next move is due by the floor alone
     /// (GCRA's theoretical arrival time); `None` before their first.
     pub due: Option<Instant>,
+    /// A rival (a stored run played back, `rival.rs`); `None`: a player.
+    pub rival: Option<Box<super::rival::Playback>>,
 }
 
 impl Racer {
@@ -52,11 +54,17 @@ impl Racer {
             reported: false,
             attempt: crate::daily::next_attempt(),
             due: None,
+            rival: None,
         }
     }
 
     pub fn racing(&self) -> bool {
         self.status == RacerStatus::Racing
+    }
+
+    /// A player (not a rival) still racing.
+    pub fn player_racing(&self) -> bool {
+        self.racing() && self.rival.is_none()
     }
 
     pub fn progress(&self, left: &GoalDistances) -> Progress {
@@ -86,7 +94,9 @@ impl Racer {
         DailyOutcome {
             finished: self.status == RacerStatus::Finished,
             steps: self.game.steps(),
-            time_ms: self.time_ms,
+            // A daily run is timed from its first move (RULES.md), also when
+            // a rival made the race's clock the start signal's (practice).
+            time_ms: self.time_ms.and(self.actions.last().map(|&(_, t)| t)),
             moves: self.actions.iter().map(|&(a, _)| a).collect(),
             move_times_ms: Some(self.actions.iter().map(|&(_, t)| t).collect()),
         }
@@ -135,6 +145,8 @@ pub struct Race {
     /// Ranked daily races: moves paced to human input; `None`: only the
     /// connection's message rate applies.
     pub pace: Option<Pace>,
+    /// When the next rival action is due (`None`: no rival moves to come).
+    pub rivals_due: Option<Instant>,
 }
 
 /// What one accepted or refused action led to.
@@ -155,8 +167,14 @@ impl Race {
         interval: Duration,
         daily: bool,
     ) -> Self {
-        let clock = Clock::for_race(daily, racers.len());
-        Race {
+        // A rival is someone to race: its moves start at the start signal
+        // (where its script's times count from), and so does everyone's
+        // clock, so the race on screen is the race in the results.
+        let rivals = racers.iter().any(|r| r.rival.is_some());
+        let clock = Clock::for_race(daily && !rivals, racers.len());
+        let mut racers = racers;
+        racers.iter_mut().filter(|r| r.rival.is_some()).for_each(|r| r.first_move = Some(now));
+        let mut race = Race {
             racers,
             started: now,
             deadline: now + limit,
@@ -164,7 +182,10 @@ impl Race {
             progress: Coalescer::new(interval),
             left: board.goal_distances(),
             pace: None,
-        }
+            rivals_due: None,
+        };
+        race.rivals_due = race.next_rival_action();
+        race
     }
 
     pub fn racer(&self, id: PlayerId) -> Option<&Racer> {
@@ -180,8 +201,9 @@ impl Race {
         self.racers.iter().any(|r| r.id == id && r.status != RacerStatus::Left)
     }
 
+    /// Whether a player (not a rival) is still racing.
     pub fn anyone_racing(&self) -> bool {
-        self.racers.iter().any(Racer::racing)
+        self.racers.iter().any(Racer::player_racing)
     }
 
     /// Applies one action of racer `idx` at `now`.
@@ -274,7 +296,10 @@ impl Race {
     /// The `results` message.
     pub fn results(&self, board: &Board, by: RankBy) -> ServerMsg {
         let entries: Vec<Entry> = self.racers.iter().map(Racer::entry).collect();
-        let rankings = race::rank(&entries, by, board.best());
+        let mut rankings = race::rank(&entries, by, board.best());
+        for line in &mut rankings {
+            line.rival = self.racer(line.player_id).is_some_and(|r| r.rival.is_some());
+        }
         tracing::info!(racers = rankings.len(), "results");
         ServerMsg::Results { rankings, reveal: race::reveal(board) }
     }

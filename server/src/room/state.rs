@@ -8,13 +8,15 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, ServerMsg};
+use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RivalPick, ServerMsg};
 use mazerace_protocol::Action;
 use tokio::time::Instant;
 
 use super::effects::{Effect, Effects};
 use super::race::{Race, Racer};
+use super::rival::Rival;
 use super::{JoinError, RoomSettings, Timings};
+use crate::daily::RivalRun;
 
 /// One thing that happened to the room.
 #[derive(Debug)]
@@ -71,6 +73,21 @@ pub enum Input {
         id: PlayerId,
         ranked: Option<crate::daily::DailyStart>,
     },
+    /// `add_rival` (host, lobby): a stored run by id, or a pick.
+    AddRival {
+        id: PlayerId,
+        run_id: Option<i64>,
+        pick: Option<RivalPick>,
+    },
+    /// The store's answer to an `add_rival` of `id`.
+    RivalLoaded {
+        id: PlayerId,
+        run: Result<Box<RivalRun>, (ErrorCode, String)>,
+    },
+    RemoveRival {
+        id: PlayerId,
+        rival: PlayerId,
+    },
     /// The timer fired: whatever is due at `now` happens.
     Tick,
 }
@@ -114,6 +131,10 @@ pub struct Room {
     /// In join order (host hand-over follows it).
     pub(super) members: Vec<Member>,
     pub(super) stage: Stage,
+    /// Rivals the next race includes (`add_rival`), of this board.
+    pub(super) rivals: Vec<Rival>,
+    /// Each finisher's run in the last race on this board (`pick: "last"`).
+    pub(super) last: Vec<(PlayerId, Rival)>,
     pub(super) fx: Effects,
 }
 
@@ -138,6 +159,8 @@ impl Room {
             host: id,
             members: vec![Member { id, name, token, spectate: false, ready: false, connected: true }],
             stage: Stage::Lobby,
+            rivals: Vec::new(),
+            last: Vec::new(),
             fx: Effects::default(),
         };
         room.broadcast_room();
@@ -170,7 +193,10 @@ impl Room {
     pub fn next_wake(&self) -> Option<Instant> {
         match &self.stage {
             Stage::Countdown { next, .. } => Some(*next),
-            Stage::Racing(race) => Some(race.progress.due().map_or(race.deadline, |p| p.min(race.deadline))),
+            Stage::Racing(race) => {
+                let wake = race.progress.due().map_or(race.deadline, |p| p.min(race.deadline));
+                Some(race.rivals_due.map_or(wake, |r| r.min(wake)))
+            }
             Stage::Lobby | Stage::Saving { .. } | Stage::Results { .. } => None,
         }
     }
@@ -241,6 +267,9 @@ impl Room {
                 self.broadcast_room();
             }
             Input::DailySaved { id, ranked } => self.daily_saved(id, ranked, now),
+            Input::AddRival { id, run_id, pick } => self.add_rival(id, run_id, pick),
+            Input::RivalLoaded { id, run } => self.rival_loaded(id, run),
+            Input::RemoveRival { id, rival } => self.remove_rival(id, rival),
             Input::Tick => self.tick(now),
         }
     }

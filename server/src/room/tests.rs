@@ -15,7 +15,7 @@ use super::{RoomSettings, Timings};
 
 const SEED: u64 = 42;
 
-fn timings() -> Timings {
+pub(super) fn timings() -> Timings {
     Timings {
         countdown_secs: 3,
         countdown_step: Duration::from_secs(1),
@@ -25,11 +25,11 @@ fn timings() -> Timings {
     }
 }
 
-fn board() -> Board {
+pub(super) fn board() -> Board {
     Board::build(Size::Easy, SEED).unwrap()
 }
 
-fn solution() -> Vec<Action> {
+pub(super) fn solution() -> Vec<Action> {
     match board().answer() {
         Answer::Maze { solution, .. } | Answer::Ghost { solution, .. } => solution,
     }
@@ -40,7 +40,7 @@ fn name(id: PlayerId) -> Arc<str> {
 }
 
 /// A maze room with players `1..=n` (1 hosts), effects so far dropped.
-fn room(n: PlayerId) -> Room {
+pub(super) fn room(n: PlayerId) -> Room {
     let b = board();
     let settings = RoomSettings {
         game: b.game(),
@@ -63,16 +63,16 @@ fn room(n: PlayerId) -> Room {
     room
 }
 
-fn fx(room: &mut Room) -> Vec<Effect> {
+pub(super) fn fx(room: &mut Room) -> Vec<Effect> {
     room.effects().take()
 }
 
 /// The messages to everyone, in order.
-fn to_all(effects: &[Effect]) -> Vec<&ServerMsg> {
+pub(super) fn to_all(effects: &[Effect]) -> Vec<&ServerMsg> {
     effects.iter().filter_map(|e| if let Effect::All(m) = e { Some(m) } else { None }).collect()
 }
 
-fn phase_of(m: &ServerMsg) -> Option<Phase> {
+pub(super) fn phase_of(m: &ServerMsg) -> Option<Phase> {
     if let ServerMsg::Room(info) = m {
         Some(info.phase)
     } else {
@@ -81,7 +81,7 @@ fn phase_of(m: &ServerMsg) -> Option<Phase> {
 }
 
 /// Starts the race at `t0` and runs the countdown: returns the start instant.
-fn race(room: &mut Room, t0: Instant) -> Instant {
+pub(super) fn race(room: &mut Room, t0: Instant) -> Instant {
     room.handle(t0, Input::Start { id: 1 });
     let t = t0 + Duration::from_secs(3);
     for s in 1..=3 {
@@ -92,7 +92,7 @@ fn race(room: &mut Room, t0: Instant) -> Instant {
     t
 }
 
-fn solve(room: &mut Room, id: PlayerId, at: Instant) {
+pub(super) fn solve(room: &mut Room, id: PlayerId, at: Instant) {
     for (seq, a) in solution().into_iter().enumerate() {
         room.handle(at, Input::Act { id, seq: seq as u32, action: a });
     }

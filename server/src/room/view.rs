@@ -46,7 +46,18 @@ impl Room {
                     ready: m.ready,
                     spectator: m.spectate || (race_on && !in_race(m.id)),
                     connected: m.connected,
+                    rival: false,
+                    run_id: None,
                 })
+                .chain(self.rivals.iter().map(|r| PlayerInfo {
+                    id: r.id,
+                    name: r.name.to_string(),
+                    ready: true,
+                    spectator: false,
+                    connected: true,
+                    rival: true,
+                    run_id: r.run_id,
+                }))
                 .collect(),
         }
     }

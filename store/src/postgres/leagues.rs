@@ -83,7 +83,13 @@ pub(super) fn handle(b: &mut PostgresBackend, req: LeagueRequest) -> Result<Leag
                 )?;
                 LeagueAnswer::Left(n > 0)
             }
-            LeagueRequest::Mine { player } => {
+            LeagueRequest::Mine { player, name } => {
+                if let Some(name) = name {
+                    tx.execute(
+                        "UPDATE league_members SET name = $2 WHERE player = $1 AND name <> $2",
+                        &[&player, &name],
+                    )?;
+                }
                 let rows = tx.query(
                     "SELECT l.code, l.name, (SELECT COUNT(*) FROM league_members o WHERE o.league = l.id)
                      FROM league_members m JOIN leagues l ON l.id = m.league

@@ -79,7 +79,13 @@ pub(super) fn handle(b: &mut SqliteBackend, req: LeagueRequest) -> Result<League
             )?;
             LeagueAnswer::Left(n > 0)
         }
-        LeagueRequest::Mine { player } => {
+        LeagueRequest::Mine { player, name } => {
+            if let Some(name) = name {
+                tx.execute(
+                    "UPDATE league_members SET name = ?2 WHERE player = ?1 AND name <> ?2",
+                    params![player, name],
+                )?;
+            }
             let mut stmt = tx.prepare_cached(
                 "SELECT l.code, l.name, (SELECT COUNT(*) FROM league_members o WHERE o.league = l.id)
                  FROM league_members m JOIN leagues l ON l.id = m.league

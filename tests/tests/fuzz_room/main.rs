@@ -55,7 +55,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use mazerace_protocol::messages::{
-    ClientMsg, ErrorCode, Phase, Progress, RacerStatus, RankBy, Reveal, RoomInfo, ServerMsg, Snapshot,
+    ClientMsg, ErrorCode, Phase, Progress, RacerStatus, RankBy, Reveal, RivalPick, RoomInfo, ServerMsg,
+    Snapshot,
 };
 use mazerace_protocol::play::GameView;
 use mazerace_protocol::{Action, Answer, Board, Dir, Game, PlayerGame, Pos, PublicBoard, Seed, Size, Status};

@@ -140,6 +140,9 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
         3 => Just(ClientMsg::Rematch { same_board: false }),
         3 => Just(ClientMsg::LeaveRoom {}),
         1 => Just(ClientMsg::Ping {}),
+        1 => (prop::option::of(any::<i64>()), prop::option::of(prop::sample::select(vec![RivalPick::Best, RivalPick::Mine])))
+            .prop_map(|(run_id, pick)| ClientMsg::AddRival { run_id, pick }),
+        1 => any::<u32>().prop_map(|id| ClientMsg::RemoveRival { id }),
         1 => (name(), prop::option::of("[0-9a-f]{32}"))
             .prop_map(|(name, token)| ClientMsg::Hello { name, token }),
         2 => create,

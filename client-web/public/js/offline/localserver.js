@@ -13,7 +13,7 @@
 // Messages go out asynchronously (like frames off a socket), as JSON copies.
 
 import { buildBoard, gameOf, parseSeed, randomSeed, reveal } from './board.js';
-import { parseBoard, newGame, apply, view, neighbour, DIRS } from '../rules.js';
+import { parseBoard, newGame, apply, view, DIRS, distancesToGoal } from '../rules.js';
 import { clockFor, rank } from '../racerules.js';
 
 export { efficiency, rank } from '../racerules.js';
@@ -39,27 +39,10 @@ export function validateName(raw) {
   return { name };
 }
 
-/**
- * board.rs goal_distances(): steps from every cell to the goal by BFS (Ghost:
- * the gate counted open), as `progress.left` reports them.
- */
+/** `left` as progress reports it: rules.js's BFS. */
 export function goalDistances(board) {
-  const n = board.n;
-  const goal = board.game === 'ghost' ? board.flag : board.exit;
-  const dist = new Int32Array(n * n).fill(-1);
-  dist[goal[0] * n + goal[1]] = 0;
-  const queue = [goal];
-  for (let i = 0; i < queue.length; i++) {
-    const p = queue[i];
-    for (const d of DIRS) {
-      const q = neighbour(board, p, d);
-      if (q && dist[q[0] * n + q[1]] < 0) {
-        dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;
-        queue.push(q);
-      }
-    }
-  }
-  return (p) => Math.max(0, dist[p[0] * n + p[1]]);
+  const dist = distancesToGoal(board);
+  return (p) => Math.max(0, dist[p[0] * board.n + p[1]]);
 }
 
 const isU32 = (v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
@@ -90,8 +73,10 @@ export class LocalServer {
 
   connect() {
     this.reset();
+    this.starting = true;
     this.onState('connecting');
     this.defer(() => {
+      this.starting = false;
       this.isOpen = true;
       this.onState('open');
       if (this.hello) this.receive(this.hello());
@@ -106,12 +91,17 @@ export class LocalServer {
 
   /** Stops: timers cleared, nothing more is sent. */
   close() {
-    this.isOpen = false;
+    this.isOpen = this.starting = false;
     this.reset();
   }
 
   get open() {
     return this.isOpen;
+  }
+
+  /** As Connection.active: connecting or open (fx.connect() then does nothing). */
+  get active() {
+    return this.isOpen || !!this.starting;
   }
 
   /** As Connection.send: false when not open. */

@@ -42,6 +42,20 @@ impl Fuzz {
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. } => Expect::Error(vec![ErrorCode::Internal]),
+            // Without a store no rival is ever found (the strategies leave
+            // out `pick: "last"`, the one kind the room keeps itself).
+            ClientMsg::AddRival { run_id, pick } => {
+                use ErrorCode::*;
+                Expect::Error(match (run_id, pick) {
+                    (Some(_), None) => vec![NotInRoom, NotHost, WrongPhase, Internal],
+                    (None, Some(_)) => vec![NotInRoom, NotHost, WrongPhase, RivalRefused],
+                    _ => vec![NotInRoom, NotHost, WrongPhase, BadMessage],
+                })
+            }
+            ClientMsg::RemoveRival { .. } => {
+                use ErrorCode::*;
+                Expect::Error(vec![NotInRoom, NotHost, WrongPhase, RivalNotFound])
+            }
             ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => {
                 unreachable!("the strategies never send {m:?}")
             }
@@ -291,6 +305,10 @@ impl Fuzz {
                         v.host == p.id && (v.phase != Phase::Lobby || v.players.iter().all(|p| p.spectator))
                     }
                     Expect::Rematch => v.host == p.id && v.phase != Phase::Results,
+                    // `add_rival` / `remove_rival`: the host outside the lobby.
+                    Expect::Error(c) if c.contains(&ErrorCode::WrongPhase) => {
+                        v.host == p.id && v.phase != Phase::Lobby
+                    }
                     _ => false,
                 };
                 ensure!(ok, "{why}");
@@ -299,7 +317,14 @@ impl Fuzz {
                 let Expect::Create { game, size, seed, daily, .. } = e else { return Err(why) };
                 ensure!(p.room.is_none() && (size.game() != *game || *daily && *seed), "{why}");
             }
+            // The rival messages get past the host and the phase first.
+            ErrorCode::RivalRefused | ErrorCode::RivalNotFound => {
+                ensure!(view.is_some_and(|v| v.host == p.id && v.phase == Phase::Lobby), "{why}")
+            }
             ErrorCode::Internal => {
+                if matches!(e, Expect::Error(c) if c.contains(&ErrorCode::WrongPhase)) {
+                    ensure!(view.is_some_and(|v| v.host == p.id && v.phase == Phase::Lobby), "{why}");
+                }
                 if let Expect::Create { game, size, seed, daily, .. } = e {
                     ensure!(p.room.is_none() && size.game() == *game && *daily && !*seed, "{why}");
                     ensure!(message == "daily challenge is not configured", "{why}");

@@ -1,0 +1,51 @@
+// Issue 12's size budget: "the client stays under 150 KiB uncompressed",
+// counted over what the page loads for online play: every file in public/
+// except the offline-play modules, which load only when going offline
+// (README, "Size"). The lists below are the whole of public/: a new file
+// must be put in one of them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const PUBLIC = new URL('../../public/', import.meta.url).pathname;
+export const BUDGET = 150 * 1024; // 153,600 bytes
+
+/** Not counted, and why. */
+export const EXCLUDED = {
+  'js/offline/': 'the offline stand-in server, board builders and service-worker glue: imported only when going offline (app.js goOffline), or by sw-register.js, itself loaded only to register the worker',
+  'js/offlinemode.js': 'imported by app.js only when going offline',
+  'js/racerules.js': 'the race rules for the offline stand-in (offline/localserver.js); the online page takes them from the server',
+  'sw.js': 'the service worker: run by the browser beside the page, never loaded by it',
+};
+
+function files(dir) {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : [relative(PUBLIC, p)];
+  });
+}
+
+const excluded = (f) => Object.keys(EXCLUDED).some((e) => (e.endsWith('/') ? f.startsWith(e) : f === e));
+
+export function counted() {
+  return files(PUBLIC)
+    .filter((f) => !excluded(f))
+    .sort()
+    .map((f) => ({ file: f, bytes: statSync(join(PUBLIC, f)).size }));
+}
+
+test('every excluded path exists (a rename must not silently count or uncount a file)', () => {
+  const all = files(PUBLIC);
+  for (const e of Object.keys(EXCLUDED)) assert.ok(all.some((f) => (e.endsWith('/') ? f.startsWith(e) : f === e)), e);
+});
+
+// Over budget today (issue 12 is open on it): a todo, so the count and the
+// gap show in every run without failing it; drop `todo` once it holds.
+test('the online client is under 150 KiB uncompressed', { todo: 'issue 12: the client is over its size budget (README, "Size")' }, (t) => {
+  const list = counted();
+  const total = list.reduce((a, f) => a + f.bytes, 0);
+  for (const f of list) t.diagnostic(`${String(f.bytes).padStart(6)}  ${f.file}`);
+  t.diagnostic(`${total} bytes counted; budget ${BUDGET}; excluded: ${Object.keys(EXCLUDED).join(', ')}`);
+  assert.ok(total <= BUDGET, `${total} bytes counted, ${total - BUDGET} over the ${BUDGET}-byte budget`);
+});

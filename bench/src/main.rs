@@ -17,6 +17,7 @@
 
 mod echo;
 mod load;
+mod nodes;
 mod procs;
 mod report;
 mod rooms;
@@ -119,13 +120,23 @@ struct Cli {
     /// Store: ranked runs on the one big board.
     #[arg(long)]
     store_runs: Option<usize>,
-    /// Store: also measure PostgreSQL at this URL (a schema is made and dropped in it). The report
+    /// Store: also measure PostgreSQL at this URL (a schema is made and dropped in it); with
+    /// --two-nodes, the nodes' database too (else a throwaway cluster). The report
     /// prints the command line: give a URL with a password through the environment instead.
     #[arg(long = "database-url", env = "MAZERACE_BENCH_DATABASE_URL", hide_env_values = true)]
     store_database_url: Option<String>,
-    /// Store: PostgreSQL connections finishing runs at once (a node's store holds 4).
+    /// Capacity: also run each point on two nodes (ids A and B, one PostgreSQL) behind a throwaway
+    /// nginx running deploy/nginx.conf, in a table beside one node's. PostgreSQL: --database-url
+    /// when given, else a throwaway initdb cluster. Needs Debian's postgresql and nginx.
+    #[arg(long)]
+    two_nodes: bool,
+    /// Store: PostgreSQL connections finishing runs at once, closed loop, straight on the backend
+    /// (a node's own store, measured open loop beside it, holds 16).
     #[arg(long, default_value_t = 4)]
     store_writers: usize,
+    /// Store: finishes a second offered to a node's own store (open loop; the goal's rate).
+    #[arg(long, default_value_t = 2000.0)]
+    store_rate: f64,
     /// Also write the report (markdown) to this file.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -184,11 +195,11 @@ fn main() -> Result<()> {
         let retries_before = ws::handshake_retries();
         let mut sec: Section = match name {
             "boards" => scenarios::boards::run(&ctx),
-            "capacity" => local.block_on(&rt, scenarios::capacity::run(&ctx)),
-            "idle" => local.block_on(&rt, scenarios::idle::run(&ctx)),
-            "fanout" => local.block_on(&rt, scenarios::saturate::run(&ctx)),
-            "races" => local.block_on(&rt, scenarios::races::run(&ctx)),
-            "churn" => local.block_on(&rt, scenarios::churn::run(&ctx)),
+            "capacity" => interruptible(&rt, &local, scenarios::capacity::run(&ctx))?,
+            "idle" => interruptible(&rt, &local, scenarios::idle::run(&ctx))?,
+            "fanout" => interruptible(&rt, &local, scenarios::saturate::run(&ctx))?,
+            "races" => interruptible(&rt, &local, scenarios::races::run(&ctx))?,
+            "churn" => interruptible(&rt, &local, scenarios::churn::run(&ctx))?,
             "store" => scenarios::store::run(&ctx),
             _ => unreachable!("checked against SCENARIOS"),
         };
@@ -217,6 +228,22 @@ fn main() -> Result<()> {
         bail!("scenarios that could not run in full: {}", failed.join(", "));
     }
     Ok(())
+}
+
+/// Run a scenario; on Ctrl-C (SIGINT) drop it instead, which stops its
+/// servers, nginx and PostgreSQL (their guards' `Drop`), and fail.
+fn interruptible(
+    rt: &tokio::runtime::Runtime,
+    local: &tokio::task::LocalSet,
+    scenario: impl std::future::Future<Output = Section>,
+) -> Result<Section> {
+    let done = local.block_on(rt, async {
+        tokio::select! {
+            sec = scenario => Some(sec),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    done.ok_or_else(|| anyhow::anyhow!("interrupted (Ctrl-C): its servers were stopped"))
 }
 
 fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
@@ -261,6 +288,8 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         store_runs: cli.store_runs.unwrap_or(if q { 5_000 } else { 1_000_000 }),
         store_database_url: cli.store_database_url.clone(),
         store_writers: cli.store_writers,
+        store_rate: cli.store_rate,
+        two_nodes: cli.two_nodes,
     })
 }
 

@@ -51,7 +51,7 @@ pub struct RaceServerSpec {
 
 static SCRATCH_SEQ: AtomicU32 = AtomicU32::new(0);
 
-fn scratch_dir(label: &str) -> Result<PathBuf> {
+pub fn scratch_dir(label: &str) -> Result<PathBuf> {
     let n = SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("mazerace-bench-{}-{label}-{n}", std::process::id()));
     if dir.exists() {
@@ -64,6 +64,19 @@ fn scratch_dir(label: &str) -> Result<PathBuf> {
 impl Server {
     /// `mazerace serve --bind 127.0.0.1:0 --data-dir <fresh>`.
     pub fn start_race(spec: &RaceServerSpec) -> Result<Server> {
+        Self::start_race_with(spec, &[], &[])
+    }
+
+    /// A node of several (`--two-nodes`): `--node-id ID` on the PostgreSQL
+    /// at `url` (passed in the environment, as the README says), believing
+    /// the proxy on 127.0.0.1.
+    pub fn start_node(spec: &RaceServerSpec, id: char, url: &str) -> Result<Server> {
+        let id = id.to_string();
+        let args = ["--node-id", id.as_str(), "--trusted-proxy", "127.0.0.1"];
+        Self::start_race_with(spec, &args, &[("MAZERACE_DATABASE_URL", url)])
+    }
+
+    fn start_race_with(spec: &RaceServerSpec, args: &[&str], env: &[(&str, &str)]) -> Result<Server> {
         let scratch = scratch_dir("race")?;
         let data = scratch.join("data");
         std::fs::create_dir_all(&data)?;
@@ -84,8 +97,10 @@ impl Server {
         // Nor per-address room and session caps (64 and 256 by default):
         // thousands of players share each source address here.
         cmd.args(["--max-rooms-per-address", "1000000", "--max-sessions-per-address", "1000000"]);
+        cmd.args(args);
         cmd.args(&spec.extra_args);
         cmd.env("RUST_LOG", &spec.log);
+        cmd.envs(env.iter().copied());
         let mut server = Self::spawn(cmd, scratch, "race server")?;
         if !spec.wrap.is_empty() {
             // A profiler needs time to write its output on exit.
@@ -101,6 +116,17 @@ impl Server {
         let mut cmd = Command::new(exe);
         cmd.arg("echo-server").arg("--bind").arg("127.0.0.1:0").arg("--runtime").arg(runtime);
         Self::spawn(cmd, scratch, "echo server")
+    }
+
+    /// A child that prints no address (nginx): started as every child is,
+    /// its stderr in `scratch`; the caller fills in `addr`.
+    pub fn spawn_silent(cmd: Command, scratch: PathBuf, label: &'static str) -> Result<Server> {
+        let log = std::fs::File::create(scratch.join("stderr.log"))?;
+        let mut cmd = through_exec_child(&cmd)?;
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::from(log));
+        let child = cmd.spawn().with_context(|| format!("starting {label}: {cmd:?}"))?;
+        let pid = child.id();
+        Ok(Server { child, addr: "127.0.0.1:1".parse()?, pid, scratch, label, stop_timeout: STOP_TIMEOUT })
     }
 
     fn spawn(cmd: Command, scratch: PathBuf, label: &'static str) -> Result<Server> {

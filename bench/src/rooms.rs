@@ -25,6 +25,9 @@ pub struct Target {
     pub addr: SocketAddr,
     /// Connections per 127.0.0.x source address.
     pub per_source: usize,
+    /// Joiners put the room code in the socket URL (`/ws?room=CODE`), as the
+    /// client does, so a load balancer in front routes them to its node.
+    pub room_in_url: bool,
 }
 
 /// A connected player who has said hello.
@@ -43,7 +46,18 @@ pub fn name_for(index: usize) -> String {
 
 /// Connect and say hello (with `token` to resume).
 pub async fn hello(t: Target, index: usize, name: String, token: Option<String>) -> Result<(Player, bool)> {
-    let mut conn = Conn::connect(t.addr, source_for(index, t.per_source), "/ws").await?;
+    hello_at(t, "/ws", index, name, token).await
+}
+
+/// [`hello`] on a socket at `path` (`/ws?room=CODE` to be routed to a room's node).
+pub async fn hello_at(
+    t: Target,
+    path: &str,
+    index: usize,
+    name: String,
+    token: Option<String>,
+) -> Result<(Player, bool)> {
+    let mut conn = Conn::connect(t.addr, source_for(index, t.per_source), path).await?;
     conn.send_msg(&ClientMsg::Hello { name: name.clone(), token }).await?;
     let (id, token, resumed) = conn
         .wait_for(REPLY_TIMEOUT, |m| match m {
@@ -149,7 +163,8 @@ async fn setup_room(t: Target, first: usize, room_size: usize, size: Size, seed:
         let code = code.clone();
         async move {
             let i = first + k;
-            let (mut p, _) = hello(t, i, name_for(i), None).await?;
+            let path = if t.room_in_url { format!("/ws?room={code}") } else { "/ws".to_owned() };
+            let (mut p, _) = hello_at(t, &path, i, name_for(i), None).await?;
             join_room(&mut p, &code).await?;
             Ok::<Player, anyhow::Error>(p)
         }

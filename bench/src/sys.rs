@@ -111,7 +111,9 @@ mod tests {
                 x = x.wrapping_add(std::hint::black_box(1));
             }
         }
-        assert!(x > 0);
+        // The process may have had CPU counted before the loop (other tests
+        // run beside this one): then it never spins, which is fine.
+        std::hint::black_box(x);
         assert!(cpu_time(pid).unwrap() > Duration::ZERO);
         assert!(thread_cpu_time() > Duration::ZERO);
         assert!(machine_busy().unwrap() > Duration::ZERO);

@@ -52,10 +52,12 @@ fn serve(mut backend: Box<dyn Backend>, queue: &Mutex<mpsc::Receiver<Job>>) {
 /// Requests that may wait in the queue before reads are refused as busy.
 pub const DEFAULT_QUEUE: usize = 256;
 
-/// Connections a node's store holds to PostgreSQL: commits wait on the
-/// server's WAL flush, so several in flight keep a node's finishes from
-/// queueing behind one another.
-pub const POSTGRES_CONNECTIONS: usize = 4;
+/// Connections a node's store holds to PostgreSQL: every commit waits on
+/// the server's WAL flush, and commits in flight together share one flush
+/// (PostgreSQL's group commit), so more connections mean more finishes per
+/// flush; 16, because a disk of a few hundred flushes a second needs over
+/// ten finishes per flush for 2,000 a second (bench/RESULTS.md).
+pub const POSTGRES_CONNECTIONS: usize = 16;
 
 /// Where the durable data lives.
 #[derive(Clone, PartialEq, Eq)]

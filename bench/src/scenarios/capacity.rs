@@ -15,8 +15,9 @@ use anyhow::{bail, Result};
 use mazerace_protocol::Size;
 use std::time::Duration;
 
-use super::{figures, join_drivers, read_window, shared_for, spawn_drivers, start_races, trouble, Ctx};
+use super::{figures, join_drivers, read_window_of, shared_for, spawn_drivers, start_races, trouble, Ctx};
 use crate::load::{Pace, Schedule};
+use crate::nodes::{sessions, Nginx, Postgres, Schema};
 use crate::procs::Server;
 use crate::report::{fmt_bytes, fmt_count, Goal, Section, Table, Verdict};
 use crate::rooms::{setup_rooms, Boards, RoomPlan, Target};
@@ -31,6 +32,30 @@ const CPU_RATIO_GOAL: f64 = 1.5;
 const GOAL_PLAYERS: usize = 20_000;
 /// Other processes' CPU share (of one core) above which a missed point is retried.
 const DISTURBED: f64 = 0.15;
+
+/// The columns of a point's row.
+pub const HEADERS: &[&str] = &[
+    "room size",
+    "players",
+    "target moves/s",
+    "moves/s",
+    "ack p50",
+    "ack p90",
+    "ack p99",
+    "ack max",
+    "progress msgs/s",
+    "frames / move",
+    "stale p50",
+    "stale p99",
+    "server CPU s / 1k moves",
+    "server CPU",
+    "server RSS",
+    "loadgen CPU",
+    "other CPU",
+    "send lag p99",
+    "trouble",
+    "goal",
+];
 
 /// One point of the sweep.
 pub struct Point {
@@ -55,6 +80,17 @@ pub async fn run(ctx: &Ctx) -> Section {
         }
     }
     cpu_ratio_goal(&sweeps, &mut sec);
+    if ctx.two_nodes && !sec.failed {
+        let ran: Vec<(usize, Vec<usize>)> = sweeps
+            .iter()
+            .map(|(s, points)| {
+                let mut n: Vec<usize> = points.iter().map(|p| p.players).collect();
+                n.sort_unstable();
+                (*s, n)
+            })
+            .collect();
+        super::capacity_nodes::run(ctx, &ran, &mut sec).await;
+    }
     sec.note(format!(
         "Hard mazes (23x23), {} move(s)/s per player, {:.0}% invalid moves, warm-up {:?}, measured {:?}; \
          latency is timed from just before each move's write to the answer's arrival.",
@@ -112,28 +148,7 @@ fn cpu_ratio_goal(sweeps: &[(usize, Vec<Point>)], sec: &mut Section) {
 /// its points for the cross-size figures.
 async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) -> Vec<Point> {
     let cap = ctx.connection_cap() / s * s;
-    let mut table = Table::new(&[
-        "room size",
-        "players",
-        "target moves/s",
-        "moves/s",
-        "ack p50",
-        "ack p90",
-        "ack p99",
-        "ack max",
-        "progress msgs/s",
-        "frames / move",
-        "stale p50",
-        "stale p99",
-        "server CPU s / 1k moves",
-        "server CPU",
-        "server RSS",
-        "loadgen CPU",
-        "other CPU",
-        "send lag p99",
-        "trouble",
-        "goal",
-    ]);
+    let mut table = Table::new(HEADERS);
     let mut points: Vec<Point> = Vec::new();
     let mut plan: Vec<usize> = ctx.sweep.iter().map(|&n| (n / s * s).clamp(s, cap.max(s))).collect();
     plan.dedup();
@@ -143,7 +158,7 @@ async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) -> Vec<Point> {
         let n = plan[i];
         // Other users share this machine: a point that missed while they were
         // busy is run again (twice at most), and the cleaner run is reported.
-        let mut attempt = point(ctx, s, n).await;
+        let mut attempt = point(ctx, s, n, Under::One).await;
         for _ in 0..2 {
             match &attempt {
                 Ok(p) if !p.pass && p.other_cpu > DISTURBED => {
@@ -151,7 +166,7 @@ async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) -> Vec<Point> {
                         "capacity S={s} N={n}: other processes used {:.0}% CPU; running it again",
                         p.other_cpu * 100.0
                     );
-                    let again = point(ctx, s, n).await;
+                    let again = point(ctx, s, n, Under::One).await;
                     if again.as_ref().is_ok_and(|a| a.pass || a.other_cpu < p.other_cpu) {
                         attempt = again;
                     }
@@ -214,10 +229,51 @@ async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) -> Vec<Point> {
     points
 }
 
-/// Run one N on a fresh server.
-pub async fn point(ctx: &Ctx, s: usize, n: usize) -> Result<Point> {
-    let server = Server::start_race(&ctx.server_with(&["--countdown-secs", "0"]))?;
-    let target = Target { addr: server.addr, per_source: ctx.per_source };
+/// What a point runs against.
+#[derive(Clone, Copy)]
+pub enum Under<'a> {
+    /// One server, as every other scenario.
+    One,
+    /// Nodes A and B on this PostgreSQL (a fresh schema) behind nginx.
+    Two(&'a Postgres),
+}
+
+/// The processes of one point, stopped (and the schema dropped) on drop, in this order.
+struct Setup {
+    nginx: Option<Nginx>,
+    servers: Vec<Server>,
+    _schema: Option<Schema>,
+}
+
+impl Setup {
+    fn start(ctx: &Ctx, under: Under<'_>) -> Result<(Setup, Target)> {
+        let spec = ctx.server_with(&["--countdown-secs", "0"]);
+        match under {
+            Under::One => {
+                let server = Server::start_race(&spec)?;
+                let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
+                Ok((Setup { nginx: None, servers: vec![server], _schema: None }, target))
+            }
+            Under::Two(pg) => {
+                let schema = pg.schema("capacity")?;
+                let a = Server::start_node(&spec, 'A', &schema.url)?;
+                let b = Server::start_node(&spec, 'B', &schema.url)?;
+                let nginx = Nginx::start(&a, &b, ctx.files.soft)?;
+                let target =
+                    Target { addr: nginx.server.addr, per_source: ctx.per_source, room_in_url: true };
+                Ok((Setup { nginx: Some(nginx), servers: vec![a, b], _schema: Some(schema) }, target))
+            }
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        self.servers.iter().map(Server::stderr_tail).collect()
+    }
+}
+
+/// Run one N on a fresh server (or two fresh nodes behind nginx).
+pub async fn point(ctx: &Ctx, s: usize, n: usize, under: Under<'_>) -> Result<Point> {
+    let (setup, target) = Setup::start(ctx, under)?;
     let rooms = n / s;
     let plan =
         RoomPlan { rooms, room_size: s, size: Size::Hard, seed_base: 1000, seed_spread: 64, first_index: 0 };
@@ -226,7 +282,7 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize) -> Result<Point> {
         bail!(
             "{failed} of {rooms} rooms failed to set up: {}{}",
             err.unwrap_or_default(),
-            server.stderr_tail()
+            setup.stderr_tail()
         );
     }
     let boards = Boards::default();
@@ -249,10 +305,23 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize) -> Result<Point> {
         sched,
         &shared,
     );
-    let readings = read_window(window, server.pid).await;
+    // How the players spread over the nodes (each node's /healthz).
+    let spread = match under {
+        Under::One => None,
+        Under::Two(_) => Some(
+            setup
+                .servers
+                .iter()
+                .map(|s| sessions(s.addr).map_or("?".into(), |n| fmt_count(n as f64)))
+                .collect::<Vec<_>>()
+                .join(" / "),
+        ),
+    };
+    let pids: Vec<u32> = setup.servers.iter().map(|s| s.pid).collect();
+    let readings = read_window_of(window, &pids, setup.nginx.as_ref().map(|n| n.server.pid)).await;
     let racers = join_drivers(handles).await;
     drop(racers);
-    drop(server);
+    drop(setup);
     let m = shared.meter.borrow();
     let f = figures(&m, &readings);
     let target_rate = n as f64 * ctx.rate;
@@ -267,7 +336,7 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize) -> Result<Point> {
         && f.moves_per_sec >= 0.95 * target_rate
         && m.unanswered == 0
         && m.errors == 0;
-    let row = vec![
+    let mut row = vec![
         s.to_string(),
         fmt_count(n as f64),
         fmt_count(target_rate),
@@ -289,6 +358,10 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize) -> Result<Point> {
         trouble(&m),
         if pass { "PASS".into() } else { "MISS".into() },
     ];
+    if let Some(spread) = spread {
+        row.push(format!("{:.0}%", readings.proxy_cpu.as_secs_f64() / window.secs() * 100.0));
+        row.push(spread);
+    }
     if let Some(e) = &m.first_error {
         eprintln!("capacity S={s} N={n}: first error: {e}");
     }

@@ -98,7 +98,7 @@ pub async fn run(ctx: &Ctx) -> Section {
             return sec;
         }
     };
-    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
     let counts: Tally = Rc::new(RefCell::new(Counts::default()));
     let boards = Boards::default();
     let t0 = Instant::now();

@@ -30,7 +30,7 @@ pub async fn run(ctx: &Ctx) -> Section {
     // Let the empty server settle (database opened, runtime threads up).
     tokio::time::sleep(Duration::from_millis(500)).await;
     let base = sys::rss_bytes(server.pid).unwrap_or(0);
-    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
     let t0 = Instant::now();
     let plan = RoomPlan {
         rooms: n / ROOM_SIZE,

@@ -4,11 +4,13 @@
 
 pub mod boards;
 pub mod capacity;
+mod capacity_nodes;
 pub mod churn;
 pub mod idle;
 pub mod races;
 pub mod saturate;
 pub mod store;
+mod store_finish;
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -50,10 +52,15 @@ pub struct Ctx {
     pub board_samples: usize,
     /// Store: ranked runs on the big board.
     pub store_runs: usize,
-    /// Store: a PostgreSQL URL to measure beside SQLite.
+    /// Store: a PostgreSQL URL to measure beside SQLite (and the two-node
+    /// capacity run's database, when given).
     pub store_database_url: Option<String>,
+    /// Capacity: also sweep two nodes behind nginx.
+    pub two_nodes: bool,
     /// Store: PostgreSQL connections finishing runs at once.
     pub store_writers: usize,
+    /// Store: finishes a second offered to a node's store (open loop).
+    pub store_rate: f64,
 }
 
 impl Ctx {
@@ -79,6 +86,8 @@ pub struct Readings {
     pub window: Window,
     pub server_cpu: Duration,
     pub client_cpu: Duration,
+    /// A proxy's CPU time (nginx in front of two nodes), else zero.
+    pub proxy_cpu: Duration,
     /// CPU time of everything else on the machine (other users' builds ...)
     /// during the window: the figures are only as clean as this is small.
     pub other_cpu: Duration,
@@ -87,19 +96,36 @@ pub struct Readings {
 
 /// Sleep until `window.start`, sample, sleep until its end, sample.
 pub async fn read_window(window: Window, server_pid: u32) -> Readings {
+    read_window_of(window, &[server_pid], None).await
+}
+
+/// [`read_window`] of several server processes (summed: CPU and RSS) and
+/// an optional proxy in front of them (its CPU in `proxy_cpu`).
+pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>) -> Readings {
     let me = std::process::id();
+    let servers_sample = || {
+        servers
+            .iter()
+            .map(|&p| sys::sample(p))
+            .fold((Duration::ZERO, 0u64), |(c, r), s| (c + s.cpu, r + s.rss))
+    };
+    let proxy_cpu = || proxy.map_or(Duration::ZERO, |p| sys::sample(p).cpu);
     tokio::time::sleep_until(window.start.into()).await;
-    let (s0, c0, m0) = (sys::sample(server_pid), sys::sample(me), sys::machine_busy().unwrap_or_default());
+    let (s0, p0, c0, m0) =
+        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_busy().unwrap_or_default());
     tokio::time::sleep_until(window.end.into()).await;
-    let (s1, c1, m1) = (sys::sample(server_pid), sys::sample(me), sys::machine_busy().unwrap_or_default());
-    let server_cpu = s1.cpu.saturating_sub(s0.cpu);
+    let (s1, p1, c1, m1) =
+        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_busy().unwrap_or_default());
+    let server_cpu = s1.0.saturating_sub(s0.0);
+    let proxy_cpu = p1.saturating_sub(p0);
     let client_cpu = c1.cpu.saturating_sub(c0.cpu);
     Readings {
         window,
         server_cpu,
         client_cpu,
-        other_cpu: m1.saturating_sub(m0).saturating_sub(server_cpu + client_cpu),
-        server_rss: s1.rss,
+        proxy_cpu,
+        other_cpu: m1.saturating_sub(m0).saturating_sub(server_cpu + client_cpu + proxy_cpu),
+        server_rss: s1.1,
     }
 }
 

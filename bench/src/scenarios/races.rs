@@ -118,7 +118,7 @@ pub async fn run(ctx: &Ctx) -> Section {
 
 async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
     let server = Server::start_race(&ctx.server_with(v.args))?;
-    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
     let rooms = ctx.race_rooms.max(2);
     let mut sets = Vec::new();
     // Half the rooms Ghost, half the maze.

@@ -133,7 +133,7 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
         "--msgs-burst",
         "1000000",
     ]))?;
-    let target = Target { addr: server.addr, per_source: ctx.per_source };
+    let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
     let boards = Boards::default();
     let mut groups = Vec::new();
     for (k, &s) in ctx.fanout_sizes.iter().enumerate() {

@@ -20,6 +20,7 @@
 //! NOTHING` (atomic across nodes), the salt made once the same way, and
 //! `SELECT .. FOR UPDATE` so a run ends once.
 
+mod finish;
 mod leagues;
 mod queries;
 pub mod schema;
@@ -44,13 +45,16 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
 /// Set on every connection: a statement or a lock wait longer than this
-/// fails as unavailable rather than holding the store's worker.
-const SESSION_SETUP: &str = "SET statement_timeout = '10s'; SET lock_timeout = '5s'";
+/// fails as unavailable rather than holding the store's worker; and no
+/// NOTICEs (the migration's `CREATE TABLE IF NOT EXISTS` sent one per
+/// connection, which the client logs at info: 16 lines a node start).
+const SESSION_SETUP: &str =
+    "SET statement_timeout = '10s'; SET lock_timeout = '5s'; SET client_min_messages = warning";
 
 /// The PostgreSQL backend: one connection, re-made when it dies.
 pub struct PostgresBackend {
     config: postgres::Config,
-    client: Option<Client>,
+    client: Option<Live>,
     /// No connect is tried before this, after a failed one.
     retry_at: Option<std::time::Instant>,
     /// `me.lost` when this connection was made: a larger count means another
@@ -110,8 +114,16 @@ impl PostgresBackend {
         &mut self,
         f: impl FnOnce(&mut Client, &Identity) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        self.with_live(|live, me| f(&mut live.client, me))
+    }
+
+    /// [`PostgresBackend::with`], with the connection's prepared statements.
+    fn with_live<T>(
+        &mut self,
+        f: impl FnOnce(&mut Live, &Identity) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let lost = self.me.lost.load(Ordering::Relaxed);
-        if self.client.as_ref().is_some_and(|c| c.is_closed() || self.made_at_lost != lost) {
+        if self.client.as_ref().is_some_and(|c| c.client.is_closed() || self.made_at_lost != lost) {
             self.client = None;
         }
         let client = match &mut self.client {
@@ -128,7 +140,7 @@ impl PostgresBackend {
                     Ok(c) => {
                         self.retry_at = None;
                         self.made_at_lost = lost;
-                        slot.insert(c)
+                        slot.insert(Live { client: c, finish: None })
                     }
                     Err(e) => {
                         self.retry_at = Some(std::time::Instant::now() + RECONNECT_AFTER);
@@ -144,6 +156,13 @@ impl PostgresBackend {
         }
         out
     }
+}
+
+/// One connection and what is prepared on it (gone with it).
+struct Live {
+    client: Client,
+    /// `finish_run`'s statement, prepared on first use (see [`finish`]).
+    finish: Option<postgres::Statement>,
 }
 
 fn renew_lease(c: &mut Client, me: &Identity) -> Result<(), StoreError> {

@@ -8,8 +8,7 @@ use mazerace_protocol::{Action, Game, Size};
 
 use super::{col, count, entrant_shard, raw_run, renew_lease, snapshot, PostgresBackend};
 use crate::backend::{
-    check_board, new_salt, AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState,
-    StoredRun,
+    check_board, new_salt, AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, StoredRun,
 };
 use crate::error::StoreError;
 use crate::player::PlayerKey;
@@ -22,7 +21,7 @@ const STARTED_AT: &str = "to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\
 const CLOSE_RUNS: &str =
     "UPDATE runs SET state = 'not_finished', steps = 0, actions = '[]', times = NULL, ended_at = now()";
 
-fn rank_in(
+pub(super) fn rank_in(
     c: &mut impl GenericClient,
     date: &str,
     game: Game,
@@ -44,7 +43,12 @@ fn rank_in(
     Ok(better.saturating_add(1))
 }
 
-fn entrants_in(c: &mut impl GenericClient, date: &str, game: Game, size: Size) -> Result<u32, StoreError> {
+pub(super) fn entrants_in(
+    c: &mut impl GenericClient,
+    date: &str,
+    game: Game,
+    size: Size,
+) -> Result<u32, StoreError> {
     count(
         c,
         "SELECT COALESCE(SUM(n), 0)::bigint FROM board_entrants WHERE date = $1 AND game = $2 AND size = $3",
@@ -52,7 +56,7 @@ fn entrants_in(c: &mut impl GenericClient, date: &str, game: Game, size: Size) -
     )
 }
 
-fn streak_in(c: &mut impl GenericClient, player: &str, today: &str) -> Result<u32, StoreError> {
+pub(super) fn streak_in(c: &mut impl GenericClient, player: &str, today: &str) -> Result<u32, StoreError> {
     crate::clock::day_number(today)
         .ok_or_else(|| StoreError::Invalid(format!("{today:?} is not a YYYY-MM-DD date")))?;
     let rows = c.query(
@@ -169,68 +173,7 @@ impl Backend for PostgresBackend {
         times_ms: Option<&[u64]>,
     ) -> Result<FinishedRun, StoreError> {
         let end = ending(outcome, actions, times_ms)?;
-        self.with(|c, _| {
-            let mut tx = c.transaction()?;
-            let found = tx.query_opt(
-                "SELECT player, date, game, size, ranked, state, steps, time_ms, actions FROM runs
-                 WHERE id = $1 FOR UPDATE",
-                &[&run_id],
-            )?;
-            let row = found.ok_or(StoreError::UnknownRun(run_id))?;
-            let (player, date): (String, String) = (col(&row, 0)?, col(&row, 1)?);
-            let game: Game = parse(&col::<String>(&row, 2)?, "game")?;
-            let size: Size = parse(&col::<String>(&row, 3)?, "size")?;
-            let ranked: bool = col(&row, 4)?;
-            let steps = i64::from(end.steps);
-            // A repeat of the very finish already stored (a retry after an
-            // unknown outcome) answers as the first did; any other is refused.
-            let repeat = col::<String>(&row, 5)? != RunState::Playing.as_str();
-            if repeat
-                && (col::<String>(&row, 5)? != end.state.as_str()
-                    || col::<i64>(&row, 6)? != steps
-                    || col::<Option<i64>>(&row, 7)? != end.time_db
-                    || col::<String>(&row, 8)? != end.actions)
-            {
-                return Err(StoreError::RunOver(run_id));
-            }
-            if !repeat {
-                tx.execute(
-                    "UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6,
-                         ended_at = now()
-                     WHERE id = $1",
-                    &[&run_id, &end.state.as_str(), &steps, &end.time_db, &end.actions, &end.times],
-                )?;
-            }
-            let rank = match end.time_db {
-                Some(t) if ranked => {
-                    if !repeat {
-                        tx.execute(
-                            "INSERT INTO board_steps (date, game, size, steps, n) VALUES ($1, $2, $3, $4, 1)
-                             ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1",
-                            &[&date, &game.as_str(), &size.as_str(), &steps],
-                        )?;
-                    }
-                    Some(rank_in(&mut tx, &date, game, size, steps, t)?)
-                }
-                _ => None,
-            };
-            let entrants = entrants_in(&mut tx, &date, game, size)?;
-            let streak = streak_in(&mut tx, &player, &date)?;
-            tx.commit()?;
-            Ok(FinishedRun {
-                run_id,
-                date,
-                game,
-                size,
-                ranked,
-                finished: end.state == RunState::Finished,
-                steps: end.steps,
-                time_ms: end.time_ms,
-                rank,
-                entrants,
-                streak,
-            })
-        })
+        self.finish(run_id, &end)
     }
 
     fn abandon_open_runs(&mut self) -> Result<u64, StoreError> {

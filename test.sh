@@ -89,9 +89,11 @@ pg_port=""
 # The command line that starts the cluster on port $1 (also exported for the
 # outage test, which stops and restarts it).
 pg_start_cmd() {
-  # Durability settings off: a test cluster thrown away at the end.
+  # Durability settings off: a test cluster thrown away at the end. Room for
+  # the connections of the test binaries running at once (each node's store
+  # holds 16; the default of 100 could run out with several nodes tests).
   echo "runuser -u $pg_user -- $pg_bin/pg_ctl -D $pg_tmp/data -l $pg_tmp/log -w -t 60" \
-    "-o '-c listen_addresses=127.0.0.1 -p $1 -k $pg_tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off'" \
+    "-o '-c listen_addresses=127.0.0.1 -p $1 -k $pg_tmp -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off'" \
     "start"
 }
 for _ in 1 2 3 4 5; do

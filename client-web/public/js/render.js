@@ -1,5 +1,4 @@
-// Draws a board on a canvas, crisp at any devicePixelRatio. Okabe-Ito colours, and
-// every landmark also has a shape: nothing is told by colour alone.
+// Draws a board on a canvas. Every landmark also has a shape: nothing is told by colour alone.
 
 export const PALETTE = {
   you: '#0072B2',
@@ -23,10 +22,8 @@ export function fit(canvas, n, maxW, maxH) {
   const cell = Math.max(4, Math.floor(avail / n));
   const css = cell * n;
   if (canvas.width !== Math.round(css * dpr) || canvas.style.width !== css + 'px') {
-    canvas.style.width = css + 'px';
-    canvas.style.height = css + 'px';
-    canvas.width = Math.round(css * dpr);
-    canvas.height = Math.round(css * dpr);
+    canvas.style.width = canvas.style.height = css + 'px';
+    canvas.width = canvas.height = Math.round(css * dpr);
   }
   return { dpr, cell, css, n };
 }
@@ -75,42 +72,34 @@ export function draw(canvas, layout, scene) {
     ctx.stroke();
   }
 
-  if (scene.me && scene.me.ghost) {
-    const [x, y] = at(scene.me.ghost);
-    ctx.globalAlpha = 0.4;
-    disc(ctx, x + s / 2, y + s / 2, s * 0.32, PALETTE.you, null);
+  // A disc of radius r (cells) centred in cell p; alpha, then an outline (dashed: a ghost).
+  const dot = (p, r, fill, stroke, lw, alpha = 1, dash = []) => {
+    const [x, y] = at(p);
+    ctx.globalAlpha = alpha;
+    disc(ctx, x + s / 2, y + s / 2, r, fill, stroke, lw, dash);
     ctx.globalAlpha = 1;
-    ctx.setLineDash([3, 3]);
-    ring(ctx, x + s / 2, y + s / 2, s * 0.32, PALETTE.you, 1.5);
-    ctx.setLineDash([]);
+  };
+  if (scene.me && scene.me.ghost) {
+    dot(scene.me.ghost, s * 0.32, PALETTE.you, null, 0, 0.4);
+    dot(scene.me.ghost, s * 0.32, null, PALETTE.you, 1.5, 1, [3, 3]);
   }
   if (scene.marker) {
-    if (scene.marker.ghost) {
-      const [gx, gy] = at(scene.marker.ghost);
-      ctx.globalAlpha = 0.4;
-      disc(ctx, gx + s / 2, gy + s / 2, s * 0.3, PALETTE.line, null);
-      ctx.globalAlpha = 1;
-    }
-    const [x, y] = at(scene.marker.pos);
-    disc(ctx, x + s / 2, y + s / 2, s * 0.3, PALETTE.line, '#ffffff', 2);
+    if (scene.marker.ghost) dot(scene.marker.ghost, s * 0.3, PALETTE.line, null, 0, 0.4);
+    dot(scene.marker.pos, s * 0.3, PALETTE.line, '#ffffff', 2);
   } else if (scene.me) {
-    const [x, y] = at(scene.me.pos);
-    disc(ctx, x + s / 2, y + s / 2, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
+    const p = scene.me.pos;
+    dot(p, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
     const g = scene.me.ghost;
-    if (g && Math.abs(g[0] - scene.me.pos[0]) < 0.5 && Math.abs(g[1] - scene.me.pos[1]) < 0.5) {
-      // The ghost walks with me: a dashed halo keeps it visible.
-      ctx.setLineDash([3, 3]);
-      ring(ctx, x + s / 2, y + s / 2, s * 0.45, PALETTE.you, 2);
-      ctx.setLineDash([]);
-    }
+    // The ghost walks with me: a dashed halo keeps it visible.
+    if (g && Math.abs(g[0] - p[0]) < 0.5 && Math.abs(g[1] - p[1]) < 0.5) dot(p, s * 0.45, null, PALETTE.you, 2, 1, [3, 3]);
   }
 
-  // Other racers, drawn last: small translucent markers, fanned out when they share a cell.
+  // Other racers, drawn last, fanned out when they share a cell.
   const others = scene.others || [];
   const shared = new Map();
   // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
-  const crowd = new Map(); // cell -> racers there, for one label per cell
+  const crowd = new Map(); // cell -> racers there
   for (const o of others) {
     const k = o.pos.join(',');
     crowd.set(k, [...(crowd.get(k) || []), o]);
@@ -132,20 +121,17 @@ export function draw(canvas, layout, scene) {
     const name = `\u2068${short}\u2069` + (group.length > 1 ? ` +${group.length - 1}` : '');
     if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour, css);
   }
-
 }
 
 function drawVault(ctx, b, s, at, scene) {
-  ctx.strokeStyle = PALETTE.grid;
-  ctx.lineWidth = 1;
-  for (let i = 1; i < b.n; i++) {
+  const lines = (segs, colour, lw) => {
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = lw;
     ctx.beginPath();
-    ctx.moveTo(i * s + 0.5, 0);
-    ctx.lineTo(i * s + 0.5, b.n * s);
-    ctx.moveTo(0, i * s + 0.5);
-    ctx.lineTo(b.n * s, i * s + 0.5);
+    for (const [x1, y1, x2, y2] of segs) ctx.moveTo(x1, y1), ctx.lineTo(x2, y2);
     ctx.stroke();
-  }
+  };
+  for (let i = 1; i < b.n; i++) lines([[i * s + 0.5, 0, i * s + 0.5, b.n * s], [0, i * s + 0.5, b.n * s, i * s + 0.5]], PALETTE.grid, 1);
   const pad = Math.max(1, Math.round(s * 0.04));
   ctx.fillStyle = PALETTE.wall;
   for (let r = 0; r < b.n; r++) {
@@ -159,50 +145,33 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.strokeStyle = PALETTE.start;
   ctx.lineWidth = Math.max(2, s * 0.05);
   ctx.strokeRect(x + s * 0.08, y + s * 0.08, s * 0.84, s * 0.84);
-  ctx.globalAlpha = 0.5;
-  corner(ctx, 'S', x, y, s, PALETTE.start, true);
-  ctx.globalAlpha = 1;
+  corner(ctx, 'S', x, y, s, PALETTE.start, 0.5);
   [x, y] = at(b.plate);
   roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
   ctx.strokeStyle = '#6b5d00';
   ctx.lineWidth = Math.max(1.5, s * 0.04);
   ctx.strokeRect(x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72);
-  ctx.globalAlpha = 0.55;
-  corner(ctx, 'P', x, y, s, '#6b5d00', true);
-  ctx.globalAlpha = 1;
+  corner(ctx, 'P', x, y, s, '#6b5d00', 0.55);
   // Gate: orange bars when shut, an open dashed frame when the way is open.
   [x, y] = at(b.gate);
   const open = scene.me && scene.me.gateOpen;
+  const [lo, hi] = [x + s * 0.12, x + s * 0.88];
   ctx.strokeStyle = PALETTE.gate;
   ctx.lineWidth = Math.max(2, s * 0.07);
   if (open) {
     ctx.setLineDash([s * 0.12, s * 0.1]);
-    ctx.strokeRect(x + s * 0.12, y + s * 0.12, s * 0.76, s * 0.76);
+    ctx.strokeRect(lo, y + s * 0.12, s * 0.76, s * 0.76);
     ctx.setLineDash([]);
   } else {
+
     ctx.fillStyle = 'rgba(230,159,0,0.18)';
     ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-    ctx.beginPath();
-    for (let i = 1; i <= 3; i++) {
-      ctx.moveTo(x + (s * i) / 4, y + s * 0.12);
-      ctx.lineTo(x + (s * i) / 4, y + s * 0.88);
-    }
-    ctx.moveTo(x + s * 0.12, y + s * 0.12);
-    ctx.lineTo(x + s * 0.88, y + s * 0.12);
-    ctx.moveTo(x + s * 0.12, y + s * 0.88);
-    ctx.lineTo(x + s * 0.88, y + s * 0.88);
-    ctx.stroke();
+    const bars = [1, 2, 3].map((i) => [x + (s * i) / 4, y + s * 0.12, x + (s * i) / 4, y + s * 0.88]);
+    lines([...bars, [lo, y + s * 0.12, hi, y + s * 0.12], [lo, y + s * 0.88, hi, y + s * 0.88]], PALETTE.gate, Math.max(2, s * 0.07));
   }
-  ctx.globalAlpha = open ? 0.8 : 0.55;
-  corner(ctx, 'G', x, y, s, '#8a5a00', true);
-  ctx.globalAlpha = 1;
+  corner(ctx, 'G', x, y, s, '#8a5a00', open ? 0.8 : 0.55);
   [x, y] = at(b.flag);
-  ctx.strokeStyle = PALETTE.wall;
-  ctx.lineWidth = Math.max(1.5, s * 0.05);
-  ctx.beginPath();
-  ctx.moveTo(x + s * 0.32, y + s * 0.16);
-  ctx.lineTo(x + s * 0.32, y + s * 0.86);
-  ctx.stroke();
+  lines([[x + s * 0.32, y + s * 0.16, x + s * 0.32, y + s * 0.86]], PALETTE.wall, Math.max(1.5, s * 0.05));
   ctx.fillStyle = PALETTE.exit;
   ctx.beginPath();
   ctx.moveTo(x + s * 0.34, y + s * 0.16);
@@ -216,11 +185,11 @@ function drawMaze(ctx, b, s, at) {
   let [x, y] = at(b.start);
   ctx.fillStyle = PALETTE.start;
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-  if (s >= 16) corner(ctx, 'S', x, y, s, '#ffffff', true);
+  if (s >= 16) corner(ctx, 'S', x, y, s, '#ffffff');
   [x, y] = at(b.exit);
   ctx.fillStyle = PALETTE.exit;
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-  if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff', true);
+  if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff');
   // Walls: every closed side, drawn once (up and left of each cell, plus the outer edge).
   const w = Math.max(2, Math.round(s * 0.1));
   ctx.fillStyle = PALETTE.wall;
@@ -238,24 +207,20 @@ function drawMaze(ctx, b, s, at) {
   ctx.fillRect(0, 0, n * s, w / 2);
 }
 
-function disc(ctx, x, y, r, fill, stroke, lw = 2) {
+function disc(ctx, x, y, r, fill, stroke, lw = 2, dash = []) {
   ctx.beginPath();
   ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.fillStyle = fill;
-  ctx.fill();
+  if (fill) {
+    ctx.fillStyle = fill;
+    ctx.fill();
+  }
   if (stroke) {
+    ctx.setLineDash(dash);
     ctx.strokeStyle = stroke;
     ctx.lineWidth = lw;
     ctx.stroke();
+    ctx.setLineDash([]);
   }
-}
-
-function ring(ctx, x, y, r, colour, lw) {
-  ctx.beginPath();
-  ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.strokeStyle = colour;
-  ctx.lineWidth = lw;
-  ctx.stroke();
 }
 
 function roundRect(ctx, x, y, w, h, r, fill) {
@@ -266,16 +231,17 @@ function roundRect(ctx, x, y, w, h, r, fill) {
   ctx.fill();
 }
 
-/** A small letter in a cell's corner, so landmarks read without colour. */
-function corner(ctx, text, x, y, s, colour, centre = false) {
-  const size = centre ? Math.round(s * 0.5) : Math.max(8, Math.round(s * 0.2));
-  ctx.font = `700 ${size}px system-ui, sans-serif`;
+/** A landmark's letter in its cell, so it reads without colour. */
+function corner(ctx, text, x, y, s, colour, alpha = 1) {
+  ctx.font = `700 ${Math.round(s * 0.5)}px system-ui, sans-serif`;
   ctx.fillStyle = colour;
-  ctx.textAlign = centre ? 'center' : 'left';
-  ctx.textBaseline = centre ? 'middle' : 'top';
-  if (centre) ctx.fillText(text, x + s / 2, y + s / 2 + 1);
-  else ctx.fillText(text, x + s * 0.08, y + s * 0.06);
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.globalAlpha = alpha;
+  ctx.fillText(text, x + s / 2, y + s / 2 + 1);
+  ctx.globalAlpha = 1;
 }
+
 
 /** A name above a marker: canvas text is never parsed as HTML. */
 function label(ctx, text, x, y, size, colour, width) {

@@ -30,6 +30,9 @@ export const note = (colspan, text) => el('tr', {}, el('td', { colspan: String(c
 /** Each `text` or `[text, class]`. */
 export const pills = (list) => list.map((p) => (([text, cls]) => el('span', { class: cls ? `pill ${cls}` : 'pill', text }))([].concat(p)));
 export const tags = (list) => list.map((text) => el('span', { class: 'tag', text }));
+/** "In it (2): Ann, Bo", each name isolated. */
+export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })]));
+
 
 /** Throws on a failure. */
 

@@ -22,7 +22,10 @@ export function sizeLabel(game, size) {
 /** "Ghost Small 6×6" (`sep` between). */
 export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeLabel(game, size)}`;
 export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
-export const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** A best (store.best) in words: "90% · 20 steps · 0:42.3 (offline)". */
+export const best = (b, game) => `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
+export const plural = 
+(n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** 42_300 -> "0:42.3"; null -> "–". */
 export function clock(ms) {

@@ -1,7 +1,6 @@
-// Leagues (issue 15): the home card, the /l/CODE join card and the league view.
-// League and player names are data: only ever textContent.
+// Leagues (issue 15): the home card, the /l/CODE join card, the league view.
 
-import { $, el } from './dom.js';
+import { $, el, btn, cells, note, getJson, names } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
 import { table } from './daily.js';
 import * as F from './format.js';
@@ -25,11 +24,7 @@ export function init(c) {
     if (code) act({ type: 'join_league', code });
   });
   $('lg-leave').addEventListener('click', () => act({ type: 'leave_league', code: s.leagues.open }));
-  $('lg-back').addEventListener('click', () => {
-    s.view = 'home';
-    fx.go('/');
-    c.render();
-  });
+  $('lg-back').addEventListener('click', () => (fx.go('/'), (s.view = 'home'), c.render()));
   $('lg-copy').addEventListener('click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
   for (const days of [7, 30]) {
     $(`lg-${days}`).addEventListener('click', () => {
@@ -42,16 +37,11 @@ export function init(c) {
   if (code) invite(s, code);
 }
 
-/** The join card of a /l/CODE link: its name and members from the standings (a read anyone may make). */
+/** A /l/CODE link's join card: the name and members from the standings (a read anyone may make). */
 async function invite(s, code) {
   s.leagues.invite = { code };
-  try {
-    const res = await fetch(`/api/leagues/${code}/standings?days=7`);
-    const b = res.ok ? await res.json() : null;
-    if (b && s.leagues.invite && s.leagues.invite.code === code) s.leagues.invite = { code, name: b.name, names: (b.lines || []).map((l) => l.name) };
-  } catch {
-    /* the code alone */
-  }
+  const b = await getJson(`/api/leagues/${code}/standings?days=7`).catch(() => null);
+  if (b && s.leagues.invite && s.leagues.invite.code === code) s.leagues.invite = { code, name: b.name, names: (b.lines || []).map((l) => l.name) };
   ctx.render();
 }
 
@@ -70,7 +60,7 @@ export function render(s) {
   err.textContent = L.error;
   err.hidden = !L.error;
   renderInvite(s);
-  $('leagues').hidden = s.conn.offline; // the offline stand-in has no leagues
+  $('leagues').hidden = s.conn.offline;
   if (s.view === 'home') renderMine(s);
   if (s.view === 'league') {
     $('lname').value = $('lcode').value = ''; // made or joined
@@ -84,16 +74,16 @@ function renderInvite(s) {
   card.hidden = !inv;
   if (!inv) return;
   const lines = [el('strong', {}, 'You are invited to the league ', nm(inv.name || inv.code), '.')];
-  if (inv.names && inv.names.length) lines.push(el('span', {}, `In it (${inv.names.length}): `, ...inv.names.flatMap((n, i) => [i ? ', ' : '', nm(n)])));
+  if (inv.names && inv.names.length) lines.push(names('In it', inv.names));
   if (s.leagues.error) lines.push(el('span', { class: 'err', text: s.leagues.error }));
-  lines.push(el('button', { type: 'button', class: 'primary', text: 'Join the league', onclick: () => joinInvite(s) }));
+  lines.push(btn('Join the league', null, () => joinInvite(s), 'primary'));
   card.replaceChildren(...lines.map((x) => el('span', { class: 'line' }, x)));
 }
 
 let mineKey = '';
 function renderMine(s) {
   const mine = s.leagues.mine;
-  // Rebuilt only when it changes: a button replaced between press and release would lose the click.
+  // Rebuilt only on a change: a button replaced mid-press would lose the click.
   const key = JSON.stringify(mine);
   if (key === mineKey) return;
   mineKey = key;
@@ -102,7 +92,7 @@ function renderMine(s) {
       'li',
       { 'data-league': l.code },
       el('span', { class: 'what' }, nm(l.name), el('span', { class: 'state', text: `${F.leagueToday(l.today)} · ${l.members} in it` })),
-      el('button', { type: 'button', text: 'Open', 'aria-label': `Open the league ${l.name}`, onclick: () => (openLeague(s, ctx.fx, l.code), ctx.render()) }),
+      btn('Open', `Open the league ${l.name}`, () => (openLeague(s, ctx.fx, l.code), ctx.render())),
     ),
   );
   if (!rows.length) rows.push(el('li', { class: 'muted', text: mine ? 'No leagues yet: make one and send its link.' : 'Enter your name to see your leagues.' }));
@@ -125,8 +115,8 @@ function renderLeague(s) {
   if (standings !== st) {
     standings = st;
     const lines = st ? st.lines || [] : [];
-    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...F.standingCells(l).map((c) => el('td', { text: c, title: c }))));
-    $('lg-stand').replaceChildren(...(trs.length ? trs : [el('tr', {}, el('td', { colspan: '6', class: 'muted', text: st ? 'Nobody has played yet.' : 'Loading…' }))]));
+    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...cells(F.standingCells(l))));
+    $('lg-stand').replaceChildren(...(trs.length ? trs : [note(6, st ? 'Nobody has played yet.' : 'Loading…')]));
   }
   const wrap = $('lg-boards');
   const have = [...wrap.children].map((t) => t.dataset.board).join();
@@ -136,7 +126,8 @@ function renderLeague(s) {
         el(
           'div',
           { 'data-board': `${b.game}.${b.size}` },
-          el('h3', { text: `${F.gameLabel(b.game)} · ${F.sizeLabel(b.game, b.size)}` }),
+          el('h3', { text: F.label(b.game, b.size, ' · ') }),
+
           el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', '', 'Time', ''].map((text) => el('th', { text })))), el('tbody')),
         ),
       ),

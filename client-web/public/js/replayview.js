@@ -1,6 +1,6 @@
 // The replay screen: a stored daily run (GET /api/daily/runs/{id}), played back.
 
-import { $, el, announce, pill } from './dom.js';
+import { $, announce, pill, pills } from './dom.js';
 import { parseBoard } from './rules.js';
 import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
 import { fit, draw } from './render.js';
@@ -8,18 +8,14 @@ import * as F from './format.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let host = null; // {state, show(view), back(), token()} from app.js
-let S = null; // the page's state: the run on screen is S.replay.run, the latest open S.replay.opened
+let S = null; // the page's state
 
 export function initReplay(h) {
   host = h;
   S = h.state;
 }
 
-/**
- * Fetches run `id` and shows it, or the reason it cannot be shown. `known`
- * ({name, steps, time_ms, game, size} from a leaderboard row) heads the
- * screen while it loads, and stays when the run is hidden.
- */
+/** Shows run `id`, or why not. `known` (a leaderboard row) heads the screen meanwhile, and if it is hidden. */
 export async function openReplay(id, known = null) {
   closeReplay();
   const mine = ++S.replay.opened;
@@ -34,9 +30,7 @@ export async function openReplay(id, known = null) {
   let body = null;
   try {
     const token = host.token();
-    res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
+    res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
     body = await res.json().catch(() => null);
   } catch {
     res = null;
@@ -74,12 +68,12 @@ export function replayState() {
   return { i: pb.i, last: pb.last, playing: pb.playing, speed: pb.speed, frame: structuredClone(frames[pb.i]), steps: run.steps, state: run.state, refused: S.replay.run.refused };
 }
 
-const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
+const unit = F.unit;
 
 function head(run) {
   const u = unit(run.game);
   $('rp-kind').textContent = run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay';
-  $('rp-h').textContent = run.game ? `${F.gameLabel(run.game)} ${F.sizeLabel(run.game, run.size)}` : 'Replay';
+  $('rp-h').textContent = run.game ? F.label(run.game, run.size) : 'Replay';
   $('rp-who').textContent = run.name || '';
   $('rp-who').title = run.name || '';
   const chips = [];
@@ -87,10 +81,10 @@ function head(run) {
   if (run.state === 'playing') chips.push(['Still playing']);
   else if (run.state && run.state !== 'finished') chips.push(['Not finished'], [`${run.steps} ${u}`]);
   else if (Number.isFinite(run.steps)) chips.push([`${run.steps} ${u}`], [F.clock(run.time_ms)]);
-  $('rp-chips').replaceChildren(...chips.map(([text, cls = '']) => el('span', { class: `pill ${cls}`, text })));
+  $('rp-chips').replaceChildren(...pills(chips));
 }
 
-/** The head and the notes: whether the replay agrees with the stored result, and the legend. */
+/** The head, the legend, and whether the replay agrees with the stored result. */
 function describe() {
   const { run, board, frames, refused: bad } = S.replay.run;
   const u = unit(board.game);
@@ -112,7 +106,7 @@ function describe() {
   $('rp-seek').max = String(S.replay.run.pb.last);
 }
 
-/** A 403 (today's board, not yours), a 404, or a failure: the server's words as text. */
+/** A 403 (today's board, not yours), a 404, a failure: the server's words. */
 function refused(res, body) {
   const status = res ? res.status : 0;
   const msg = body && typeof body.error === 'string' ? body.error : 'The run could not be loaded. Check the connection and try again.';
@@ -139,7 +133,7 @@ function schedule() {
   }, R.pb.interval);
 }
 
-/** Glides the marker from `from` to the current cell (not under reduced motion, not across a rewind). */
+/** The marker glides from `from` (not under reduced motion, nor across a rewind). */
 function glide(from) {
   const R = S.replay.run;
   const f = R.frames[R.pb.i];
@@ -225,8 +219,8 @@ $('rp-back').addEventListener('click', () => {
 });
 addEventListener('resize', () => S.replay.run && queuePaint());
 
-// Keys on the replay screen: arrows step, Home and End jump, space plays or pauses.
-// A focused control keeps its own keys (the seek bar's arrows, a button's space).
+// Keys: arrows step, Home and End jump, space plays. A focused control keeps its own keys.
+
 document.addEventListener('keydown', (e) => {
   if (!S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
   const t = e.target;

@@ -1,5 +1,4 @@
-// Every server message: a table from type to a handler that updates the state and
-// asks `fx` for effects (no DOM: node --test feeds it messages); the caller renders.
+// A handler per server message type: it updates the state and asks `fx` for effects (no DOM).
 
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
@@ -7,7 +6,7 @@ import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } 
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
 import * as F from './format.js';
 
-/** Unknown types are ignored: a newer server may say more. */
+/** Unknown types are ignored (a newer server may say more). */
 export function handle(s, m, fx) {
   const h = HANDLERS[m && m.type];
   if (h) h(s, m, fx);
@@ -18,17 +17,17 @@ export const HANDLERS = {
     s.me.id = m.player_id;
     s.conn.welcomed = true;
     s.conn.offline = !!m.offline;
-    // The offline stand-in has no token: the daily identity is left alone.
+    // The offline stand-in has no token: the daily identity stays.
     if (!m.offline) fx.store.setToken(m.token);
     s.limits = readLimits(m.limits);
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
     if (!m.offline) {
-      s.leagues.pending ||= 'my_leagues'; // a league message kept for after welcome keeps its errors
+      s.leagues.pending ||= 'my_leagues'; // a league message waiting for welcome keeps its errors
       fx.send({ type: 'my_leagues' });
     }
     if (m.resumed) {
-      // A snapshot follows when we were in a room; if none comes, carry on as new.
+      // A snapshot follows if we were in a room; if none comes, carry on.
       s.awaitingSnap = true;
       fx.later(() => {
         if (!s.awaitingSnap) return;
@@ -37,7 +36,7 @@ export const HANDLERS = {
       }, 1500);
     } else {
       if (s.room) {
-        // The old seat is gone (resume window passed, or the server restarted): ask for it again.
+        // The old seat is gone (resume window passed, server restarted): ask again.
         s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
         leftRoom(s, fx);
       }
@@ -48,7 +47,7 @@ export const HANDLERS = {
   renamed(s, m, fx) {
     s.pendingRename = null;
     s.me.name = m.name;
-    s.me.helloName = m.name; // a reconnect's hello says the new name
+    s.me.helloName = m.name;
     s.ui.nameError = '';
     fx.store.setName(m.name);
     fx.announce(`Your name is now ${m.name}.`);
@@ -79,7 +78,6 @@ export const HANDLERS = {
   countdown(s, m, fx) {
     if (s.race.live || s.race.results) clearRace(s);
     s.race.countdown = m.seconds;
-    // The board to study: the same seconds for everyone.
     const board = readBoard(m.board);
     if (board) s.race.board = board;
     showRoom(s, 'play');
@@ -116,13 +114,13 @@ export const HANDLERS = {
   },
 
   results(s, m, fx) {
-    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops where it was
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops there
     s.race.results = m;
     s.race.countdown = 0;
     s.race.live = false;
     s.outbox.queue.length = 0;
     s.game.confirm = null;
-    hint(s, '', false); // nothing stale from the race stays under the results
+    hint(s, '', false);
     showRoom(s, 'play');
     const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
     if (mine) fx.announce(mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : `Race over. You did not finish (${F.statusLabel(mine.status)}).`);
@@ -138,7 +136,7 @@ export const HANDLERS = {
     if (me) s.me.name = me.name;
     if (snap.room.daily) dailyRanked(s, snap.room, fx);
     if (wanted && wanted !== snap.room.code && !snap.room.daily) {
-      // The link asks for another room than the one we were resumed into.
+      // The link asks for another room than the one resumed.
       fx.send({ type: 'leave_room' });
       fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
       return;
@@ -149,7 +147,7 @@ export const HANDLERS = {
       clearRace(s);
       s.race.board = board;
     } else if (board && phase !== 'lobby') {
-      // Joined (or came back) after the start without a game of our own: watch.
+      // Joined after the start without a game of our own: watch.
       startRace(s, fx, board, { elapsedMs: snap.elapsed_ms || 0, you: snap.you || null, recording: snap.recording || [], clock: snap.clock });
     }
     s.others.progress.clear();
@@ -177,7 +175,7 @@ export const HANDLERS = {
     L.pending = null;
     L.invite = null;
     if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
-    fx.send({ type: 'my_leagues' }); // today's standing with it
+    fx.send({ type: 'my_leagues' }); // with today's standing
     fx.announce(`You are in the league ${m.name}.`);
     openLeague(s, fx, m.code);
   },
@@ -223,23 +221,22 @@ export const HANDLERS = {
       s.lastIntent = null;
       return;
     }
-    if (code === 'already_in_room') return; // the link's room is the one we are in
+    if (code === 'already_in_room') return; // the link's room is ours
     if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
-      // Several nodes: reconnect naming the room (/ws?room=CODE) so the
-      // load balancer takes us to its node, and ask again there, once.
+      // Reconnect naming the room (/ws?room=CODE) for the load balancer, and ask there, once.
       s.conn.rerouted = true;
       s.intent = last;
       fx.reconnect();
       return;
     }
-    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
+    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result corrects
     if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
       s.pendingRename = null;
       s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
       return;
     }
     if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
-      // A league's refusal (a bad league name, an unknown code, full, too many) belongs to the leagues card.
+      // A league's refusal goes to the leagues card.
       s.leagues.pending = null;
       s.leagues.error = m.message || code;
       return;
@@ -273,7 +270,7 @@ export function readLimits(l) {
   return out;
 }
 
-/** Whether this daily try is ranked (room.ranked); a server that does not say: from the result kept here. */
+/** Whether this daily try is ranked (room.ranked, else from the result kept here). */
 function dailyRanked(s, info, fx) {
   const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
   const kept = day && day.ranked ? day : null;
@@ -310,7 +307,7 @@ function enteredRoom(s, info, fx) {
   s.others.colours.clear();
 }
 
-/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a reconnect's snapshot keeps them. */
+/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a snapshot keeps them. */
 export function startRace(s, fx, board, opts = {}) {
   const r = s.race;
   const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
@@ -319,7 +316,7 @@ export function startRace(s, fx, board, opts = {}) {
   if (!sameRace) {
     r.finished.clear();
     if (opts.fresh) s.others.progress.clear();
-    // The race's clock rule, never changed mid-race; absent (an old server): racerules.js clockFor's.
+    // Never changed mid-race; absent (an old server): racerules.js clockFor's.
     r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start';
   } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
   r.board = board;
@@ -328,12 +325,13 @@ export function startRace(s, fx, board, opts = {}) {
   r.startedAt = now - elapsedMs;
   r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
   r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
-  s.outbox.queue.length = 0; // moves meant for an earlier board
+  s.outbox.queue.length = 0;
   s.daily.result = null;
   s.replay.line = null;
   const me = member(s);
   const g = s.game;
-  // A snapshot without `you` is a race we are not in (joined mid-race): watch it.
+  // A snapshot without `you`: a race we are not in.
+
   const watchOnly = !opts.fresh && !opts.you;
   g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
   if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);

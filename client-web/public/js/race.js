@@ -1,4 +1,4 @@
-// The race screen: HUD, overlay, hint, the rewind / give up / leave buttons, input.
+// The race screen: HUD, overlay, hint, rewind / give up / leave, input.
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';
@@ -24,13 +24,13 @@ export function init(c) {
     c.render();
   };
   document.addEventListener('keydown', (e) => {
-    if (e.ctrlKey || e.altKey || e.metaKey) return; // browser and OS shortcuts stay theirs
+    if (e.ctrlKey || e.altKey || e.metaKey) return; // shortcuts stay the browser's
     const dir = KEYS[e.key];
     if (!dir || s.view !== 'play' || s.race.results) return;
     const t = e.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
     if (!s.game.pred && !s.race.countdown) return;
-    e.preventDefault(); // arrows must not scroll the page mid-race
+    e.preventDefault(); // no scrolling mid-race
     run(act)(s, fx, dir);
   });
   $('overlay').addEventListener('click', () => {
@@ -104,7 +104,7 @@ function renderHud(s, now) {
   if (!b || (!s.race.live && !s.race.results)) {
     for (const id of ['hud-run', 'hud-gate', 'hud-steps']) pill(id, '');
     pill('hud-time', s.race.countdown ? 'Get ready' : '');
-    setHint(s.room ? `${F.gameLabel(s.room.game)} · ${F.sizeLabel(s.room.game, s.room.size)}${b ? ': study the board' : ''}` : '', false);
+    setHint(s.room ? `${F.label(s.room.game, s.room.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
     $('where').textContent = '';
     return;
   }
@@ -128,7 +128,7 @@ function renderHud(s, now) {
   $('where').textContent = where;
   $('stage').setAttribute('aria-label', `Board, ${b.n} by ${b.n}.` + (g ? ` You are at ${where} Move with the arrow keys or W A S D.` : ''));
   const playing = g && g.status === 'playing' && !s.game.givenUp && !s.race.results;
-  // A warning (a wall, a shut gate) stays a moment, but never past the finish.
+  // A warning stays a moment, never past the finish.
   if (playing && s.ui.hintWarn && s.timers.hintUntil > now) return setHint(s.ui.hint, true);
   let h = '';
   if (playing) {
@@ -137,7 +137,7 @@ function renderHud(s, now) {
     else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
     else h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
   } else if (!g && !s.race.results) {
-    // The server seats a player who joins mid-race as a spectator until the next race.
+    // Joined mid-race: a spectator until the next race.
     const asked = s.lastIntent && s.lastIntent.type === 'join_room' && !s.lastIntent.spectate;
     h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
   } else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
@@ -150,7 +150,7 @@ function setHint(text, warn) {
   h.classList.toggle('warn', !!warn);
 }
 
-/** Rewind (run one), Give up (run two), Leave (while racing), the question, the practice note. */
+/** Rewind (run one), Give up (run two), Leave, the question, the practice note. */
 function renderControls(s) {
   const b = s.race.board;
   const g = myGame(s);
@@ -174,9 +174,8 @@ function renderControls(s) {
     $('confirm-yes').textContent = 'Leave and use my try';
     $('confirm-no').textContent = 'Keep playing';
   }
-  // Over the board, where the player looks; the safe answer has the focus.
+  // The safe answer has the focus.
   if (opening) $('confirm-no').focus({ preventScroll: true });
-  // A daily room that is practice says why.
   const note = $('practice-note');
   const practice = s.room && s.room.daily && s.daily.ranked === false;
   note.hidden = !practice || !!s.race.results;
@@ -199,14 +198,15 @@ function renderOverlay(s, now) {
   else if (g && s.race.board && g.status === 'won') {
     const f = s.race.finished.get(s.me.id);
     big = f ? F.ordinal(f.rank) : '✓';
-    small = `Finished in ${g.steps} ${s.race.board.game === 'ghost' ? 'steps' : 'moves'}${solo(s) ? '' : '. Waiting for the others…'}`;
+    small = `Finished in ${g.steps} ${F.unit(s.race.board.game)}${solo(s) ? '' : '. Waiting for the others…'}`;
   } else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
   else if (g && s.game.givenUp) small = 'You gave up this run. Waiting for the results…';
-  // The start's flash never lingers over a finish or the results.
+  // The start's flash never lingers over a finish.
   const flash = !big && !small && !s.race.results && !(g && g.status !== 'playing') && s.ui.flash && s.timers.flashUntil > now;
   if (flash) big = s.ui.flash;
   o.classList.toggle('flash', !!flash);
-  // During the countdown the board shows through: everyone studies it for the same time.
+  // During the countdown the board shows through.
+
   o.classList.toggle('study', !!(s.race.countdown && s.race.board));
   o.hidden = !big && !small;
   o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));

@@ -35,7 +35,6 @@ export function leftRoom(s, fx) {
   s.room = null;
   clearRace(s);
   Object.assign(s.daily, { result: null, ranked: null, rankedAt: null, practice: null });
-
   if (fx.path() !== '/') fx.go('/');
 }
 
@@ -248,7 +247,6 @@ export function leagueAct(s, fx, msg, typed) {
 }
 
 /** The league view: its standings and a table per daily board of today. */
-
 export function openLeague(s, fx, code) {
   const L = s.leagues;
   if (L.open !== code) {

@@ -133,4 +133,3 @@ const peek = {
   markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })), // [{pos, colour, name}]
 };
 globalThis.__mazerace = Object.defineProperties({}, Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])));
-

@@ -218,5 +218,4 @@ export async function openLeaderboard(game, size) {
   if (!m) return ($('ranks-meta').textContent = 'The leaderboard could not be loaded. Enter your name and try again.');
   s.daily.table = { game, size, date, ...m };
   ctx.render();
-
 }

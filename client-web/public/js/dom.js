@@ -33,9 +33,7 @@ export const tags = (list) => list.map((text) => el('span', { class: 'tag', text
 /** "In it (2): Ann, Bo", each name isolated. */
 export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })]));
 
-
 /** Throws on a failure. */
-
 export async function getJson(path, token) {
   const res = await fetch(path, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
   if (!res.ok) throw new Error(String(res.status));
@@ -43,7 +41,6 @@ export async function getJson(path, token) {
 }
 
 /** Sets a heads-up pill's text and state class (an empty pill is hidden by CSS). */
-
 export function pill(id, text, cls = '') {
   const e = $(id);
   e.textContent = text;

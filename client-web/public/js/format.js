@@ -142,7 +142,6 @@ export function places(d) {
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
 /** Why a daily try is practice (room.practice, room.ranked_at). */
-
 export function practiceWhy(why, rankedAt) {
   if (why === 'address_cap') return 'Practice: not ranked. Your network address has had its ranked tries on this board today (everyone on it shares them).';
   const at = rankedAt ? hhmm(rankedAt) : null;

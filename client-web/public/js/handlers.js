@@ -331,7 +331,6 @@ export function startRace(s, fx, board, opts = {}) {
   const me = member(s);
   const g = s.game;
   // A snapshot without `you`: a race we are not in.
-
   const watchOnly = !opts.fresh && !opts.you;
   g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
   if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);

@@ -162,7 +162,6 @@ function renderInvite(s) {
 }
 
 // The how-to's pictures: the worked example vault, a tiny maze.
-
 const DEMOS = {
   ghost: { game: 'ghost', n: 6, cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'], start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3] },
   maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },

@@ -127,7 +127,6 @@ function renderLeague(s) {
           'div',
           { 'data-board': `${b.game}.${b.size}` },
           el('h3', { text: F.label(b.game, b.size, ' · ') }),
-
           el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', '', 'Time', ''].map((text) => el('th', { text })))), el('tbody')),
         ),
       ),

@@ -39,7 +39,6 @@ export function render(s) {
   if (!r || s.view !== 'lobby') return;
   $('lobby-h').textContent = r.code;
   $('lobby-game').replaceChildren(...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size), `Ranked by ${r.rank_by === 'steps' ? 'steps' : 'time'}`, ...(r.daily ? ['Daily'] : [])]));
-
   const url = `${s.ui.lanBase || location.origin}${F.roomPath(r.code, r.key)}`;
   $('link').value = url;
   const qr = $('qr');

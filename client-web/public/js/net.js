@@ -89,7 +89,6 @@ export class Connection {
     clearInterval(this.pinger);
   }
 
-
   get active() {
     return !!this.ws && (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING);
   }

@@ -53,7 +53,6 @@ export class Predictor {
     this.game = clone(this.base);
     for (const p of this.pending) apply(this.game, p.action);
     // What the player sees had to change (a refused or lost move).
-
     const corrected = JSON.stringify(view(this.game)) !== shown;
     return { agreed, snapBack: !agreed && !msg.ok, corrected };
   }

@@ -206,7 +206,6 @@ function renderOverlay(s, now) {
   if (flash) big = s.ui.flash;
   o.classList.toggle('flash', !!flash);
   // During the countdown the board shows through.
-
   o.classList.toggle('study', !!(s.race.countdown && s.race.board));
   o.hidden = !big && !small;
   o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));

@@ -121,7 +121,6 @@ function drawNow() {
     me = { pos, ghost: g.ghost, gateOpen: gateOpenNow(s) };
   } else me = { pos: [-9, -9], gateOpen: false };
   // Everyone racing (during the countdown, at the start); a finisher leaves the board.
-
   const others = racerRows(s)
     .filter((r) => !r.me && r.pos && (r.status === 'racing' || r.status === 'out_of_steps'))
     .map((r) => ({ pos: r.pos, colour: r.colour, name: nameOf(s, r.id) }));

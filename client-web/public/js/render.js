@@ -163,7 +163,6 @@ function drawVault(ctx, b, s, at, scene) {
     ctx.strokeRect(lo, y + s * 0.12, s * 0.76, s * 0.76);
     ctx.setLineDash([]);
   } else {
-
     ctx.fillStyle = 'rgba(230,159,0,0.18)';
     ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
     const bars = [1, 2, 3].map((i) => [x + (s * i) / 4, y + s * 0.12, x + (s * i) / 4, y + s * 0.88]);
@@ -241,7 +240,6 @@ function corner(ctx, text, x, y, s, colour, alpha = 1) {
   ctx.fillText(text, x + s / 2, y + s / 2 + 1);
   ctx.globalAlpha = 1;
 }
-
 
 /** A name above a marker: canvas text is never parsed as HTML. */
 function label(ctx, text, x, y, size, colour, width) {

@@ -96,7 +96,6 @@ export class Playback {
 }
 
 /** Whether the replay ends as the server says: the same steps, finished exactly when 'finished'. */
-
 export function agrees(frames, refused, run) {
   const end = frames[frames.length - 1];
   return !refused && end.steps === run.steps && (end.status === 'won') === (run.state === 'finished');

@@ -68,7 +68,7 @@ export function replayState() {
   return { i: pb.i, last: pb.last, playing: pb.playing, speed: pb.speed, frame: structuredClone(frames[pb.i]), steps: run.steps, state: run.state, refused: S.replay.run.refused };
 }
 
-const unit = F.unit;
+const { unit } = F;
 
 function head(run) {
   const u = unit(run.game);
@@ -206,11 +206,18 @@ function control(fn) {
   schedule();
 }
 
-$('rp-toggle').addEventListener('click', () => control((pb) => pb.toggle()));
-$('rp-prev').addEventListener('click', () => control((pb) => pb.step(-1)));
-$('rp-next').addEventListener('click', () => control((pb) => pb.step(1)));
-$('rp-first').addEventListener('click', () => control((pb) => pb.step(-pb.last)));
-$('rp-last').addEventListener('click', () => control((pb) => pb.step(pb.last)));
+// Each control and its key: arrows step, Home and End jump, space plays.
+const KEYS = {};
+for (const [id, key, fn] of [
+  ['rp-toggle', ' ', (pb) => pb.toggle()],
+  ['rp-prev', 'ArrowLeft', (pb) => pb.step(-1)],
+  ['rp-next', 'ArrowRight', (pb) => pb.step(1)],
+  ['rp-first', 'Home', (pb) => pb.step(-pb.last)],
+  ['rp-last', 'End', (pb) => pb.step(pb.last)],
+]) {
+  $(id).addEventListener('click', () => control(fn));
+  KEYS[key] = fn;
+}
 $('rp-seek').addEventListener('input', (e) => control((pb) => (pb.pause(), pb.seek(e.target.value))));
 $('rp-speed').addEventListener('change', (e) => control((pb) => pb.setSpeed(Number(e.target.value))));
 $('rp-back').addEventListener('click', () => {
@@ -219,19 +226,12 @@ $('rp-back').addEventListener('click', () => {
 });
 addEventListener('resize', () => S.replay.run && queuePaint());
 
-// Keys: arrows step, Home and End jump, space plays. A focused control keeps its own keys.
-
+// A focused control keeps its own keys.
 document.addEventListener('keydown', (e) => {
   if (!S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
   const t = e.target;
   if (t && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName) && !(t.tagName === 'BUTTON' && e.key.startsWith('Arrow'))) return;
-  const act = {
-    ArrowLeft: (pb) => pb.step(-1),
-    ArrowRight: (pb) => pb.step(1),
-    Home: (pb) => pb.step(-pb.last),
-    End: (pb) => pb.step(pb.last),
-    ' ': (pb) => pb.toggle(),
-  }[e.key];
+  const act = KEYS[e.key];
   if (!act) return;
   e.preventDefault();
   control(act);

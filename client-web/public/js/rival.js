@@ -23,7 +23,6 @@ export function race(s, fx, fields) {
 }
 
 /** "Race" on my line of today's table: in my room, or a practice room made for it. */
-
 export function fromTable(s, fx, m, runId) {
   if (s.room) return race(s, fx, { run_id: runId });
   fx.send({ type: 'create_room', game: m.game, size: m.size, daily: true });

@@ -151,7 +151,6 @@ export function distancesToGoal(board, goal = board.goal) {
     const p = queue[i];
     for (const d of DIRS) {
       // Moves are symmetric: a step back from the goal is a step towards it.
-
       const q = neighbour(board, p, d);
       if (q && dist[q[0] * n + q[1]] < 0) {
         dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;

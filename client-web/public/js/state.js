@@ -135,7 +135,6 @@ export const RANKED_MOVES_PER_SEC = 30;
 export const bestPossible = (reveal) => (!reveal ? null : reveal.game === 'ghost' ? reveal.true_par ?? null : reveal.shortest ?? null);
 
 /** Whole percent of the best possible, floored: only an optimal run shows 100. */
-
 export function efficiency(best, steps) {
   if (!Number.isFinite(best) || !Number.isFinite(steps) || steps <= 0 || best <= 0) return null;
   if (steps <= best) return 100;

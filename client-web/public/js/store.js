@@ -138,7 +138,6 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       const old = this.best(game, size);
       const cur = { steps: r.steps, time_ms: r.time_ms ?? null, efficiency: r.efficiency ?? null, at: now() };
       if (r.offline) cur.offline = true; // the page judged it
-
       const better =
         !old ||
         (cur.efficiency ?? -1) > (old.efficiency ?? -1) ||

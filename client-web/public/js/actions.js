@@ -11,13 +11,13 @@ export function joinMsg(code, spectate = false, key = null) {
   return m;
 }
 
-/** A view the server calls for: the replay screen stays up, its Back goes there. */
+/** The replay screen stays up; its Back goes to `view`. */
 export function showRoom(s, view) {
   if (s.view === 'replay') s.back = view;
   else s.view = view;
 }
 
-/** The hint under the board; a warning sticks until `until`. */
+/** A warning sticks until `until`. */
 export function hint(s, text, warn, until = 0) {
   s.ui.hint = text;
   s.ui.hintWarn = !!warn;
@@ -48,7 +48,7 @@ export function runIntent(s, fx) {
   }
 }
 
-/** A room message under the typed name: now (renaming first), or after `welcome`. */
+/** Now (renaming first), or after `welcome`. */
 export function request(s, fx, msg, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -70,7 +70,7 @@ export function request(s, fx, msg, typed) {
   return true;
 }
 
-/** Asks the server to rename (the page shows what `renamed` confirms). Not while racing. */
+/** The page shows what `renamed` confirms. Not while racing. */
 export function rename(s, fx, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -104,7 +104,7 @@ const REASONS = {
   no_rewind: 'Only Ghost has a rewind.',
 };
 
-/** A refused move: a buzz, a shake, a hint saying why, the same for a screen reader. */
+/** A refused move: a buzz, a shake, a hint saying why (read out too). */
 export function blocked(s, fx, reason, local) {
   if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
   fx.bump();
@@ -132,7 +132,7 @@ export function whereWords(s) {
   return `${at}${on}. The ${goal}.`;
 }
 
-/** A move or the rewind, predicted at once, sent paced. `force` answers the rewind question. */
+/** Predicted at once, sent paced. `force` answers the rewind question. */
 export function act(s, fx, action, { force = false } = {}) {
   if (!canMove(s)) return;
   const pred = s.game.pred;
@@ -140,7 +140,7 @@ export function act(s, fx, action, { force = false } = {}) {
   const g = pred.game;
   const b = pred.board;
   if (action === 'rewind' && !force && b.game === 'ghost' && g.run === 1 && !samePos(g.pos, b.plate)) {
-    // The ghost replays run one: off the plate, the gate never opens.
+    // The ghost replays run one: it would never open the gate.
     s.game.confirm = 'rewind';
     fx.announce('You are not on the plate: your ghost will never open the gate. Rewind anyway?');
     return;
@@ -175,7 +175,7 @@ export function act(s, fx, action, { force = false } = {}) {
   afterChange(s, fx);
 }
 
-/** Run two of a vault that will not open: end it, not finished. */
+/** Run two of a vault that will not open: not finished. */
 export function giveUp(s, fx) {
   if (!canMove(s)) return;
   s.game.givenUp = true;
@@ -189,7 +189,7 @@ export function giveUp(s, fx) {
 export const dailyAtStake = (s) =>
   !!s.room && !!s.room.daily && racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp && s.daily.ranked !== false;
 
-/** Leaves the room; with the ranked daily try at stake, asks first (`force` answers). */
+/** With the ranked daily try at stake, asks first (`force` answers). */
 export function leave(s, fx, { force = false } = {}) {
   if (!force && dailyAtStake(s)) {
     s.game.confirm = 'leave';
@@ -217,7 +217,7 @@ export function tryAgain(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/** Paced below welcome.limits, queued not dropped: the moves are on screen already. */
+/** Queued, not dropped: the moves are on screen already. */
 export function sendPaced(s, fx, msg) {
   const o = s.outbox;
   const { cap, perSec } = pacing(s.limits, !!(s.room && s.room.daily && s.room.ranked));
@@ -239,14 +239,13 @@ export function sendPaced(s, fx, msg) {
   }
 }
 
-/** A league message under the typed name; its error shows on the leagues card. */
+/** Its error shows on the leagues card. */
 export function leagueAct(s, fx, msg, typed) {
   s.leagues.pending = msg.type;
   s.leagues.error = '';
   return request(s, fx, msg, typed);
 }
 
-/** The league view: its standings and a table per daily board of today. */
 export function openLeague(s, fx, code) {
   const L = s.leagues;
   if (L.open !== code) {

@@ -31,7 +31,7 @@ const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionSt
 const screens = [home, lobby, race, results, daily, rival, leagues];
 const render = () => renderAll(s, screens);
 
-/** Naming the room whenever there is one, for a load balancer (README, "Running several nodes"). */
+/** Names the room, for a load balancer (README, "Running several nodes"). */
 function wsUrl(st) {
   const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
   const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
@@ -120,7 +120,7 @@ store.claim().then(() => {
   else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
-// A read-only window for tests and debugging: each a getter.
+// A read-only window for tests, each a getter.
 const peek = {
   view: () => s.view,
   board: () => s.race.board,
@@ -128,8 +128,8 @@ const peek = {
   room: () => s.room,
   clock: () => s.race.clock,
   me: () => ({ id: s.me.id, name: s.me.name }),
-  replay: replayState, // {i, last, playing, speed, frame, steps, state, refused} or {error}
+  replay: replayState,
   line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
-  markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })), // [{pos, colour, name}]
+  markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
 };
 globalThis.__mazerace = Object.defineProperties({}, Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])));

@@ -36,12 +36,12 @@ export async function loadDaily() {
   const next = Number(data && data.next_in_ms);
   s.daily.deadline = boards.length ? Date.now() + (Number.isFinite(next) && next > 0 ? next : F.msToUtcMidnight()) : 0;
   s.daily.you = data && data.you && Array.isArray(data.you.boards) ? data.you : null;
-  if (s.view === 'league' && s.conn.welcomed) openLeague(s, fx, s.leagues.open); // today's boards' tables
+  if (s.view === 'league' && s.conn.welcomed) openLeague(s, fx, s.leagues.open); // today's tables
   ctx.render();
   tick();
 }
 
-/** What I did today on `game`/`size`: the server's `you` entry, else the result kept here. */
+/** The server's `you` entry, else the result kept here. */
 export function played(s, game, size) {
   const you = s.daily.you;
   const e = you && you.boards.find((b) => b.game === game && b.size === size);
@@ -95,7 +95,7 @@ function renderPanel(s) {
   const st = streak(s);
   $('daily-streak').textContent = st ? `Your streak: ${F.plural(st, 'day')}` : '';
   $('daily-streak').hidden = !st;
-  // Rebuilt only when it changes: a button replaced between press and release would lose the click.
+  // Rebuilt only on a change: a button replaced mid-press would lose the click.
   const key = JSON.stringify(boards.map((b) => [b.game, b.size, played(s, b.game, b.size)]));
   if (key === panelKey) return;
   panelKey = key;
@@ -173,7 +173,7 @@ function renderCard(root, d, s) {
 
 const tables = new WeakMap(); // tbody -> the leaderboard it shows
 
-/** A leaderboard, or a league's table of a board (`league_board`: unfinished runs have no rank). */
+/** A leaderboard, or a `league_board` (unfinished runs have no rank). */
 export function table(tbody, m, empty = 'No finishes yet today. Be the first!') {
   if (tables.get(tbody) === m) return;
   tables.set(tbody, m);

@@ -1,8 +1,7 @@
-// The DOM helpers. Text always goes in as textContent: names are data, never markup.
+// Text always goes in as textContent: names are data, never markup.
 
 export const $ = (id) => document.getElementById(id);
 
-/** `text` becomes textContent, `on*` listeners. */
 export function el(tag, props = {}, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -24,23 +23,22 @@ export function announce(text) {
 }
 
 export const btn = (text, label, onclick, cls) => el('button', { type: 'button', class: cls, text, 'aria-label': label, onclick });
-/** Table cells; the second (a name) titled, for when it is cut short. */
+/** The second (a name) is titled, for when it is cut short. */
 export const cells = (vals) => vals.map((v, i) => el('td', { text: String(v), title: i === 1 ? String(v) : null }));
 export const note = (colspan, text) => el('tr', {}, el('td', { colspan: String(colspan), class: 'muted', text }));
 /** Each `text` or `[text, class]`. */
 export const pills = (list) => list.map((p) => (([text, cls]) => el('span', { class: cls ? `pill ${cls}` : 'pill', text }))([].concat(p)));
 export const tags = (list) => list.map((text) => el('span', { class: 'tag', text }));
-/** "In it (2): Ann, Bo", each name isolated. */
+/** "In it (2): Ann, Bo". */
 export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })]));
 
-/** Throws on a failure. */
 export async function getJson(path, token) {
   const res = await fetch(path, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
   if (!res.ok) throw new Error(String(res.status));
   return res.json();
 }
 
-/** Sets a heads-up pill's text and state class (an empty pill is hidden by CSS). */
+/** An empty pill is hidden by CSS. */
 export function pill(id, text, cls = '') {
   const e = $(id);
   e.textContent = text;

@@ -54,13 +54,8 @@ export const HANDLERS = {
   },
 
   room(s, info, fx) {
-    const prev = s.room;
-    s.room = info;
     s.conn.rerouted = false;
-    if (!prev || prev.code !== info.code) enteredRoom(s, info, fx);
-    const me = member(s);
-    if (me) s.me.name = me.name; // the server's word on my name
-    if (info.daily) dailyRanked(s, info, fx);
+    setRoom(s, info, fx);
     if (info.phase === 'lobby') {
       const rival = s.rivalNext && info.players.some((p) => p.rival);
       const autostart = (s.soloNext || rival) && isHost(s);
@@ -129,12 +124,7 @@ export const HANDLERS = {
   snapshot(s, snap, fx) {
     s.awaitingSnap = false;
     const wanted = F.codeFromPath(fx.path());
-    const prevCode = s.room && s.room.code;
-    s.room = snap.room;
-    if (prevCode !== snap.room.code) enteredRoom(s, snap.room, fx);
-    const me = member(s);
-    if (me) s.me.name = me.name;
-    if (snap.room.daily) dailyRanked(s, snap.room, fx);
+    setRoom(s, snap.room, fx);
     if (wanted && wanted !== snap.room.code && !snap.room.daily) {
       // The link asks for another room than the one resumed.
       fx.send({ type: 'leave_room' });
@@ -248,7 +238,7 @@ export const HANDLERS = {
       return;
     }
     if (code.startsWith('rival_')) s.rivalNext = false;
-    if (code === 'room_not_found' || code === 'room_full') {
+    if (/^room_(not_found|full)$/.test(code)) {
       leftRoom(s, fx);
       s.view = 'home';
     }
@@ -268,6 +258,19 @@ export function readLimits(l) {
     for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
   }
   return out;
+}
+
+function setRoom(s, info, fx) {
+  const prev = s.room;
+  s.room = info;
+  if (!prev || prev.code !== info.code) {
+    const path = F.roomPath(info.code, info.key);
+    if (fx.path() !== path) fx.go(path);
+    s.others.colours.clear();
+  }
+  const me = member(s);
+  if (me) s.me.name = me.name; // the server's word on my name
+  if (info.daily) dailyRanked(s, info, fx);
 }
 
 /** Whether this daily try is ranked (room.ranked, else from the result kept here). */
@@ -299,12 +302,6 @@ function confirm(s, m, fx) {
   }
   if (m.status === 'won' && s.race.doneMs == null && was !== 'won') s.race.doneMs = elapsed(s, fx.now());
   afterChange(s, fx);
-}
-
-function enteredRoom(s, info, fx) {
-  const path = F.roomPath(info.code, info.key);
-  if (fx.path() !== path) fx.go(path);
-  s.others.colours.clear();
 }
 
 /** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a snapshot keeps them. */

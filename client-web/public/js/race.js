@@ -19,10 +19,7 @@ export function init(c) {
   ctx = c;
   const { s, fx } = c;
   initBoard(s);
-  const run = (fn) => (...a) => {
-    fn(...a);
-    c.render();
-  };
+  const run = (fn) => (...a) => (fn(...a), c.render());
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.altKey || e.metaKey) return; // shortcuts stay the browser's
     const dir = KEYS[e.key];
@@ -33,9 +30,7 @@ export function init(c) {
     e.preventDefault(); // no scrolling mid-race
     run(act)(s, fx, dir);
   });
-  $('overlay').addEventListener('click', () => {
-    if (s.conn.taken) fx.connect();
-  });
+  $('overlay').addEventListener('click', () => s.conn.taken && fx.connect());
   $('board').addEventListener('pointerdown', (e) => {
     const g = myGame(s);
     const layout = boardLayout();
@@ -102,27 +97,18 @@ function renderHud(s, now) {
   const b = s.race.board;
   const g = myGame(s);
   if (!b || (!s.race.live && !s.race.results)) {
-    for (const id of ['hud-run', 'hud-gate', 'hud-steps']) pill(id, '');
+    pills3('', '', '');
     pill('hud-time', s.race.countdown ? 'Get ready' : '');
     setHint(s.room ? `${F.label(s.room.game, s.room.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
     $('where').textContent = '';
     return;
   }
-  if (!g) {
-    pill('hud-run', 'Watching');
-    pill('hud-gate', '');
-    pill('hud-steps', '');
-  } else if (b.game === 'ghost') {
+  if (!g) pills3('Watching', '', '');
+  else if (b.game === 'ghost') {
     const open = gateOpenNow(s);
     const left = Math.max(0, b.allowance - g.steps);
-    pill('hud-run', `Run ${g.run} of 2`);
-    pill('hud-gate', open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut');
-    pill('hud-steps', `Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '');
-  } else {
-    pill('hud-run', F.sizeLabel('maze', b.size));
-    pill('hud-gate', '');
-    pill('hud-steps', `Moves ${g.steps}`);
-  }
+    pills3(`Run ${g.run} of 2`, [open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut'], [`Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '']);
+  } else pills3(F.sizeLabel('maze', b.size), '', `Moves ${g.steps}`);
   pill('hud-time', F.clock(elapsed(s, now)), 'time');
   const where = whereWords(s);
   $('where').textContent = where;
@@ -144,6 +130,9 @@ function renderHud(s, now) {
   setHint(h, false);
 }
 
+/** The run, gate and steps pills: each text or [text, class]. */
+const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
+
 function setHint(text, warn) {
   const h = $('hint');
   h.textContent = text;
@@ -164,16 +153,11 @@ function renderControls(s) {
   const box = $('confirm');
   const opening = !!q && box.hidden;
   box.hidden = !q;
-  if (q === 'rewind') {
-    $('confirm-text').textContent =
-      'You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?';
-    $('confirm-yes').textContent = 'Rewind anyway';
-    $('confirm-no').textContent = 'Keep walking';
-  } else if (q === 'leave') {
-    $('confirm-text').textContent = 'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?';
-    $('confirm-yes').textContent = 'Leave and use my try';
-    $('confirm-no').textContent = 'Keep playing';
-  }
+  const words = {
+    rewind: ['You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?', 'Rewind anyway', 'Keep walking'],
+    leave: ['This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?', 'Leave and use my try', 'Keep playing'],
+  }[q];
+  if (words) ['confirm-text', 'confirm-yes', 'confirm-no'].forEach((id, i) => ($(id).textContent = words[i]));
   // The safe answer has the focus.
   if (opening) $('confirm-no').focus({ preventScroll: true });
   const note = $('practice-note');

@@ -19,10 +19,9 @@ export function sizeLabel(game, size) {
   const s = (SIZES[game] || []).find(([k]) => k === size);
   return s ? s[1] : String(size);
 }
-/** "Ghost Small 6×6" (`sep` between). */
 export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeLabel(game, size)}`;
 export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
-/** A best (store.best) in words: "90% · 20 steps · 0:42.3 (offline)". */
+/** store.best: "90% · 20 steps · 0:42.3 (offline)". */
 export const best = (b, game) => `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
 export const plural = 
 (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -36,7 +35,7 @@ export function clock(ms) {
   return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
 }
 
-/** An RFC 3339 time as the local "09:12"; null when unreadable. */
+/** RFC 3339 -> the local "09:12", or null. */
 export function hhmm(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return null;
@@ -89,7 +88,6 @@ export function keyFrom(text) {
   return m ? m[1].toLowerCase() : null;
 }
 
-/** The key lets a friend past the failed-join limit. */
 export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
 
 /** In Unicode scalar values, as the server counts (Rust's chars()). */
@@ -98,7 +96,7 @@ export const NAME_MAX = 24;
 /** Control characters and the bidi marks the server refuses in a name. */
 const BAD_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-/** Why the server would refuse `name` (trimmed), or ''. */
+/** Why the server would refuse a name, or ''. */
 export function nameProblem(name, max = NAME_MAX) {
   if (!name) return 'Enter a name first: the others will see it.';
   if (nameLength(name) > max) return `A name is at most ${max} characters.`;
@@ -109,7 +107,7 @@ export function nameProblem(name, max = NAME_MAX) {
 /** Code points, not UTF-16 units, as the server counts. */
 export const nameLength = (s) => [...String(s)].length;
 
-/** Cuts a name being typed to `max` code points, from just before the caret (what was just typed). Returns {value, caret}. */
+/** Cuts a name to `max` code points from just before the caret (what was just typed). */
 export function clipName(value, caret = value.length, max = NAME_MAX) {
   const before = [...value.slice(0, caret)];
   const after = [...value.slice(caret)];
@@ -130,7 +128,7 @@ export const leagueFromPath
 /** `leagues[].today`: "#1 of 3 today · 5 points". */
 export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');
 
-/** A daily_result's places: overall, then each league's with its share line. */
+/** A daily_result's places: overall, then each league's. */
 export function places(d) {
   const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
   const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];
@@ -138,10 +136,8 @@ export function places(d) {
   return out;
 }
 
-/** A standings line's cells (equal points and wins share a rank). */
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
-/** Why a daily try is practice (room.practice, room.ranked_at). */
 export function practiceWhy(why, rankedAt) {
   if (why === 'address_cap') return 'Practice: not ranked. Your network address has had its ranked tries on this board today (everyone on it shares them).';
   const at = rankedAt ? hhmm(rankedAt) : null;

@@ -1,4 +1,4 @@
-// A handler per server message type: it updates the state and asks `fx` for effects (no DOM).
+// A handler per server message: it updates the state, asks `fx` for effects (no DOM).
 
 import { parseBoard } from './rules.js';
 import { Predictor } from './predict.js';
@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } 
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
 import * as F from './format.js';
 
-/** Unknown types are ignored (a newer server may say more). */
+/** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
   const h = HANDLERS[m && m.type];
   if (h) h(s, m, fx);
@@ -23,7 +23,7 @@ export const HANDLERS = {
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
     if (!m.offline) {
-      s.leagues.pending ||= 'my_leagues'; // a league message waiting for welcome keeps its errors
+      s.leagues.pending ||= 'my_leagues'; // a league message sent before keeps its errors
       fx.send({ type: 'my_leagues' });
     }
     if (m.resumed) {
@@ -109,7 +109,7 @@ export const HANDLERS = {
   },
 
   results(s, m, fx) {
-    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops there
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now());
     s.race.results = m;
     s.race.countdown = 0;
     s.race.live = false;
@@ -165,7 +165,7 @@ export const HANDLERS = {
     L.pending = null;
     L.invite = null;
     if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
-    fx.send({ type: 'my_leagues' }); // with today's standing
+    fx.send({ type: 'my_leagues' });
     fx.announce(`You are in the league ${m.name}.`);
     openLeague(s, fx, m.code);
   },
@@ -186,7 +186,7 @@ export const HANDLERS = {
     const L = s.leagues;
     if (L.pending === 'my_leagues') L.pending = null;
     L.mine = Array.isArray(m.leagues) ? m.leagues : [];
-    // A /l/CODE link to a league I am already in opens it.
+    // A /l/CODE link to a league I am in opens it.
     if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
       const code = L.invite.code;
       L.invite = null;
@@ -273,7 +273,7 @@ function setRoom(s, info, fx) {
   if (info.daily) dailyRanked(s, info, fx);
 }
 
-/** Whether this daily try is ranked (room.ranked, else from the result kept here). */
+/** room.ranked, else from the result kept here. */
 function dailyRanked(s, info, fx) {
   const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
   const kept = day && day.ranked ? day : null;
@@ -304,7 +304,7 @@ function confirm(s, m, fx) {
   afterChange(s, fx);
 }
 
-/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a snapshot keeps them. */
+/** `fresh` (race_start) forgets the last race's finishes, a snapshot keeps them. */
 export function startRace(s, fx, board, opts = {}) {
   const r = s.race;
   const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;

@@ -1,4 +1,4 @@
-// The home screen: the name, make, practice, join, the /r/CODE invite card, the how-to.
+// Home: the name, make, practice, join, the /r/CODE invite card, the how-to.
 
 import { $, el, tags, names, getJson } from './dom.js';
 import { parseBoard } from './rules.js';
@@ -63,7 +63,7 @@ export function init(c) {
       input.setSelectionRange(clip.caret, clip.caret);
     }
     s.ui.nameError = clipped ? `A name is at most ${max} characters.` : '';
-    // Kept as typed for the next visit; the server's name is the one shown.
+    // Kept for the next visit; the server's name is the one shown.
     fx.store.setName(input.value.trim());
     c.render();
   });
@@ -112,7 +112,7 @@ function fillSizes(s) {
   ctx.render();
 }
 
-/** A /r/CODE?k=KEY link's invite card: the room from GET /api/rooms/{code}?k=KEY (failing: the code alone). */
+/** A /r/CODE?k=KEY link's card: the room from GET /api/rooms/{code}?k=KEY, or the code alone. */
 export async function openInvite(s, code, key) {
   s.ui.invite = { code, key, room: null };
   $('code').value = code;

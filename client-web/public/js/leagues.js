@@ -37,7 +37,7 @@ export function init(c) {
   if (code) invite(s, code);
 }
 
-/** A /l/CODE link's join card: the name and members from the standings (a read anyone may make). */
+/** A /l/CODE link's card: name and members from the standings (anyone may read them). */
 async function invite(s, code) {
   s.leagues.invite = { code };
   const b = await getJson(`/api/leagues/${code}/standings?days=7`).catch(() => null);
@@ -63,7 +63,7 @@ export function render(s) {
   $('leagues').hidden = s.conn.offline;
   if (s.view === 'home') renderMine(s);
   if (s.view === 'league') {
-    $('lname').value = $('lcode').value = ''; // made or joined
+    $('lname').value = $('lcode').value = '';
     renderLeague(s);
   }
 }

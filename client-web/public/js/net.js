@@ -6,7 +6,7 @@ export function backoff(n, rand = Math.random) {
   return Math.round(base * (0.75 + rand() * 0.5));
 }
 
-/** The close code when this player was resumed on another connection. */
+/** This player was resumed on another connection. */
 export const TAKEN_OVER = 4003;
 
 export class Connection {
@@ -75,7 +75,7 @@ export class Connection {
     this.connect();
   }
 
-  /** Stops for good (a transport swapped out). */
+  /** For good (a transport swapped out). */
   close() {
     this.stopped = true;
     clearTimeout(this.timer);

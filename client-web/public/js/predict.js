@@ -23,18 +23,17 @@ export class Predictor {
   constructor(board, game = newGame(board)) {
     this.board = board;
     this.base = game;
-    this.pending = []; // [{seq, action}] sent, not yet answered, oldest first
+    this.pending = []; // [{seq, action}] not yet answered, oldest first
     this.game = clone(game);
   }
 
-  /** Returns the rules' verdict; accepted actions await an answer. */
   act(action, seq) {
     const r = apply(this.game, action);
     if (r.ok) this.pending.push({ seq, action });
     return r;
   }
 
-  /** The server's answer ({seq, ok, reason?, pos, steps, ...}). */
+  /** msg: the server's answer. */
   confirm(msg) {
     const shown = JSON.stringify(view(this.game));
     // Answers come in order: anything older was dropped.

@@ -130,7 +130,7 @@ function renderHud(s, now) {
   setHint(h, false);
 }
 
-/** The run, gate and steps pills: each text or [text, class]. */
+/** Each text or [text, class]. */
 const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
 
 function setHint(text, warn) {
@@ -139,7 +139,6 @@ function setHint(text, warn) {
   h.classList.toggle('warn', !!warn);
 }
 
-/** Rewind (run one), Give up (run two), Leave, the question, the practice note. */
 function renderControls(s) {
   const b = s.race.board;
   const g = myGame(s);

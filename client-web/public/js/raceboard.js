@@ -28,14 +28,13 @@ export function requestDraw() {
   requestAnimationFrame(drawNow);
 }
 
-/** Steps left to the goal (as the protocol's `left`). */
+/** As the protocol's `left`. */
 function stepsLeft(board, pos) {
   if (distCache.board !== board) distCache = { board, dist: distancesToGoal(board) };
   const d = distCache.dist[pos[0] * board.n + pos[1]];
   return d >= 0 ? d : null;
 }
 
-/** Each racer: id, name, pos, status, steps, run, left, colour, me. */
 export function racerRows(s) {
   const b = s.race.board;
   return racers(s).map((p) => {
@@ -93,7 +92,7 @@ function drawNow() {
   const stage = $('stage');
   const padOn = !!(s.game.pred && !s.race.results && $('pad').offsetParent);
   const land = innerWidth > innerHeight && innerHeight < 560;
-  // Room for the header and HUD, the hint and buttons (or pad); in a phone's landscape the pad is beside the board.
+  // Room for the header, HUD, hint and buttons (or pad; beside the board in a phone's landscape).
   const maxH = Math.max(200, innerHeight - (land ? 70 : 120 + (padOn ? 200 : 80)));
   const maxW = stage.parentElement.clientWidth;
   const b = s.race.board;

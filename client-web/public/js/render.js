@@ -12,10 +12,9 @@ export const PALETTE = {
   visited: '#cfe4f5',
   line: '#CC79A7', // reddish purple: the revealed optimal line
 };
-/** Never the player's own blue. */
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
-/** Sizes `canvas` to the largest square of whole cells within maxW by maxH; returns the layout. */
+/** The largest square of whole cells within maxW by maxH. */
 export function fit(canvas, n, maxW, maxH) {
   const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
   const avail = Math.max(120, Math.min(maxW, maxH || Infinity));
@@ -35,11 +34,7 @@ export function cellAt(canvas, layout, clientX, clientY) {
   return row >= 0 && col >= 0 && row < layout.n && col < layout.n ? [row, col] : null;
 }
 
-/**
- * scene: {board, me: {pos:[r,c] (may be fractional while moving), ghost?, gateOpen},
- * visited?: Set of "r,c", others?: [{pos, colour, name}], trail?: [[r,c]...],
- * marker?: {pos, ghost?} (the optimal-line replay)}.
- */
+/** scene: {board, me: {pos (fractional while moving), ghost?, gateOpen}, visited?, others?, trail?, marker? (the optimal line)}. */
 export function draw(canvas, layout, scene) {
   const { dpr, cell: s, css } = layout;
   const ctx = canvas.getContext('2d');
@@ -72,7 +67,7 @@ export function draw(canvas, layout, scene) {
     ctx.stroke();
   }
 
-  // A disc of radius r (cells) centred in cell p; alpha, then an outline (dashed: a ghost).
+  // A disc centred in cell p.
   const dot = (p, r, fill, stroke, lw, alpha = 1, dash = []) => {
     const [x, y] = at(p);
     ctx.globalAlpha = alpha;
@@ -97,7 +92,7 @@ export function draw(canvas, layout, scene) {
   // Other racers, drawn last, fanned out when they share a cell.
   const others = scene.others || [];
   const shared = new Map();
-  // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
+  // My own cell is taken: a rival with me is drawn beside me.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
   const crowd = new Map(); // cell -> racers there
   for (const o of others) {
@@ -152,7 +147,7 @@ function drawVault(ctx, b, s, at, scene) {
   ctx.lineWidth = Math.max(1.5, s * 0.04);
   ctx.strokeRect(x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72);
   corner(ctx, 'P', x, y, s, '#6b5d00', 0.55);
-  // Gate: orange bars when shut, an open dashed frame when the way is open.
+  // Bars when shut, a dashed frame when open.
   [x, y] = at(b.gate);
   const open = scene.me && scene.me.gateOpen;
   const [lo, hi] = [x + s * 0.12, x + s * 0.88];
@@ -189,7 +184,7 @@ function drawMaze(ctx, b, s, at) {
   ctx.fillStyle = PALETTE.exit;
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
   if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff');
-  // Walls: every closed side, drawn once (up and left of each cell, plus the outer edge).
+  // Every closed side once: up and left of each cell, plus the outer edge.
   const w = Math.max(2, Math.round(s * 0.1));
   ctx.fillStyle = PALETTE.wall;
   const n = b.n;
@@ -230,7 +225,7 @@ function roundRect(ctx, x, y, w, h, r, fill) {
   ctx.fill();
 }
 
-/** A landmark's letter in its cell, so it reads without colour. */
+/** The landmark's letter: it reads without colour. */
 function corner(ctx, text, x, y, s, colour, alpha = 1) {
   ctx.font = `700 ${Math.round(s * 0.5)}px system-ui, sans-serif`;
   ctx.fillStyle = colour;
@@ -241,11 +236,10 @@ function corner(ctx, text, x, y, s, colour, alpha = 1) {
   ctx.globalAlpha = 1;
 }
 
-/** A name above a marker: canvas text is never parsed as HTML. */
 function label(ctx, text, x, y, size, colour, width) {
   ctx.font = `600 ${Math.round(size)}px system-ui, sans-serif`;
   const half = ctx.measureText(text).width / 2 + 2;
-  x = Math.max(half, Math.min(width - half, x)); // never cut off at the board's edge
+  x = Math.max(half, Math.min(width - half, x)); // never cut off at the edge
   ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';
   ctx.lineWidth = 3;

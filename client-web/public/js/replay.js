@@ -30,7 +30,7 @@ export function replayFrames(board, actions) {
   return { frames, refused };
 }
 
-/** The path walked in this run up to frame `i`. */
+/** This run's path up to frame `i`. */
 export const trailAt = (frames, i) => frames.slice(frames[i].from, i + 1).map((f) => f.pos);
 
 /** The cells visited up to frame `i` ("r,c"). */
@@ -86,7 +86,6 @@ export class Playback {
     if (SPEEDS.includes(s)) this.speed = s;
   }
 
-  /** The next frame while playing; stops at the end. */
   tick() {
     if (!this.playing) return false;
     if (this.i < this.last) this.i += 1;
@@ -95,7 +94,7 @@ export class Playback {
   }
 }
 
-/** Whether the replay ends as the server says: the same steps, finished exactly when 'finished'. */
+/** Whether the replay ends as the server says (README, "Notes"). */
 export function agrees(frames, refused, run) {
   const end = frames[frames.length - 1];
   return !refused && end.steps === run.steps && (end.status === 'won') === (run.state === 'finished');

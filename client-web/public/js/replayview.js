@@ -7,15 +7,15 @@ import { fit, draw } from './render.js';
 import * as F from './format.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
-let host = null; // {state, show(view), back(), token()} from app.js
-let S = null; // the page's state
+let host = null; // {state, show(view), back(), token()}
+let S = null;
 
 export function initReplay(h) {
   host = h;
   S = h.state;
 }
 
-/** Shows run `id`, or why not. `known` (a leaderboard row) heads the screen meanwhile, and if it is hidden. */
+/** Shows run `id`, or why not; `known` (a leaderboard row) heads the screen meanwhile. */
 export async function openReplay(id, known = null) {
   closeReplay();
   const mine = ++S.replay.opened;
@@ -61,7 +61,7 @@ export function closeReplay() {
   S.replay.opened++;
 }
 
-/** For the tests: the position and the frame shown. */
+/** For the tests. */
 export function replayState() {
   if (!S.replay.run) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
   const { pb, frames, run } = S.replay.run;
@@ -84,7 +84,7 @@ function head(run) {
   $('rp-chips').replaceChildren(...pills(chips));
 }
 
-/** The head, the legend, and whether the replay agrees with the stored result. */
+/** The head, the legend, whether the replay agrees with the stored result. */
 function describe() {
   const { run, board, frames, refused: bad } = S.replay.run;
   const u = unit(board.game);
@@ -133,7 +133,7 @@ function schedule() {
   }, R.pb.interval);
 }
 
-/** The marker glides from `from` (not under reduced motion, nor across a rewind). */
+/** Not under reduced motion, nor across a rewind. */
 function glide(from) {
   const R = S.replay.run;
   const f = R.frames[R.pb.i];
@@ -188,7 +188,7 @@ function paint() {
   const col = $('rp-play');
   const maxH = Math.max(220, innerHeight - 250);
   const layout = fit(canvas, board.n, col.clientWidth, maxH);
-  col.style.setProperty('--bw', `${layout.css}px`); // the seek bar as wide as the board
+  col.style.setProperty('--bw', `${layout.css}px`); // the seek bar's width
   draw(canvas, layout, {
     board,
     me: { pos, ghost: f.ghost, gateOpen: f.gateOpen },

@@ -11,7 +11,7 @@ import { mark } from './rival.js';
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 const phone = matchMedia('(max-width: 880px)');
 let ctx = null;
-let shown = null; // the results last laid out (once per results)
+let shown = null; // the results last laid out
 
 export function init(c) {
   ctx = c;
@@ -105,7 +105,6 @@ function layout(s, m) {
     }),
   );
   $('reveal').textContent = revealText(rv);
-  // My best for this game AND size.
   const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
   const game = s.room ? s.room.game : b && b.game;
   const size = s.room ? s.room.size : b && b.size;
@@ -134,7 +133,7 @@ function renderButtons(s) {
   $('rematch-note').hidden = host || one;
 }
 
-/** The optimal line on the board, move by move (all at once under reduced motion). */
+/** Move by move (all at once under reduced motion). */
 export function startLine(s) {
   const rv = s.race.results && s.race.results.reveal;
   if (!rv || !s.race.board) return;

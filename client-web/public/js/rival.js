@@ -2,7 +2,6 @@
 import { $, el } from './dom.js';
 import { isHost } from './state.js';
 
-/** The mark after a rival's name (null for a person). */
 export const mark = (p) => (p && p.rival ? el('span', { class: 'badge', text: 'replay' }) : null);
 
 /** The results' button: [label, add_rival fields], or null. */
@@ -22,7 +21,7 @@ export function race(s, fx, fields) {
   fx.send({ type: 'add_rival', ...fields });
 }
 
-/** "Race" on my line of today's table: in my room, or a practice room made for it. */
+/** "Race" on my line of today's table: in my room, or a practice room. */
 export function fromTable(s, fx, m, runId) {
   if (s.room) return race(s, fx, { run_id: runId });
   fx.send({ type: 'create_room', game: m.game, size: m.size, daily: true });

@@ -14,7 +14,7 @@ export function stepPos(p, dir, n) {
   return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
 }
 
-/** Checks a PublicBoard and adds lookups. Throws on nonsense. */
+/** Throws on nonsense. */
 export function parseBoard(pb) {
   if (!pb || typeof pb !== 'object') throw new Error('no board');
   const n = pb.n;
@@ -34,7 +34,7 @@ export function parseBoard(pb) {
   return b;
 }
 
-/** Where a move lands ignoring the gate, or null (wall or edge). */
+/** Ignoring the gate; null: a wall or the edge. */
 export function neighbour(board, p, dir) {
   const q = stepPos(p, dir, board.n);
   if (!q) return null;
@@ -50,12 +50,11 @@ export function newGame(board) {
     status: 'playing',
     run: 1,
     recording: [],
-    ghost: null, // run two: the ghost's cell
-    replayed: 0, // run two: how much of the recording the ghost has walked
+    ghost: null, // run two
+    replayed: 0, // run two: of the recording
   };
 }
 
-/** The player or (run two) the ghost holds the plate. */
 export function gateOpen(g) {
   const b = g.board;
   return b.game === 'ghost' && (samePos(g.pos, b.plate) || samePos(g.ghost, b.plate));
@@ -111,7 +110,7 @@ export function view(g) {
   return v;
 }
 
-/** A game from the server's view and the run-one recording (a resume, a correction). */
+/** From the server's view and the run-one recording (a resume, a correction). */
 export function fromView(board, v, recording = []) {
   const g = newGame(board);
   g.pos = v.pos.slice();
@@ -141,7 +140,7 @@ export function dirTo(a, b) {
   return dr === -1 ? 'up' : dr === 1 ? 'down' : dc === -1 ? 'left' : 'right';
 }
 
-/** Steps from every cell to `goal` (-1: unreachable), the gate open: board.rs goal_distances(), `progress.left`. */
+/** From every cell (-1: unreachable), the gate open: board.rs goal_distances(). */
 export function distancesToGoal(board, goal = board.goal) {
   const n = board.n;
   const dist = new Array(n * n).fill(-1);

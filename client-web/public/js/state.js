@@ -1,4 +1,4 @@
-// The page's one state object, every field declared up front, and selectors over it. Pure.
+// The page's one state object, every field declared, and selectors over it. Pure.
 
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
@@ -43,7 +43,7 @@ export function createState() {
     others: {
       progress: new Map(),
       colours: new Map(),
-      markers: [], // as last drawn (tests read them)
+      markers: [], // as last drawn (for tests)
     },
     daily: {
       boards: [],
@@ -71,7 +71,7 @@ export function createState() {
     replay: {
       line: null,
       run: null,
-      opened: 0, // a late answer to an older openReplay is ignored
+      opened: 0, // an older openReplay answering late is ignored
     },
     outbox: { tokens: null, at: 0, queue: [] }, // moves paced below the server's rate
     pendingRename: null,
@@ -91,7 +91,7 @@ export const racing = (s) => !!s.room && s.room.phase === 'racing' && !!s.race.b
 /** The clock starts at each racer's first move (race_start.clock). */
 export const solo = (s) => s.race.clock === 'first_move';
 
-/** A room of one (or a daily room): "Try this board again" rather than a rematch. */
+/** "Try this board again" rather than a rematch. */
 export const alone = (s) => !!s.room && (!!s.room.daily || s.room.players.length === 1);
 
 export const canMove = (s) => racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && s.conn.welcomed && !s.game.givenUp;
@@ -119,7 +119,7 @@ export function colourOf(s, id) {
   return c.get(id);
 }
 
-/** The moves queue pacing: a bucket of half the burst refilled at 5/8 of the rate (defaults: 40 and 25/s). */
+/** A bucket of half the burst refilled at 5/8 of the rate. */
 export function pacing(limits, rankedDaily = false) {
   const rate = Number(limits.msgs_per_sec) > 0 ? Number(limits.msgs_per_sec) : DEFAULT_LIMITS.msgs_per_sec;
   const burst = Number(limits.msgs_burst) > 0 ? Number(limits.msgs_burst) : DEFAULT_LIMITS.msgs_burst;
@@ -128,10 +128,9 @@ export function pacing(limits, rankedDaily = false) {
   return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
 }
 
-/** Below the server's ranked floor (25 ms a move): about one move per 33 ms. */
+/** Below the server's ranked floor (25 ms a move). */
 export const RANKED_MOVES_PER_SEC = 30;
 
-/** Ghost's true_par, the maze's shortest. */
 export const bestPossible = (reveal) => (!reveal ? null : reveal.game === 'ghost' ? reveal.true_par ?? null : reveal.shortest ?? null);
 
 /** Whole percent of the best possible, floored: only an optimal run shows 100. */

@@ -2,7 +2,7 @@
 
 const KEY = 'mazerace.';
 
-/** The lock for `token` (a closing tab has `waitMs` to let go): a release function, or null. */
+/** A release function, or null; a closing tab has `waitMs` to let go. */
 function lockToken(locks, token, waitMs) {
   return new Promise((resolve) => {
     let release;
@@ -48,7 +48,7 @@ export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
   };
 }
 
-/** locks: navigator.locks or channelLocks() (null: every claim succeeds). */
+/** locks: null, every claim succeeds. */
 export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {
@@ -79,7 +79,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     muted: () => get(storage, 'muted') === true,
     setMuted: (m) => set(storage, 'muted', !!m),
 
-    /** Once, before connecting: this tab's token from before a reload, else the shared one, if no live tab holds it. */
+    /** Before connecting: this tab's token from before a reload, else the shared one, if no live tab holds it. */
     async claim() {
       for (const t of new Set([get(session, 'token'), get(storage, 'token')])) {
         if (typeof t !== 'string') continue;
@@ -103,14 +103,13 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       if (t != null) lock(t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
     },
 
-    /** The maze cells crossed on board `seed`. */
     visited(seed) {
       const v = get(session, 'visited');
       return v && v.seed === seed && Array.isArray(v.cells) ? v.cells.map(String) : [];
     },
     setVisited: (seed, cells) => set(session, 'visited', { seed, cells }),
 
-    /** Keeps a daily_result per board (and when it came), for the home page. */
+    /** A daily_result per board (and when), for the home page. */
     recordDaily(m) {
       if (!m || typeof m.date !== 'string') return;
       const day = get(storage, `daily.${m.date}`);
@@ -150,7 +149,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
   };
 }
 
-/** For tests, and browsers with storage disabled. */
+/** For tests and storage disabled. */
 export function memoryStorage() {
   const m = new Map();
   return {

@@ -1,4 +1,4 @@
-// The page around the screens: the view and its focus, the connection pill, toasts.
+// Around the screens: the view and its focus, the connection pill, toasts.
 
 import { $ } from './dom.js';
 import { closeReplay } from './replayview.js';

@@ -137,12 +137,9 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       const old = this.best(game, size);
       const cur = { steps: r.steps, time_ms: r.time_ms ?? null, efficiency: r.efficiency ?? null, at: now() };
       if (r.offline) cur.offline = true; // the page judged it
-      const better =
-        !old ||
-        (cur.efficiency ?? -1) > (old.efficiency ?? -1) ||
-        ((cur.efficiency ?? -1) === (old.efficiency ?? -1) &&
-          ((cur.time_ms ?? Infinity) < (old.time_ms ?? Infinity) ||
-            ((cur.time_ms ?? Infinity) === (old.time_ms ?? Infinity) && cur.steps < old.steps)));
+      // Compared in order: higher efficiency, lower time, fewer steps.
+      const rank = (b) => [b.efficiency ?? -1, -(b.time_ms ?? Infinity), -b.steps];
+      const better = !old || rank(cur).map((v, i) => Math.sign(v - rank(old)[i]) || 0).find((v) => v) > 0;
       if (better) set(storage, `best.${game}.${size}`, cur);
       return { best: better ? cur : old, improved: better, previous: old };
     },

@@ -8,16 +8,17 @@ import { fromTable as raceTable } from './rival.js';
 let ctx = null;
 let panelKey = '';
 
+// Home's result card: the results' one, with a heading to focus (and Close, from init).
+const card = el('div', { id: 'dcard', class: 'daily-card', role: 'region', 'aria-labelledby': 'dcard-h' }, ...$('daily-card').cloneNode(true).children);
+for (const e of card.querySelectorAll('[id]')) e.removeAttribute('id');
+card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'muted small' }));
+$('dcard-wrap').append(card);
+
 export function init(c) {
   ctx = c;
   const { s } = c;
   const watch = (d) => d && Number.isInteger(d.run_id) && c.watchRun(d.run_id, { ...d, name: s.me.name, state: d.finished ? 'finished' : 'not_finished' });
-  // Home's result card: the results' one, with a heading to focus and Close.
-  const card = el('div', { id: 'dcard', class: 'daily-card', role: 'region', 'aria-labelledby': 'dcard-h' }, ...$('daily-card').cloneNode(true).children);
-  for (const e of card.querySelectorAll('[id]')) e.removeAttribute('id');
-  card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'muted small' }));
   card.querySelector('.row').append(btn('Close', null, () => ((s.daily.card = null), c.render()), 'small ghostbtn'));
-  $('dcard-wrap').append(card);
   for (const [root, get] of [[$('daily-card'), () => s.daily.result], [card, () => s.daily.card]]) {
     root.querySelector('[data-f=copy]').addEventListener('click', () => c.copy(root.querySelector('[data-f=share]').textContent, 'Share text copied.'));
     root.querySelector('[data-f=watch]').addEventListener('click', () => watch(get()));

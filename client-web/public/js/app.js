@@ -90,7 +90,16 @@ function watchRun(id, known) {
   openReplay(id, known);
 }
 
-const ctx = { s, fx, render, copy, watchRun };
+/** Listens on element `id` (a submit's default prevented), then renders. */
+function on(id, type, fn) {
+  document.getElementById(id).addEventListener(type, (e) => {
+    if (type === 'submit') e.preventDefault();
+    fn(e);
+    render();
+  });
+}
+
+const ctx = { s, fx, render, copy, watchRun, on };
 useTransport(Connection);
 // Offline play loads only when going offline (README, "Size").
 let offline = null;

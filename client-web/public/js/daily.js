@@ -23,10 +23,7 @@ export function init(c) {
     root.querySelector('[data-f=copy]').addEventListener('click', () => c.copy(root.querySelector('[data-f=share]').textContent, 'Share text copied.'));
     root.querySelector('[data-f=watch]').addEventListener('click', () => watch(get()));
   }
-  $('ranks-back').addEventListener('click', () => {
-    s.view = 'home';
-    c.render();
-  });
+  c.on('ranks-back', 'click', () => (s.view = 'home'));
   setInterval(tick, 1000);
 }
 

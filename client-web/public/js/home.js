@@ -14,17 +14,11 @@ export function init(c) {
   ctx = c;
   const { s, fx } = c;
   const name = () => $('name').value;
-  const send = (msg) => {
-    request(s, fx, msg, name());
-    c.render();
-  };
+  const send = (msg) => (request(s, fx, msg, name()), c.render());
   const makeMsg = () => ({ type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value });
   for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes(s));
-  $('size').addEventListener('change', () => c.render());
-  $('make').addEventListener('submit', (e) => {
-    e.preventDefault();
-    send(makeMsg());
-  });
+  c.on('size', 'change', () => {});
+  c.on('make', 'submit', () => send(makeMsg()));
   const practice = () => {
     const m = makeMsg();
     delete m.rank_by;
@@ -47,12 +41,9 @@ export function init(c) {
     }
     send(joinMsg(code, spectate, key));
   };
-  $('join').addEventListener('submit', (e) => {
-    e.preventDefault();
-    joinFromForm(false);
-  });
-  $('watch').addEventListener('click', () => joinFromForm(true));
-  $('name').addEventListener('input', () => {
+  c.on('join', 'submit', () => joinFromForm(false));
+  c.on('watch', 'click', () => joinFromForm(true));
+  c.on('name', 'input', () => {
     // Counted as the server counts (maxlength would count UTF-16 units).
     const input = $('name');
     const max = s.limits.max_name_chars;
@@ -65,36 +56,23 @@ export function init(c) {
     s.ui.nameError = clipped ? `A name is at most ${max} characters.` : '';
     // Kept for the next visit; the server's name is the one shown.
     fx.store.setName(input.value.trim());
-    c.render();
   });
-  $('name').addEventListener('keydown', (e) => {
+  c.on('name', 'keydown', (e) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     // From an invite link, Enter joins; else it saves the name.
-    if (joinInvite(s)) return;
-    if (s.ui.invite) joinFromForm(false);
-    else {
-      rename(s, fx, name());
-      c.render();
-    }
+    if (!joinInvite(s)) s.ui.invite ? joinFromForm(false) : rename(s, fx, name());
   });
-  $('name').addEventListener('change', () => {
-    if (s.conn.welcomed && !s.room) rename(s, fx, name());
-    c.render();
-  });
-  $('brand').addEventListener('click', (e) => {
+  c.on('name', 'change', () => s.conn.welcomed && !s.room && rename(s, fx, name()));
+  c.on('brand', 'click', (e) => {
     e.preventDefault();
     if (s.room) leave(s, fx, { force: true });
     else {
       s.view = 'home';
       fx.go('/');
     }
-    c.render();
   });
-  $('mute').addEventListener('click', () => {
-    fx.store.setMuted(!fx.store.muted());
-    c.render();
-  });
+  c.on('mute', 'click', () => fx.store.setMuted(!fx.store.muted()));
   $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
   fillSizes(s);
   drawDemos();

@@ -10,27 +10,19 @@ let ctx = null;
 export function init(c) {
   ctx = c;
   const { s, fx } = c;
-  const act = (msg) => {
-    leagueAct(s, fx, msg, $('name').value);
-    c.render();
-  };
-  $('lmake').addEventListener('submit', (e) => {
-    e.preventDefault();
-    act({ type: 'create_league', name: $('lname').value.trim() });
-  });
-  $('ljoin').addEventListener('submit', (e) => {
-    e.preventDefault();
+  const act = (msg) => leagueAct(s, fx, msg, $('name').value);
+  c.on('lmake', 'submit', () => act({ type: 'create_league', name: $('lname').value.trim() }));
+  c.on('ljoin', 'submit', () => {
     const code = F.leagueCode($('lcode').value);
     if (code) act({ type: 'join_league', code });
   });
-  $('lg-leave').addEventListener('click', () => act({ type: 'leave_league', code: s.leagues.open }));
-  $('lg-back').addEventListener('click', () => (fx.go('/'), (s.view = 'home'), c.render()));
-  $('lg-copy').addEventListener('click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
+  c.on('lg-leave', 'click', () => act({ type: 'leave_league', code: s.leagues.open }));
+  c.on('lg-back', 'click', () => (fx.go('/'), (s.view = 'home')));
+  c.on('lg-copy', 'click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
   for (const days of [7, 30]) {
-    $(`lg-${days}`).addEventListener('click', () => {
+    c.on(`lg-${days}`, 'click', () => {
       s.leagues.days = days;
       openLeague(s, fx, s.leagues.open);
-      c.render();
     });
   }
   const code = F.leagueFromPath(fx.path());

@@ -12,14 +12,11 @@ let ctx = null;
 export function init(c) {
   ctx = c;
   const { s, fx } = c;
-  $('start').addEventListener('click', () => fx.send({ type: 'start' }));
-  $('ready').addEventListener('click', () => {
-    const me = member(s);
-    fx.send({ type: 'ready', ready: !(me && me.ready) });
-  });
-  $('leave').addEventListener('click', () => (leave(s, fx), c.render()));
-  $('qr').addEventListener('error', () => ($('qr').hidden = true));
-  $('copy').addEventListener('click', () => c.copy($('link').value, 'Link copied.', $('link')));
+  c.on('start', 'click', () => fx.send({ type: 'start' }));
+  c.on('ready', 'click', () => fx.send({ type: 'ready', ready: !(member(s) || {}).ready }));
+  c.on('leave', 'click', () => leave(s, fx));
+  c.on('qr', 'error', () => ($('qr').hidden = true));
+  c.on('copy', 'click', () => c.copy($('link').value, 'Link copied.', $('link')));
   loadLan(s);
 }
 

@@ -47,24 +47,23 @@ export function init(c) {
       c.render();
     }
   });
-  $('pad').addEventListener('click', (e) => {
+  c.on('pad', 'click', (e) => {
     const b = e.target.closest('[data-dir]');
-    if (b) run(act)(s, fx, b.dataset.dir);
+    if (b) act(s, fx, b.dataset.dir);
   });
-  $('rewind').addEventListener('click', run(() => act(s, fx, 'rewind')));
-  $('giveup').addEventListener('click', run(() => giveUp(s, fx)));
-  $('leave-race').addEventListener('click', run(() => leave(s, fx)));
-  $('confirm-yes').addEventListener('click', run(() => {
+  c.on('rewind', 'click', () => act(s, fx, 'rewind'));
+  c.on('giveup', 'click', () => giveUp(s, fx));
+  c.on('leave-race', 'click', () => leave(s, fx));
+  // The question's answer: yes, or no (the stage takes the focus back either way).
+  const answer = (yes) => {
     const q = s.game.confirm;
     s.game.confirm = null;
-    if (q === 'rewind') act(s, fx, 'rewind', { force: true });
-    else if (q === 'leave') leave(s, fx, { force: true });
+    if (yes && q === 'rewind') act(s, fx, 'rewind', { force: true });
+    else if (yes && q === 'leave') leave(s, fx, { force: true });
     $('stage').focus({ preventScroll: true });
-  }));
-  $('confirm-no').addEventListener('click', run(() => {
-    s.game.confirm = null;
-    $('stage').focus({ preventScroll: true });
-  }));
+  };
+  c.on('confirm-yes', 'click', () => answer(true));
+  c.on('confirm-no', 'click', () => answer(false));
   setInterval(() => {
     if (s.view === 'play' && s.race.board && !s.race.results) $('hud-time').textContent = F.clock(elapsed(s, fx.now()));
   }, 100);

@@ -16,22 +16,14 @@ let shown = null; // the results last laid out
 export function init(c) {
   ctx = c;
   const { s, fx } = c;
-  const run = (fn) => () => {
-    fn(s, fx);
-    c.render();
-  };
-  $('rematch').addEventListener('click', run(rematch));
-  $('again').addEventListener('click', run(tryAgain));
-  $('newboard').addEventListener('click', run((st, f) => {
-    st.soloNext = true;
-    rematch(st, f);
-  }));
-  $('leave2').addEventListener('click', run(leave));
-  $('watch-line').addEventListener('click', () => {
-    if (s.replay.line) stopLine(s);
-    else startLine(s);
-    c.render();
+  c.on('rematch', 'click', () => rematch(s, fx));
+  c.on('again', 'click', () => tryAgain(s, fx));
+  c.on('newboard', 'click', () => {
+    s.soloNext = true;
+    rematch(s, fx);
   });
+  c.on('leave2', 'click', () => leave(s, fx));
+  c.on('watch-line', 'click', () => (s.replay.line ? stopLine : startLine)(s));
 }
 
 /** The best possible, then the builder's count and why it differs. */

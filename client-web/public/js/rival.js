@@ -31,11 +31,11 @@ export function fromTable(s, fx, m, runId) {
 
 export function init(c) {
   const { s, fx } = c;
-  $('race-rival').addEventListener('click', () => {
+  c.on('race-rival', 'click', () => {
     const ch = choice(s);
     if (ch) race(s, fx, ch[1]);
   });
-  $('rival-add').addEventListener('click', () => {
+  c.on('rival-add', 'click', () => {
     const id = Number($('rival-run').value);
     if (Number.isInteger(id) && id > 0) fx.send({ type: 'add_rival', run_id: id });
   });

@@ -17,7 +17,6 @@ export function showRoom(s, view) {
   else s.view = view;
 }
 
-/** A warning sticks until `until`. */
 export function hint(s, text, warn, until = 0) {
   s.ui.hint = text;
   s.ui.hintWarn = !!warn;
@@ -48,7 +47,6 @@ export function runIntent(s, fx) {
   }
 }
 
-/** Now (renaming first), or after `welcome`. */
 export function request(s, fx, msg, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -70,7 +68,6 @@ export function request(s, fx, msg, typed) {
   return true;
 }
 
-/** The page shows what `renamed` confirms. Not while racing. */
 export function rename(s, fx, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -104,7 +101,6 @@ const REASONS = {
   no_rewind: 'Only Ghost has a rewind.',
 };
 
-/** A refused move: a buzz, a shake, a hint saying why (read out too). */
 export function blocked(s, fx, reason, local) {
   if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
   fx.bump();
@@ -185,7 +181,6 @@ export function giveUp(s, fx) {
   fx.announce('You gave up this run. It counts as not finished.');
 }
 
-/** A daily room, my run going, not known to be practice. */
 export const dailyAtStake = (s) =>
   !!s.room && !!s.room.daily && racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp && s.daily.ranked !== false;
 
@@ -209,7 +204,6 @@ export function rematch(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/** The same board, started at once (practice in a daily room). */
 export function tryAgain(s, fx) {
   if (!s.room || !s.race.results) return;
   s.soloNext = true;

@@ -41,7 +41,6 @@ export async function loadDaily() {
   tick();
 }
 
-/** The server's `you` entry, else the result kept here. */
 export function played(s, game, size) {
   const you = s.daily.you;
   const e = you && you.boards.find((b) => b.game === game && b.size === size);

@@ -26,10 +26,8 @@ export const btn = (text, label, onclick, cls) => el('button', { type: 'button',
 /** The second (a name) is titled, for when it is cut short. */
 export const cells = (vals) => vals.map((v, i) => el('td', { text: String(v), title: i === 1 ? String(v) : null }));
 export const note = (colspan, text) => el('tr', {}, el('td', { colspan: String(colspan), class: 'muted', text }));
-/** Each `text` or `[text, class]`. */
 export const pills = (list) => list.map((p) => (([text, cls]) => el('span', { class: cls ? `pill ${cls}` : 'pill', text }))([].concat(p)));
 export const tags = (list) => list.map((text) => el('span', { class: 'tag', text }));
-/** "In it (2): Ann, Bo". */
 export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })]));
 
 export async function getJson(path, token) {

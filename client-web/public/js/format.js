@@ -42,7 +42,6 @@ export function hhmm(iso) {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
-/** 3_723_000 -> "1:02:03". */
 export function hms(ms) {
   const t = Math.max(0, Math.ceil(ms / 1000));
   const h = Math.floor(t / 3600), m = Math.floor(t / 60) % 60, s = t % 60;
@@ -96,7 +95,6 @@ export const NAME_MAX = 24;
 /** Control characters and the bidi marks the server refuses in a name. */
 const BAD_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-/** Why the server would refuse a name, or ''. */
 export function nameProblem(name, max = NAME_MAX) {
   if (!name) return 'Enter a name first: the others will see it.';
   if (nameLength(name) > max) return `A name is at most ${max} characters.`;
@@ -128,7 +126,6 @@ export const leagueFromPath
 /** `leagues[].today`: "#1 of 3 today · 5 points". */
 export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');
 
-/** A daily_result's places: overall, then each league's. */
 export function places(d) {
   const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
   const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];

@@ -226,8 +226,7 @@ export const HANDLERS = {
       return;
     }
     if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
-      // A league's refusal goes to the leagues card.
-      s.leagues.pending = null;
+        s.leagues.pending = null;
       s.leagues.error = m.message || code;
       return;
     }
@@ -327,7 +326,6 @@ export function startRace(s, fx, board, opts = {}) {
   s.replay.line = null;
   const me = member(s);
   const g = s.game;
-  // A snapshot without `you`: a race we are not in.
   const watchOnly = !opts.fresh && !opts.you;
   g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
   if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);

@@ -75,7 +75,6 @@ export class Connection {
     this.connect();
   }
 
-  /** For good (a transport swapped out). */
   close() {
     this.stopped = true;
     clearTimeout(this.timer);

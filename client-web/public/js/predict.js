@@ -33,7 +33,6 @@ export class Predictor {
     return r;
   }
 
-  /** msg: the server's answer. */
   confirm(msg) {
     const shown = JSON.stringify(view(this.game));
     // Answers come in order: anything older was dropped.

@@ -129,7 +129,6 @@ function renderHud(s, now) {
   setHint(h, false);
 }
 
-/** Each text or [text, class]. */
 const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
 
 function setHint(text, warn) {

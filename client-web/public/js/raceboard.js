@@ -28,7 +28,6 @@ export function requestDraw() {
   requestAnimationFrame(drawNow);
 }
 
-/** As the protocol's `left`. */
 function stepsLeft(board, pos) {
   if (distCache.board !== board) distCache = { board, dist: distancesToGoal(board) };
   const d = distCache.dist[pos[0] * board.n + pos[1]];

@@ -14,7 +14,6 @@ export const PALETTE = {
 };
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
-/** The largest square of whole cells within maxW by maxH. */
 export function fit(canvas, n, maxW, maxH) {
   const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
   const avail = Math.max(120, Math.min(maxW, maxH || Infinity));
@@ -67,7 +66,6 @@ export function draw(canvas, layout, scene) {
     ctx.stroke();
   }
 
-  // A disc centred in cell p.
   const dot = (p, r, fill, stroke, lw, alpha = 1, dash = []) => {
     const [x, y] = at(p);
     ctx.globalAlpha = alpha;

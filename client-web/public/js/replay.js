@@ -30,10 +30,8 @@ export function replayFrames(board, actions) {
   return { frames, refused };
 }
 
-/** This run's path up to frame `i`. */
 export const trailAt = (frames, i) => frames.slice(frames[i].from, i + 1).map((f) => f.pos);
 
-/** The cells visited up to frame `i` ("r,c"). */
 export function visitedAt(frames, i) {
   const set = new Set();
   for (let k = 0; k <= i; k++) set.add(frames[k].pos.join(','));

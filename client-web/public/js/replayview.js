@@ -61,7 +61,6 @@ export function closeReplay() {
   S.replay.opened++;
 }
 
-/** For the tests. */
 export function replayState() {
   if (!S.replay.run) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
   const { pb, frames, run } = S.replay.run;

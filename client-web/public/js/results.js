@@ -125,7 +125,6 @@ function renderButtons(s) {
   $('rematch-note').hidden = host || one;
 }
 
-/** Move by move (all at once under reduced motion). */
 export function startLine(s) {
   const rv = s.race.results && s.race.results.reveal;
   if (!rv || !s.race.board) return;

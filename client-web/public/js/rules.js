@@ -14,7 +14,6 @@ export function stepPos(p, dir, n) {
   return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
 }
 
-/** Throws on nonsense. */
 export function parseBoard(pb) {
   if (!pb || typeof pb !== 'object') throw new Error('no board');
   const n = pb.n;

@@ -1,4 +1,4 @@
-// The page's one state object, every field declared, and selectors over it. Pure.
+// The page's one state object, every field declared (README, "Notes"), and selectors over it. Pure.
 
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
@@ -8,22 +8,22 @@ export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, 
 export function createState() {
   return {
     view: 'home',
-    back: null, // where the replay screen's Back goes
-    // offline: the stand-in server; rerouted: a wrong_node answer sent us on once.
+    back: null,
+   
     conn: { status: 'idle', wait: 0, welcomed: false, taken: false, offline: false, rerouted: false, back: false },
-    me: { id: null, name: '', helloName: '' }, // helloName: sent in the last hello
+    me: { id: null, name: '', helloName: '' },
     limits: { ...DEFAULT_LIMITS },
-    intent: null, // sent once welcomed
-    lastIntent: null, // retried after already_in_room
+    intent: null,
+    lastIntent: null,
     awaitingSnap: false,
-    soloNext: false, // start as soon as the lobby appears
-    rivalNext: false, // start once the room lists the rival
+    soloNext: false,
+    rivalNext: false,
     room: null,
     race: {
       board: null,
       countdown: 0,
-      clock: 'start', // or 'first_move', fixed at race_start
-      startedAt: 0, // now() at the start, less elapsed_ms on a resume
+      clock: 'start',
+      startedAt: 0,
       firstMoveAt: 0,
       doneMs: null,
       live: false,
@@ -31,49 +31,49 @@ export function createState() {
       results: null,
     },
     game: {
-      pred: null, // my Predictor; null when watching
+      pred: null,
       seq: 0,
       visited: new Set(),
       gateWas: false,
-      anim: null, // {from, t}: my marker gliding
+      anim: null,
       givenUp: false,
-      confirm: null, // 'rewind' or 'leave': a question asked
+      confirm: null,
       lastMoveSaid: 0,
     },
     others: {
       progress: new Map(),
       colours: new Map(),
-      markers: [], // as last drawn (for tests)
+      markers: [],
     },
     daily: {
       boards: [],
       date: null,
       deadline: 0,
-      you: null, // /api/daily's `you`, or rebuilt from stored results
+      you: null,
       result: null,
-      ranked: null, // room.ranked (null: not said)
-      practice: null, // room.practice: why not ranked
+      ranked: null,
+      practice: null,
       rankedAt: null,
       card: null,
       table: null,
       ranksOf: null,
     },
     leagues: {
-      mine: null, // null before the answer
+      mine: null,
       open: null,
       invite: null,
       boards: new Map(),
       standings: null,
       days: 7,
-      pending: null, // its error goes to the leagues card
+      pending: null,
       error: '',
     },
     replay: {
       line: null,
       run: null,
-      opened: 0, // an older openReplay answering late is ignored
+      opened: 0,
     },
-    outbox: { tokens: null, at: 0, queue: [] }, // moves paced below the server's rate
+    outbox: { tokens: null, at: 0, queue: [] },
     pendingRename: null,
     timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
     ui: { hint: '', hintWarn: false, flash: '', nameError: '', lanBase: null, invite: null },

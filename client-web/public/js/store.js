@@ -109,7 +109,6 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     },
     setVisited: (seed, cells) => set(session, 'visited', { seed, cells }),
 
-    /** A daily_result per board (and when), for the home page. */
     recordDaily(m) {
       if (!m || typeof m.date !== 'string') return;
       const day = get(storage, `daily.${m.date}`);
@@ -137,7 +136,6 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       const old = this.best(game, size);
       const cur = { steps: r.steps, time_ms: r.time_ms ?? null, efficiency: r.efficiency ?? null, at: now() };
       if (r.offline) cur.offline = true; // the page judged it
-      // Compared in order: higher efficiency, lower time, fewer steps.
       const rank = (b) => [b.efficiency ?? -1, -(b.time_ms ?? Infinity), -b.steps];
       const better = !old || rank(cur).map((v, i) => Math.sign(v - rank(old)[i]) || 0).find((v) => v) > 0;
       if (better) set(storage, `best.${game}.${size}`, cur);
@@ -146,7 +144,6 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
   };
 }
 
-/** For tests and storage disabled. */
 export function memoryStorage() {
   const m = new Map();
   return {

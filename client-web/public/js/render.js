@@ -126,38 +126,36 @@ function drawVault(ctx, b, s, at, scene) {
   };
   for (let i = 1; i < b.n; i++) lines([[i * s + 0.5, 0, i * s + 0.5, b.n * s], [0, i * s + 0.5, b.n * s, i * s + 0.5]], PALETTE.grid, 1);
   const pad = Math.max(1, Math.round(s * 0.04));
-  ctx.fillStyle = PALETTE.wall;
+  // A cell's square inset by `k` of a side, outlined.
+  const frame = (k, colour, lw) => {
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = lw;
+    ctx.strokeRect(x + s * k, y + s * k, s * (1 - 2 * k), s * (1 - 2 * k));
+  };
+  const tint = (fill) => ((ctx.fillStyle = fill), ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad));
   for (let r = 0; r < b.n; r++) {
     for (let c = 0; c < b.n; c++) {
       if (b.wall([r, c])) roundRect(ctx, c * s + pad, r * s + pad, s - 2 * pad, s - 2 * pad, s * 0.12, PALETTE.wall);
     }
   }
   let [x, y] = at(b.start);
-  ctx.fillStyle = 'rgba(0,158,115,0.18)';
-  ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-  ctx.strokeStyle = PALETTE.start;
-  ctx.lineWidth = Math.max(2, s * 0.05);
-  ctx.strokeRect(x + s * 0.08, y + s * 0.08, s * 0.84, s * 0.84);
+  tint('rgba(0,158,115,0.18)');
+  frame(0.08, PALETTE.start, Math.max(2, s * 0.05));
   corner(ctx, 'S', x, y, s, PALETTE.start, 0.5);
   [x, y] = at(b.plate);
   roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
-  ctx.strokeStyle = '#6b5d00';
-  ctx.lineWidth = Math.max(1.5, s * 0.04);
-  ctx.strokeRect(x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72);
+  frame(0.14, '#6b5d00', Math.max(1.5, s * 0.04));
   corner(ctx, 'P', x, y, s, '#6b5d00', 0.55);
   // Bars when shut, a dashed frame when open.
   [x, y] = at(b.gate);
   const open = scene.me && scene.me.gateOpen;
   const [lo, hi] = [x + s * 0.12, x + s * 0.88];
-  ctx.strokeStyle = PALETTE.gate;
-  ctx.lineWidth = Math.max(2, s * 0.07);
   if (open) {
     ctx.setLineDash([s * 0.12, s * 0.1]);
-    ctx.strokeRect(lo, y + s * 0.12, s * 0.76, s * 0.76);
+    frame(0.12, PALETTE.gate, Math.max(2, s * 0.07));
     ctx.setLineDash([]);
   } else {
-    ctx.fillStyle = 'rgba(230,159,0,0.18)';
-    ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
+    tint('rgba(230,159,0,0.18)');
     const bars = [1, 2, 3].map((i) => [x + (s * i) / 4, y + s * 0.12, x + (s * i) / 4, y + s * 0.88]);
     lines([...bars, [lo, y + s * 0.12, hi, y + s * 0.12], [lo, y + s * 0.88, hi, y + s * 0.88]], PALETTE.gate, Math.max(2, s * 0.07));
   }

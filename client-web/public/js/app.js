@@ -49,10 +49,7 @@ function useTransport(Transport) {
       const token = store.token();
       return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
     },
-    onMessage: (m) => {
-      handle(s, m, fx);
-      render();
-    },
+    onMessage: (m) => (handle(s, m, fx), render()),
     onState: (state, wait) => {
       s.conn.welcomed = false;
       s.conn.status = state;

@@ -1,6 +1,6 @@
 // The daily challenge: the home panel, the result cards, the leaderboards.
 
-import { $, el, announce, btn, cells, note, pills, getJson } from './dom.js';
+import { $, el, announce, btn, cells, note, pills, getJson, nm } from './dom.js';
 import { request, openLeague } from './actions.js';
 import * as F from './format.js';
 import { fromTable as raceTable } from './rival.js';
@@ -8,7 +8,7 @@ import { fromTable as raceTable } from './rival.js';
 let ctx = null;
 let panelKey = '';
 
-// Home's result card: the results' one, with a heading to focus (and Close, from init).
+// Home's result card: a copy of the results' one.
 const card = el('div', { id: 'dcard', class: 'daily-card', role: 'region', 'aria-labelledby': 'dcard-h' }, ...$('daily-card').cloneNode(true).children);
 for (const e of card.querySelectorAll('[id]')) e.removeAttribute('id');
 card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'muted small' }));
@@ -77,7 +77,7 @@ const resultLine = (e) => {
 export function render(s) {
   renderPanel(s);
   renderCard($('daily-card'), s.view === 'play' ? s.daily.result : null, s);
-  renderCard($('dcard'), s.view === 'home' ? s.daily.card : null, s);
+  renderCard(card, s.view === 'home' ? s.daily.card : null, s);
   $('dcard-wrap').hidden = !(s.view === 'home' && s.daily.card);
   const t = s.daily.table;
   const d = s.daily.result;
@@ -153,7 +153,7 @@ function renderCard(root, d, s) {
       el(
         'li',
         {},
-        el('span', { class: 'nm', text: p.label }),
+        nm(p.label),
         el('strong', { text: p.text }),
         p.share ? btn('Copy', `Copy the share line for ${p.label}`, () => ctx.copy(p.share, 'Share text copied.'), 'small') : null,
       ),

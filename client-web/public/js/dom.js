@@ -27,11 +27,15 @@ export const btn = (text, label, onclick, cls) => el('button', { type: 'button',
 export const cells = (vals) => vals.map((v, i) => el('td', { text: String(v), title: i === 1 ? String(v) : null }));
 export const note = (colspan, text) => el('tr', {}, el('td', { colspan: String(colspan), class: 'muted', text }));
 export const pills = (list) => list.map((p) => (([text, cls]) => el('span', { class: cls ? `pill ${cls}` : 'pill', text }))([].concat(p)));
+export const badge = (text, cls) => el('span', { class: cls ? `badge ${cls}` : 'badge', text });
 export const tags = (list) => list.map((text) => el('span', { class: 'tag', text }));
-export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })]));
+export const nm = (text) => el('span', { class: 'nm', text });
+export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', nm(n)]));
+
+export const auth = (token) => (token ? { authorization: `Bearer ${token}` } : {});
 
 export async function getJson(path, token) {
-  const res = await fetch(path, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const res = await fetch(path, { headers: { accept: 'application/json', ...auth(token) } });
   if (!res.ok) throw new Error(String(res.status));
   return res.json();
 }

@@ -2,16 +2,8 @@
 
 export const GAMES = { ghost: 'Ghost', maze: 'Maze Escape' };
 export const SIZES = {
-  ghost: [
-    ['small', 'Small 6×6'],
-    ['medium', 'Medium 7×7'],
-    ['large', 'Large 8×8'],
-  ],
-  maze: [
-    ['easy', 'Easy 11×11'],
-    ['normal', 'Normal 17×17'],
-    ['hard', 'Hard 23×23'],
-  ],
+  ghost: [['small', 'Small 6×6'], ['medium', 'Medium 7×7'], ['large', 'Large 8×8']],
+  maze: [['easy', 'Easy 11×11'], ['normal', 'Normal 17×17'], ['hard', 'Hard 23×23']],
 };
 
 export const gameLabel = (g) => GAMES[g] || String(g);
@@ -59,15 +51,8 @@ export function msToUtcMidnight(now = Date.now()) {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
 }
 
-export const STATUS = {
-  racing: 'racing',
-  finished: 'finished',
-  out_of_steps: 'out of steps',
-  left: 'left',
-  timed_out: 'timed out',
-  gave_up: 'gave up',
-};
-export const statusLabel = (s) => STATUS[s] || String(s || '');
+/** A racer's status in words: out_of_steps -> "out of steps". */
+export const statusLabel = (s) => String(s || '').replace(/_/g, ' ');
 
 /** A room (`r`) or league (`l`) code typed or pasted, a link too. */
 export function cleanCode(text, kind = 'r') {
@@ -76,10 +61,7 @@ export function cleanCode(text, kind = 'r') {
   return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-export function codeFromPath(path) {
-  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '');
-  return m ? m[1].toUpperCase() : null;
-}
+export const codeFromPath = (path) => (/^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
 
 /** The invite key in a link ("...?k=3f9a0c1d5e7b2a64"), or null. */
 export function keyFrom(text) {

@@ -1,6 +1,6 @@
 // A handler per server message: it updates the state, asks `fx` for effects (no DOM).
 
-import { parseBoard } from './rules.js';
+import { readBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
@@ -279,15 +279,6 @@ function dailyRanked(s, info, fx) {
   s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
   s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
   s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
-}
-
-function readBoard(pb) {
-  if (!pb) return null;
-  try {
-    return parseBoard(pb);
-  } catch {
-    return null;
-  }
 }
 
 function confirm(s, m, fx) {

@@ -1,6 +1,6 @@
 // Home: the name, make, practice, join, the /r/CODE invite card, the how-to.
 
-import { $, el, tags, names, getJson } from './dom.js';
+import { $, el, tags, names, getJson, nm } from './dom.js';
 import { parseBoard } from './rules.js';
 import { draw } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
@@ -130,7 +130,7 @@ function renderInvite(s) {
   const rows = [el('strong', { text: `You are invited to room ${inv.code}.` })];
   if (r) {
     rows.push(el('span', { class: 'tags' }, ...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size)])));
-    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', el('span', { class: 'nm', text: r.host })));
+    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', nm(r.host)));
     const who = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
     if (who.length) rows.push(names('In the room', who));
     if (r.phase && r.phase !== 'lobby') rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
@@ -139,7 +139,7 @@ function renderInvite(s) {
   card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
 }
 
-// The how-to's pictures: the worked example vault, a tiny maze.
+// The how-to's pictures.
 const DEMOS = {
   ghost: { game: 'ghost', n: 6, cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'], start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3] },
   maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },

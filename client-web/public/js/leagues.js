@@ -1,6 +1,6 @@
 // Leagues (issue 15): the home card, the /l/CODE join card, the league view.
 
-import { $, el, btn, cells, note, getJson, names } from './dom.js';
+import { $, el, btn, cells, note, getJson, names, nm } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
 import { table } from './daily.js';
 import * as F from './format.js';
@@ -44,8 +44,6 @@ export function joinInvite(s) {
   return true;
 }
 
-const nm = (text) => el('span', { class: 'nm', text });
-
 export function render(s) {
   const L = s.leagues;
   const err = $('league-err');
@@ -75,7 +73,7 @@ function renderInvite(s) {
 let mineKey = '';
 function renderMine(s) {
   const mine = s.leagues.mine;
-  // Rebuilt only on a change: a button replaced mid-press would lose the click.
+  // Rebuilt only on a change (as daily.js's panel).
   const key = JSON.stringify(mine);
   if (key === mineKey) return;
   mineKey = key;

@@ -1,6 +1,6 @@
 // The lobby: the room code, link (LAN address) and QR code, who is in and ready.
 
-import { $, el, tags, getJson } from './dom.js';
+import { $, el, tags, getJson, badge } from './dom.js';
 import { PALETTE } from './render.js';
 import { isHost, member, racers, colourOf, nameOf } from './state.js';
 import { leave } from './actions.js';
@@ -53,10 +53,10 @@ export function render(s) {
       {},
       el('span', { class: 'dot', style: `background:${p.id === s.me.id ? PALETTE.you : p.spectator ? '#9aa3b2' : colourOf(s, p.id)}`, 'aria-hidden': 'true' }),
       el('span', { class: 'name', text: p.name, title: p.name }),
-      p.id === s.me.id ? el('span', { class: 'badge', text: 'you' }) : mark(p),
-      p.id === r.host ? el('span', { class: 'badge host', text: 'host' }) : null,
-      !p.spectator && p.ready ? el('span', { class: 'badge ok', text: '✓ ready' }) : null,
-      !p.connected ? el('span', { class: 'badge off', text: 'offline' }) : null,
+      p.id === s.me.id ? badge('you') : mark(p),
+      p.id === r.host ? badge('host', 'host') : null,
+      !p.spectator && p.ready ? badge('✓ ready', 'ok') : null,
+      !p.connected ? badge('offline', 'off') : null,
     );
   $('players').replaceChildren(...inRace.map(person));
   $('spectators').replaceChildren(...watchers.map(person));

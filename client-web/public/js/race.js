@@ -25,7 +25,7 @@ export function init(c) {
     const dir = KEYS[e.key];
     if (!dir || s.view !== 'play' || s.race.results) return;
     const t = e.target;
-    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+    if (t && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable)) return;
     if (!s.game.pred && !s.race.countdown) return;
     e.preventDefault(); // no scrolling mid-race
     run(act)(s, fx, dir);
@@ -54,7 +54,7 @@ export function init(c) {
   c.on('rewind', 'click', () => act(s, fx, 'rewind'));
   c.on('giveup', 'click', () => giveUp(s, fx));
   c.on('leave-race', 'click', () => leave(s, fx));
-  // The question's answer: yes, or no (the stage takes the focus back either way).
+  // The stage takes the focus back either way.
   const answer = (yes) => {
     const q = s.game.confirm;
     s.game.confirm = null;

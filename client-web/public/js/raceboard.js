@@ -1,6 +1,6 @@
 // The race board and the racer list (README, "Notes").
 
-import { $, el } from './dom.js';
+import { $, el, badge } from './dom.js';
 import { fit, draw, PALETTE } from './render.js';
 import { distancesToGoal } from './rules.js';
 import { trailAt } from './replay.js';
@@ -73,7 +73,7 @@ export function renderRacers(s) {
       'li',
       { class: r.me ? 'me' : '', 'data-id': String(r.id) },
       el('span', { class: 'dot', style: `background:${r.colour}`, 'aria-hidden': 'true' }),
-      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : mark(r)),
+      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? badge('you') : mark(r)),
       el('span', { class: 'stat', text: stat }),
       b && el('span', { class: 'bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(pct), 'aria-label': `${r.name}: ${far}` }, el('i', { style: `width:${pct}%;background:${r.colour}` })),
     );

@@ -2,10 +2,7 @@
 
 import { newGame, apply, gateOpen } from './rules.js';
 
-/**
- * frames[k]: the state after k actions ({pos, ghost, run, steps, status, gateOpen,
- * from: this run's first frame}); stops at the first refused: {index, action, reason}.
- */
+/** frames[k]: the state after k actions (`from`: this run's first frame); stops at the first refused. */
 export function replayFrames(board, actions) {
   const g = newGame(board);
   const snap = (from) => ({

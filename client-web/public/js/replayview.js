@@ -1,7 +1,7 @@
 // The replay screen: a stored daily run (GET /api/daily/runs/{id}), played back.
 
-import { $, announce, pill, pills } from './dom.js';
-import { parseBoard } from './rules.js';
+import { $, announce, pill, pills, auth } from './dom.js';
+import { readBoard } from './rules.js';
 import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
 import { fit, draw } from './render.js';
 import * as F from './format.js';
@@ -26,22 +26,10 @@ export async function openReplay(id, known = null) {
   head(known || {});
   $('rp-note').textContent = 'Loading the run…';
   $('rp-note').className = 'small muted';
-  let res = null;
-  let body = null;
-  try {
-    const token = host.token();
-    res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-    body = await res.json().catch(() => null);
-  } catch {
-    res = null;
-  }
+  const res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: auth(host.token()) }).catch(() => null);
+  const body = res && (await res.json().catch(() => null));
   if (mine !== S.replay.opened) return;
-  let board = null;
-  try {
-    board = res && res.ok && body ? parseBoard(body.board) : null;
-  } catch {
-    board = null;
-  }
+  const board = res && res.ok && body ? readBoard(body.board) : null;
   if (!board) return refused(res, body);
   const { frames, refused: bad } = replayFrames(board, body.actions);
   const still = reducedMotion.matches;

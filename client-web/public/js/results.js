@@ -54,15 +54,8 @@ export function render(s) {
   const rv = m.reveal || {};
   const line = s.replay.line;
   wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
-  wl.textContent = line
-    ? line.pb.playing
-      ? 'Stop'
-      : reducedMotion.matches
-        ? 'Hide the line'
-        : 'Watch again'
-    : rv.game === 'maze'
-      ? 'Show the shortest route'
-      : 'Watch the optimal line';
+  if (!line) wl.textContent = rv.game === 'maze' ? 'Show the shortest route' : 'Watch the optimal line';
+  else wl.textContent = line.pb.playing ? 'Stop' : reducedMotion.matches ? 'Hide the line' : 'Watch again';
   if (first) {
     $('results-h').focus({ preventScroll: true });
     // On a phone the results are above the board: bring them into view.

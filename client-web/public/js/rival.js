@@ -1,8 +1,8 @@
 // Rivals (issue 16): a stored run the server plays back as a racer (README, "Notes").
-import { $, el } from './dom.js';
+import { $, badge } from './dom.js';
 import { isHost } from './state.js';
 
-export const mark = (p) => (p && p.rival ? el('span', { class: 'badge', text: 'replay' }) : null);
+export const mark = (p) => (p && p.rival ? badge('replay') : null);
 
 /** The results' button: [label, add_rival fields], or null. */
 export function choice(s) {

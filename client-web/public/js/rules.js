@@ -33,6 +33,14 @@ export function parseBoard(pb) {
   return b;
 }
 
+export function readBoard(pb) {
+  try {
+    return pb ? parseBoard(pb) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Ignoring the gate; null: a wall or the edge. */
 export function neighbour(board, p, dir) {
   const q = stepPos(p, dir, board.n);

@@ -124,7 +124,7 @@ export function whereWords(s) {
   const b = g.board;
   const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
   const on = samePos(g.pos, b.goal) ? (b.game === 'ghost' ? ', on the flag' : ', on the exit') : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
-  const goal = b.game === 'ghost' ? `flag at row ${b.flag[0] + 1}, column ${b.flag[1] + 1}` : `exit at row ${b.exit[0] + 1}, column ${b.exit[1] + 1}`;
+  const goal = `${b.game === 'ghost' ? 'flag' : 'exit'} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}`;
   return `${at}${on}. The ${goal}.`;
 }
 

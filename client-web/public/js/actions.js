@@ -1,5 +1,4 @@
-// What the player does (make, join, move, rewind, give up, leave, rename, rematch),
-// on the state and `fx` only: tested without a browser.
+// What the player does, on the state and `fx` only (tested without a browser).
 
 import { samePos } from './rules.js';
 import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';
@@ -12,13 +11,12 @@ export function joinMsg(code, spectate = false, key = null) {
   return m;
 }
 
-/** A view the server's messages call for: the replay screen stays up, and its Back goes there. */
+/** The replay screen stays up; its Back goes to `view`. */
 export function showRoom(s, view) {
   if (s.view === 'replay') s.back = view;
   else s.view = view;
 }
 
-/** The hint under the board; a warning sticks until `until` (now() + a moment). */
 export function hint(s, text, warn, until = 0) {
   s.ui.hint = text;
   s.ui.hintWarn = !!warn;
@@ -26,15 +24,8 @@ export function hint(s, text, warn, until = 0) {
 }
 
 export function clearRace(s) {
-  const r = s.race;
-  r.board = null;
-  r.live = false;
-  r.results = null;
-  r.countdown = 0;
-  r.doneMs = null;
-  s.game.pred = null;
-  s.game.confirm = null;
-  s.game.givenUp = false;
+  Object.assign(s.race, { board: null, live: false, results: null, countdown: 0, doneMs: null });
+  Object.assign(s.game, { pred: null, confirm: null, givenUp: false });
   s.replay.line = null;
   s.outbox.queue.length = 0;
 }
@@ -42,10 +33,7 @@ export function clearRace(s) {
 export function leftRoom(s, fx) {
   s.room = null;
   clearRace(s);
-  s.daily.result = null;
-  s.daily.ranked = null;
-  s.daily.rankedAt = null;
-  s.daily.practice = null;
+  Object.assign(s.daily, { result: null, ranked: null, rankedAt: null, practice: null });
   if (fx.path() !== '/') fx.go('/');
 }
 
@@ -59,7 +47,6 @@ export function runIntent(s, fx) {
   }
 }
 
-/** A room message under the typed name: now (renaming first if it changed), or after `welcome`. */
 export function request(s, fx, msg, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -77,11 +64,10 @@ export function request(s, fx, msg, typed) {
   }
   s.me.helloName = name;
   s.intent = msg;
-  fx.connect(); // a no-op while a connection is on its way: the welcome sends the intent
+  fx.connect(); // the welcome sends the intent
   return true;
 }
 
-/** Asks the server to rename; the page shows the name `renamed` confirms. Not while racing. */
 export function rename(s, fx, typed) {
   const name = String(typed || '').trim();
   const problem = F.nameProblem(name, s.limits.max_name_chars);
@@ -90,7 +76,7 @@ export function rename(s, fx, typed) {
     return false;
   }
   if (!s.conn.welcomed) {
-    s.me.helloName = name; // the next hello says it
+    s.me.helloName = name;
     fx.store.setName(name);
     return true;
   }
@@ -115,7 +101,6 @@ const REASONS = {
   no_rewind: 'Only Ghost has a rewind.',
 };
 
-/** A refused move: a buzz, a shake, a hint that says why, and the same in words for a screen reader. */
 export function blocked(s, fx, reason, local) {
   if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
   fx.bump();
@@ -139,19 +124,19 @@ export function whereWords(s) {
   const b = g.board;
   const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
   const on = samePos(g.pos, b.goal) ? (b.game === 'ghost' ? ', on the flag' : ', on the exit') : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
-  const goal = b.game === 'ghost' ? `flag at row ${b.flag[0] + 1}, column ${b.flag[1] + 1}` : `exit at row ${b.exit[0] + 1}, column ${b.exit[1] + 1}`;
+  const goal = `${b.game === 'ghost' ? 'flag' : 'exit'} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}`;
   return `${at}${on}. The ${goal}.`;
 }
 
-/** One move or the rewind, predicted at once and sent paced. `force` answers the rewind question. */
+/** Predicted at once, sent paced. `force` answers the rewind question. */
 export function act(s, fx, action, { force = false } = {}) {
   if (!canMove(s)) return;
   const pred = s.game.pred;
-  if (pred.pending.length >= 24) return; // far ahead of the server: wait for answers
+  if (pred.pending.length >= 24) return; // far ahead of the server
   const g = pred.game;
   const b = pred.board;
   if (action === 'rewind' && !force && b.game === 'ghost' && g.run === 1 && !samePos(g.pos, b.plate)) {
-    // The ghost replays run one: if it never reaches the plate, the gate never opens.
+    // The ghost replays run one: it would never open the gate.
     s.game.confirm = 'rewind';
     fx.announce('You are not on the plate: your ghost will never open the gate. Rewind anyway?');
     return;
@@ -179,14 +164,14 @@ export function act(s, fx, action, { force = false } = {}) {
   } else if (action === 'rewind') {
     fx.announce('Rewind. Run two: your ghost replays run one.');
   } else if (now - s.game.lastMoveSaid >= 1500) {
-    // Accepted moves, throttled: a screen reader keeps up with a key held down.
+    // Throttled: a screen reader keeps up with a key held down.
     s.game.lastMoveSaid = now;
     fx.announce(whereWords(s).split('.')[0] + '.');
   }
   afterChange(s, fx);
 }
 
-/** Run two of a vault that will not open: end the run now, not finished. */
+/** Run two of a vault that will not open: not finished. */
 export function giveUp(s, fx) {
   if (!canMove(s)) return;
   s.game.givenUp = true;
@@ -196,11 +181,10 @@ export function giveUp(s, fx) {
   fx.announce('You gave up this run. It counts as not finished.');
 }
 
-/** The ranked daily try is at stake: a daily room, my run going, and not known to be practice. */
 export const dailyAtStake = (s) =>
   !!s.room && !!s.room.daily && racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp && s.daily.ranked !== false;
 
-/** Leaves the room; in a ranked daily run in progress, asks first (`force` is the answer). */
+/** With the ranked daily try at stake, asks first (`force` answers). */
 export function leave(s, fx, { force = false } = {}) {
   if (!force && dailyAtStake(s)) {
     s.game.confirm = 'leave';
@@ -208,7 +192,7 @@ export function leave(s, fx, { force = false } = {}) {
     return;
   }
   fx.send({ type: 'leave_room' });
-  if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // today's standings moved on
+  if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // today's standings moved
   leftRoom(s, fx);
   s.view = 'home';
   fx.loadDaily();
@@ -220,7 +204,6 @@ export function rematch(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/** "Try this board again" after a solo or practice race: the same board, started at once (practice in a daily room). */
 export function tryAgain(s, fx) {
   if (!s.room || !s.race.results) return;
   s.soloNext = true;
@@ -228,7 +211,7 @@ export function tryAgain(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/** Paced below welcome.limits' rate, queued not dropped: the moves are already on screen. */
+/** Queued, not dropped: the moves are on screen already. */
 export function sendPaced(s, fx, msg) {
   const o = s.outbox;
   const { cap, perSec } = pacing(s.limits, !!(s.room && s.room.daily && s.room.ranked));
@@ -250,14 +233,13 @@ export function sendPaced(s, fx, msg) {
   }
 }
 
-/** A league message (create, join, leave) under the typed name; its error shows on the leagues card. */
+/** Its error shows on the leagues card. */
 export function leagueAct(s, fx, msg, typed) {
   s.leagues.pending = msg.type;
   s.leagues.error = '';
   return request(s, fx, msg, typed);
 }
 
-/** The league view for `code`: its standings and a table per daily board of today. */
 export function openLeague(s, fx, code) {
   const L = s.leagues;
   if (L.open !== code) {

@@ -31,11 +31,7 @@ const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionSt
 const screens = [home, lobby, race, results, daily, rival, leagues];
 const render = () => renderAll(s, screens);
 
-/**
- * The socket's URL, naming the room whenever there is one (being in it,
- * joining it, an invite) so a load balancer can route by it (README,
- * "Running several nodes").
- */
+/** Names the room, for a load balancer (README, "Running several nodes"). */
 function wsUrl(st) {
   const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
   const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
@@ -53,10 +49,7 @@ function useTransport(Transport) {
       const token = store.token();
       return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
     },
-    onMessage: (m) => {
-      handle(s, m, fx);
-      render();
-    },
+    onMessage: (m) => (handle(s, m, fx), render()),
     onState: (state, wait) => {
       s.conn.welcomed = false;
       s.conn.status = state;
@@ -74,11 +67,7 @@ const fx = {
   connected: () => conn.open,
   reconnect: () => conn.restart(),
   now: () => performance.now(),
-  later: (fn, ms) =>
-    setTimeout(() => {
-      fn();
-      render();
-    }, ms),
+  later: (fn, ms) => setTimeout(() => (fn(), render()), ms),
   store,
   announce,
   toast,
@@ -98,11 +87,18 @@ function watchRun(id, known) {
   openReplay(id, known);
 }
 
-const ctx = { s, fx, render, copy, watchRun };
+/** Listens on element `id` (a submit's default prevented), then renders. */
+function on(id, type, fn) {
+  document.getElementById(id).addEventListener(type, (e) => {
+    if (type === 'submit') e.preventDefault();
+    fn(e);
+    render();
+  });
+}
+
+const ctx = { s, fx, render, copy, watchRun, on };
 useTransport(Connection);
-// Offline play is loaded only when going offline (it is outside the size budget, README
-// "Size"): the service worker keeps it cached where there can be one; a plain-HTTP page
-// has none, so it fetches the modules once the page is idle, for the open tab.
+// Offline play loads only when going offline (README, "Size").
 let offline = null;
 async function goOffline() {
   const { Offline } = await import('./offlinemode.js');
@@ -112,18 +108,7 @@ async function goOffline() {
 if (isSecureContext && navigator.serviceWorker) import('./offline/sw-register.js').then((m) => m.registerServiceWorker());
 else addEventListener('load', () => (globalThis.requestIdleCallback || setTimeout)(() => import('./offlinemode.js').catch(() => {})));
 for (const sc of screens) sc.init(ctx);
-initReplay({
-  state: s,
-  show: (view) => {
-    s.view = view;
-    render();
-  },
-  back: () => {
-    s.view = s.back || 'home';
-    render();
-  },
-  token: () => store.token(),
-});
+initReplay({ state: s, show: (view) => ((s.view = view), render()), back: () => ((s.view = s.back || 'home'), render()), token: () => store.token() });
 addEventListener('popstate', () => {
   if (location.pathname === '/' && s.room) {
     fx.send({ type: 'leave_room' });
@@ -134,44 +119,23 @@ addEventListener('popstate', () => {
 });
 
 render();
-// Resume a seat, or open the invited room straight away, once this tab knows which player it is.
+// Once this tab knows which player it is: resume a seat, or open the invited room.
 store.claim().then(() => {
   daily.loadDaily();
   if (store.name()) fx.connect();
   else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
-// A read-only window for tests and debugging.
-globalThis.__mazerace = {
-  get view() {
-    return s.view;
-  },
-  get board() {
-    return s.race.board;
-  },
-  get game() {
-    return s.game.pred && s.game.pred.game;
-  },
-  get room() {
-    return s.room;
-  },
-  get clock() {
-    return s.race.clock;
-  },
-  get me() {
-    return { id: s.me.id, name: s.me.name };
-  },
-  /** The replay screen: {i, last, playing, speed, frame, steps, state, refused} or {error}. */
-  get replay() {
-    return replayState();
-  },
-  /** The optimal line in the results: {i, last, playing} or null. */
-  get line() {
-    const l = s.replay.line;
-    return l ? { i: l.pb.i, last: l.pb.last, playing: l.pb.playing } : null;
-  },
-  /** Other racers' markers as last drawn: [{pos, colour, name}]. */
-  get markers() {
-    return s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() }));
-  },
+// A read-only window for tests, each a getter.
+const peek = {
+  view: () => s.view,
+  board: () => s.race.board,
+  game: () => s.game.pred && s.game.pred.game,
+  room: () => s.room,
+  clock: () => s.race.clock,
+  me: () => ({ id: s.me.id, name: s.me.name }),
+  replay: replayState,
+  line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
+  markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
 };
+globalThis.__mazerace = Object.defineProperties({}, Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])));

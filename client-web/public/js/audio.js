@@ -1,4 +1,4 @@
-// The low buzz of a blocked move (WebAudio, made on the fly).
+// The buzz of a blocked move.
 
 let ctx = null;
 let last = 0;
@@ -10,7 +10,7 @@ export function buzz() {
     ctx = ctx || new AC();
     if (ctx.state === 'suspended') ctx.resume();
     const t = ctx.currentTime;
-    if (t - last < 0.08) return; // a held key against a wall: one buzz, not a drone
+    if (t - last < 0.08) return; // a held key: one buzz, not a drone
     last = t;
     const osc = ctx.createOscillator();
     const gain = ctx.createGain();
@@ -24,6 +24,6 @@ export function buzz() {
     osc.start(t);
     osc.stop(t + 0.16);
   } catch {
-    /* no audio device: silence is fine */
+    /* no audio: silence */
   }
 }

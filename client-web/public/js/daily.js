@@ -1,6 +1,6 @@
-// The daily challenge: the home panel, the result cards and the leaderboards.
+// The daily challenge: the home panel, the result cards, the leaderboards.
 
-import { $, el, announce } from './dom.js';
+import { $, el, announce, btn, cells, note, pills, getJson, nm } from './dom.js';
 import { request, openLeague } from './actions.js';
 import * as F from './format.js';
 import { fromTable as raceTable } from './rival.js';
@@ -8,52 +8,39 @@ import { fromTable as raceTable } from './rival.js';
 let ctx = null;
 let panelKey = '';
 
+// Home's result card: a copy of the results' one.
+const card = el('div', { id: 'dcard', class: 'daily-card', role: 'region', 'aria-labelledby': 'dcard-h' }, ...$('daily-card').cloneNode(true).children);
+for (const e of card.querySelectorAll('[id]')) e.removeAttribute('id');
+card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'muted small' }));
+$('dcard-wrap').append(card);
+
 export function init(c) {
   ctx = c;
   const { s } = c;
-  $('copy-share').addEventListener('click', () => c.copy($('share').textContent, 'Share text copied.'));
-  $('watch-mine').addEventListener('click', () => {
-    const d = s.daily.result;
-    if (d && Number.isInteger(d.run_id)) c.watchRun(d.run_id, { ...d, name: s.me.name, state: d.finished ? 'finished' : 'not_finished' });
-  });
-  $('dcard-copy').addEventListener('click', () => c.copy($('dcard').querySelector('[data-f=share]').textContent, 'Share text copied.'));
-  $('dcard-watch').addEventListener('click', () => {
-    const d = s.daily.card;
-    if (d && Number.isInteger(d.run_id)) c.watchRun(d.run_id, { ...d, name: s.me.name, state: d.finished ? 'finished' : 'not_finished' });
-  });
-  $('dcard-close').addEventListener('click', () => {
-    s.daily.card = null;
-    c.render();
-  });
-  $('ranks-back').addEventListener('click', () => {
-    s.view = 'home';
-    c.render();
-  });
+  const watch = (d) => d && Number.isInteger(d.run_id) && c.watchRun(d.run_id, { ...d, name: s.me.name, state: d.finished ? 'finished' : 'not_finished' });
+  card.querySelector('.row').append(btn('Close', null, () => ((s.daily.card = null), c.render()), 'small ghostbtn'));
+  for (const [root, get] of [[$('daily-card'), () => s.daily.result], [card, () => s.daily.card]]) {
+    root.querySelector('[data-f=copy]').addEventListener('click', () => c.copy(root.querySelector('[data-f=share]').textContent, 'Share text copied.'));
+    root.querySelector('[data-f=watch]').addEventListener('click', () => watch(get()));
+  }
+  c.on('ranks-back', 'click', () => (s.view = 'home'));
   setInterval(tick, 1000);
 }
 
 export async function loadDaily() {
   const { s, fx } = ctx;
-  let data = null;
-  try {
-    const token = fx.store.token();
-    const res = await fetch('/api/daily', { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
-    if (res.ok) data = await res.json();
-  } catch {
-    data = null;
-  }
+  const data = await getJson('/api/daily', fx.store.token()).catch(() => null);
   const boards = data && Array.isArray(data.boards) ? data.boards.filter((b) => b && F.GAMES[b.game] && F.SIZES[b.game].some(([k]) => k === b.size)) : [];
   s.daily.boards = boards;
   s.daily.date = data && typeof data.date === 'string' ? data.date : null;
   const next = Number(data && data.next_in_ms);
   s.daily.deadline = boards.length ? Date.now() + (Number.isFinite(next) && next > 0 ? next : F.msToUtcMidnight()) : 0;
   s.daily.you = data && data.you && Array.isArray(data.you.boards) ? data.you : null;
-  if (s.view === 'league' && s.conn.welcomed) openLeague(s, fx, s.leagues.open); // today's boards' tables
+  if (s.view === 'league' && s.conn.welcomed) openLeague(s, fx, s.leagues.open); // today's tables
   ctx.render();
   tick();
 }
 
-/** What I did today on `game`/`size`: the server's `you` entry, else the result kept here. */
 export function played(s, game, size) {
   const you = s.daily.you;
   const e = you && you.boards.find((b) => b.game === game && b.size === size);
@@ -76,12 +63,12 @@ function tick() {
   $('daily-count').textContent = F.hms(left);
   if (left <= 0) {
     s.daily.deadline = 0;
-    setTimeout(loadDaily, 1500); // the server's day turns over too
+    setTimeout(loadDaily, 1500); // once the server's day has turned over too
   }
 }
 
 const resultLine = (e) => {
-  const u = e.game === 'ghost' ? 'steps' : 'moves';
+  const u = F.unit(e.game);
   if (!e.finished) return `Played: not finished${Number.isFinite(e.steps) ? ` (${e.steps} ${u})` : ''}`;
   const rank = e.rank ? `#${e.rank} of ${e.entrants}` : 'finished';
   return `Played: ${rank} · ${e.steps} ${u} · ${F.clock(e.time_ms)}`;
@@ -90,7 +77,7 @@ const resultLine = (e) => {
 export function render(s) {
   renderPanel(s);
   renderCard($('daily-card'), s.view === 'play' ? s.daily.result : null, s);
-  renderCard($('dcard'), s.view === 'home' ? s.daily.card : null, s);
+  renderCard(card, s.view === 'home' ? s.daily.card : null, s);
   $('dcard-wrap').hidden = !(s.view === 'home' && s.daily.card);
   const t = s.daily.table;
   const d = s.daily.result;
@@ -105,9 +92,9 @@ function renderPanel(s) {
   $('daily').hidden = !boards.length;
   if (!boards.length) return;
   const st = streak(s);
-  $('daily-streak').textContent = st ? `Your streak: ${st} day${st === 1 ? '' : 's'}` : '';
+  $('daily-streak').textContent = st ? `Your streak: ${F.plural(st, 'day')}` : '';
   $('daily-streak').hidden = !st;
-  // Rebuilt only when it changes: a button replaced between press and release would lose the click.
+  // Rebuilt only on a change: a button replaced mid-press would lose the click.
   const key = JSON.stringify(boards.map((b) => [b.game, b.size, played(s, b.game, b.size)]));
   if (key === panelKey) return;
   panelKey = key;
@@ -116,38 +103,21 @@ function renderPanel(s) {
   for (const b of boards) {
     if (b.game !== game) items.push(el('li', { class: 'game', text: F.gameLabel(b.game) }));
     game = b.game;
-    const label = `${F.gameLabel(b.game)} · ${F.sizeLabel(b.game, b.size)}`;
+    const label = F.label(b.game, b.size, ' · ');
     const mine = played(s, b.game, b.size);
+    const play = () => {
+      s.soloNext = true;
+      request(s, ctx.fx, { type: 'create_room', game: b.game, size: b.size, daily: true }, $('name').value);
+      ctx.render();
+    };
     items.push(
       el(
         'li',
         { 'data-board': `${b.game}.${b.size}` },
-        el(
-          'span',
-          { class: 'what' },
-          el('span', { text: F.sizeLabel(b.game, b.size) }),
-          el('span', { class: `state ${mine ? 'done' : ''}`, text: mine ? resultLine({ ...b, ...mine }) : 'Not played today' }),
-        ),
-        mine
-          ? el('button', {
-              type: 'button',
-              text: 'Result',
-              'aria-label': `My result on today's ${label}`,
-              onclick: () => openCard(s, b, mine),
-            })
-          : null,
-        el('button', {
-          type: 'button',
-          class: mine ? '' : 'primary',
-          text: mine ? 'Practice' : 'Play',
-          'aria-label': `${mine ? 'Practice' : 'Play'} today's ${label}`,
-          onclick: () => {
-            s.soloNext = true;
-            request(s, ctx.fx, { type: 'create_room', game: b.game, size: b.size, daily: true }, $('name').value);
-            ctx.render();
-          },
-        }),
-        el('button', { type: 'button', text: 'Top', 'aria-label': `Leaderboard for today's ${label}`, onclick: () => openLeaderboard(b.game, b.size) }),
+        el('span', { class: 'what' }, el('span', { text: F.sizeLabel(b.game, b.size) }), el('span', { class: `state ${mine ? 'done' : ''}`, text: mine ? resultLine({ ...b, ...mine }) : 'Not played today' })),
+        mine ? btn('Result', `My result on today's ${label}`, () => openCard(s, b, mine)) : null,
+        btn(mine ? 'Practice' : 'Play', `${mine ? 'Practice' : 'Play'} today's ${label}`, play, mine ? '' : 'primary'),
+        btn('Top', `Leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size)),
       ),
     );
   }
@@ -159,14 +129,14 @@ function openCard(s, b, mine) {
   s.daily.card = { ...(kept && kept.ranked ? kept : {}), ...mine, game: b.game, size: b.size, date: s.daily.date, ranked: true, streak: streak(s) };
   ctx.render();
   $('dcard-h').focus({ preventScroll: false });
-  announce(`Your result on today's ${F.gameLabel(b.game)} ${F.sizeLabel(b.game, b.size)}: ${resultLine({ ...b, ...mine })}.`);
+  announce(`Your result on today's ${F.label(b.game, b.size)}: ${resultLine({ ...b, ...mine })}.`);
 }
 
 function renderCard(root, d, s) {
   root.hidden = !d;
   if (!d) return;
   const q = (sel) => root.querySelector(sel);
-  q('[data-f=date]').textContent = `Daily challenge · ${d.date} (UTC) · ${F.gameLabel(d.game)} ${F.sizeLabel(d.game, d.size)}`;
+  q('[data-f=date]').textContent = `Daily challenge · ${d.date} (UTC) · ${F.label(d.game, d.size)}`;
   const head = q('[data-f=head]');
   head.textContent = d.ranked
     ? d.finished
@@ -176,7 +146,6 @@ function renderCard(root, d, s) {
       : 'Not finished: this was your ranked try for today'
     : 'Practice run (not ranked)';
   head.classList.toggle('practice', !d.ranked);
-  // The places: overall and in each league, a league's share line copied from its row.
   const why = !d.ranked && d === s.daily.result && s.daily.practice === 'address_cap' ? [el('li', { class: 'muted', text: F.practiceWhy('address_cap') })] : [];
   q('[data-f=places]').replaceChildren(
     ...why,
@@ -184,71 +153,50 @@ function renderCard(root, d, s) {
       el(
         'li',
         {},
-        el('span', { class: 'nm', text: p.label }),
+        nm(p.label),
         el('strong', { text: p.text }),
-        p.share ? el('button', { type: 'button', class: 'small', text: 'Copy', 'aria-label': `Copy the share line for ${p.label}`, onclick: () => ctx.copy(p.share, 'Share text copied.') }) : null,
+        p.share ? btn('Copy', `Copy the share line for ${p.label}`, () => ctx.copy(p.share, 'Share text copied.'), 'small') : null,
       ),
     ),
   );
   const chips = [];
-  if (d.finished) chips.push(`${d.steps} ${d.game === 'ghost' ? 'steps' : 'moves'}`, F.clock(d.time_ms));
-  if (Number.isFinite(d.streak)) chips.push(`Streak: ${d.streak} day${d.streak === 1 ? '' : 's'}`);
-  q('[data-f=meta]').replaceChildren(...chips.map((c) => el('span', { class: 'pill', text: c })));
+  if (d.finished) chips.push(`${d.steps} ${F.unit(d.game)}`, F.clock(d.time_ms));
+  if (Number.isFinite(d.streak)) chips.push(`Streak: ${F.plural(d.streak, 'day')}`);
+  q('[data-f=meta]').replaceChildren(...pills(chips));
   const share = q('[data-f=share]');
-  if (share) {
-    share.textContent = d.share || '';
-    share.hidden = !d.share;
-  }
-  const copyBtn = q('[data-f=copy]');
-  if (copyBtn) copyBtn.hidden = !d.share;
-  const w = q('[data-f=watch]');
-  if (w) w.hidden = !Number.isInteger(d.run_id);
+  share.textContent = d.share || '';
+  share.hidden = q('[data-f=copy]').hidden = !d.share;
+  q('[data-f=watch]').hidden = !Number.isInteger(d.run_id);
   $('lb-title').textContent = `Leaderboard · ${d.date}`;
 }
 
-const tables = new WeakMap(); // tbody -> the leaderboard it shows (rebuilt only for a new one)
+const tables = new WeakMap(); // tbody -> the leaderboard it shows
 
-/** A leaderboard, or a league's table of a board (`league_board`: unfinished runs have no rank). */
+/** A leaderboard, or a `league_board` (unfinished runs have no rank). */
 export function table(tbody, m, empty = 'No finishes yet today. Be the first!') {
   if (tables.get(tbody) === m) return;
   tables.set(tbody, m);
-  if (!m) return tbody.replaceChildren(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: 'Loading…' })));
+  if (!m) return tbody.replaceChildren(note(5, 'Loading…'));
+  const run = (e) => Number.isInteger(e.run_id);
   const row = (e, me) =>
     el(
       'tr',
       { class: me || e.you ? 'me' : '' },
-      el('td', { text: String(e.rank ?? '–') }),
-      el('td', { text: e.name, title: e.name }),
-      el('td', { text: String(e.steps) }),
-      el('td', { text: e.finished === false ? 'not finished' : F.clock(e.time_ms) }),
+      ...cells([e.rank ?? '–', e.name, e.steps, e.finished === false ? 'not finished' : F.clock(e.time_ms)]),
       el(
         'td',
         {},
-        Number.isInteger(e.run_id)
-          ? el('button', {
-              type: 'button',
-              class: 'watch',
-              text: 'Watch',
-              'aria-label': `Watch ${e.name}'s run`,
-              onclick: () => ctx.watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }),
-            })
-          : null,
-        me && Number.isInteger(e.run_id) && (tbody.id === 'lb' || m.date === ctx.s.daily.date)
-          ? el('button', { type: 'button', class: 'watch', text: 'Race', 'aria-label': 'Race my run', onclick: () => raceTable(ctx.s, ctx.fx, m, e.run_id) })
-          : null,
+        run(e) ? btn('Watch', `Watch ${e.name}'s run`, () => ctx.watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }), 'watch') : null,
+        me && run(e) && (tbody.id === 'lb' || m.date === ctx.s.daily.date) ? btn('Race', 'Race my run', () => raceTable(ctx.s, ctx.fx, m, e.run_id), 'watch') : null,
       ),
     );
   const entries = Array.isArray(m.entries) ? m.entries : [];
   const you = m.you;
   const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
-  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '5', class: 'muted', text: empty })));
-  tbody.replaceChildren(...rows);
+  tbody.replaceChildren(...(rows.length ? rows : [note(5, empty)]));
   tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
-  if (tbody.id === 'ranks-rows') {
-    const n = m.entrants ?? entries.length;
-    $('ranks-meta').textContent = `${m.date || 'Today'} (UTC) · ${n} ${n === 1 ? 'entrant' : 'entrants'} · first tries only`;
-  }
+  if (tbody.id === 'ranks-rows') $('ranks-meta').textContent = `${m.date || 'Today'} (UTC) · ${F.plural(m.entrants ?? entries.length, 'entrant')} · first tries only`;
 }
 
 export async function openLeaderboard(game, size) {
@@ -257,7 +205,7 @@ export async function openLeaderboard(game, size) {
   s.daily.ranksOf = { game, size };
   s.daily.table = null;
   ctx.render();
-  $('ranks-h').textContent = `Daily · ${F.gameLabel(game)} ${F.sizeLabel(game, size)}`;
+  $('ranks-h').textContent = `Daily · ${F.label(game, size)}`;
   $('ranks-meta').textContent = 'Loading…';
   $('ranks-rows').replaceChildren();
   const date = s.daily.date;
@@ -265,13 +213,8 @@ export async function openLeaderboard(game, size) {
     fx.send(date ? { type: 'leaderboard', game, size, date } : { type: 'leaderboard', game, size });
     return;
   }
-  try {
-    const token = fx.store.token();
-    const res = await fetch(`/api/daily/${encodeURIComponent(date || 'today')}/${game}/${size}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-    if (!res.ok) throw new Error(String(res.status));
-    s.daily.table = { game, size, date, ...(await res.json()) };
-    ctx.render();
-  } catch {
-    $('ranks-meta').textContent = 'The leaderboard could not be loaded. Enter your name and try again.';
-  }
+  const m = await getJson(`/api/daily/${encodeURIComponent(date || 'today')}/${game}/${size}`, fx.store.token()).catch(() => null);
+  if (!m) return ($('ranks-meta').textContent = 'The leaderboard could not be loaded. Enter your name and try again.');
+  s.daily.table = { game, size, date, ...m };
+  ctx.render();
 }

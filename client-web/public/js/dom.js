@@ -1,8 +1,7 @@
-// The DOM helpers. Text always goes in as textContent: names are data, never markup.
+// Text always goes in as textContent: names are data, never markup.
 
 export const $ = (id) => document.getElementById(id);
 
-/** `text` becomes textContent, `on*` listeners. */
 export function el(tag, props = {}, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -23,7 +22,25 @@ export function announce(text) {
   a.textContent = a.textContent === text ? text + '\u00a0' : text;
 }
 
-/** Sets a heads-up pill's text and state class (an empty pill is hidden by CSS). */
+export const btn = (text, label, onclick, cls) => el('button', { type: 'button', class: cls, text, 'aria-label': label, onclick });
+/** The second (a name) is titled, for when it is cut short. */
+export const cells = (vals) => vals.map((v, i) => el('td', { text: String(v), title: i === 1 ? String(v) : null }));
+export const note = (colspan, text) => el('tr', {}, el('td', { colspan: String(colspan), class: 'muted', text }));
+export const pills = (list) => list.map((p) => (([text, cls]) => el('span', { class: cls ? `pill ${cls}` : 'pill', text }))([].concat(p)));
+export const badge = (text, cls) => el('span', { class: cls ? `badge ${cls}` : 'badge', text });
+export const tags = (list) => list.map((text) => el('span', { class: 'tag', text }));
+export const nm = (text) => el('span', { class: 'nm', text });
+export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', nm(n)]));
+
+export const auth = (token) => (token ? { authorization: `Bearer ${token}` } : {});
+
+export async function getJson(path, token) {
+  const res = await fetch(path, { headers: { accept: 'application/json', ...auth(token) } });
+  if (!res.ok) throw new Error(String(res.status));
+  return res.json();
+}
+
+/** An empty pill is hidden by CSS. */
 export function pill(id, text, cls = '') {
   const e = $(id);
   e.textContent = text;

@@ -1,17 +1,9 @@
-// Small pure formatters shared by the views: times, ranks, labels, the UTC day.
+// Pure formatters shared by the views.
 
 export const GAMES = { ghost: 'Ghost', maze: 'Maze Escape' };
 export const SIZES = {
-  ghost: [
-    ['small', 'Small 6×6'],
-    ['medium', 'Medium 7×7'],
-    ['large', 'Large 8×8'],
-  ],
-  maze: [
-    ['easy', 'Easy 11×11'],
-    ['normal', 'Normal 17×17'],
-    ['hard', 'Hard 23×23'],
-  ],
+  ghost: [['small', 'Small 6×6'], ['medium', 'Medium 7×7'], ['large', 'Large 8×8']],
+  maze: [['easy', 'Easy 11×11'], ['normal', 'Normal 17×17'], ['hard', 'Hard 23×23']],
 };
 
 export const gameLabel = (g) => GAMES[g] || String(g);
@@ -19,6 +11,12 @@ export function sizeLabel(game, size) {
   const s = (SIZES[game] || []).find(([k]) => k === size);
   return s ? s[1] : String(size);
 }
+export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeLabel(game, size)}`;
+export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
+/** store.best: "90% · 20 steps · 0:42.3 (offline)". */
+export const best = (b, game) => `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
+export const plural = 
+(n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** 42_300 -> "0:42.3"; null -> "–". */
 export function clock(ms) {
@@ -29,14 +27,13 @@ export function clock(ms) {
   return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
 }
 
-/** An RFC 3339 time ("2026-12-01T09:12:31Z") as the browser's local "09:12"; null when unreadable. */
+/** RFC 3339 -> the local "09:12", or null. */
 export function hhmm(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return null;
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
-/** 3_723_000 -> "1:02:03" (hours always shown): for the daily countdown. */
 export function hms(ms) {
   const t = Math.max(0, Math.ceil(ms / 1000));
   const h = Math.floor(t / 3600), m = Math.floor(t / 60) % 60, s = t % 60;
@@ -54,44 +51,32 @@ export function msToUtcMidnight(now = Date.now()) {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
 }
 
-export const STATUS = {
-  racing: 'racing',
-  finished: 'finished',
-  out_of_steps: 'out of steps',
-  left: 'left',
-  timed_out: 'timed out',
-  gave_up: 'gave up',
-};
-export const statusLabel = (s) => STATUS[s] || String(s || '');
+/** A racer's status in words: out_of_steps -> "out of steps". */
+export const statusLabel = (s) => String(s || '').replace(/_/g, ' ');
 
-/** A code typed or pasted (a link too). */
-export function cleanCode(text) {
+/** A room (`r`) or league (`l`) code typed or pasted, a link too. */
+export function cleanCode(text, kind = 'r') {
   const s = String(text || '').trim();
-  const m = s.match(/\/r\/([A-Za-z0-9]+)/);
+  const m = s.match(new RegExp(`/${kind}/([A-Za-z0-9]+)`));
   return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-export function codeFromPath(path) {
-  const m = /^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '');
-  return m ? m[1].toUpperCase() : null;
-}
+export const codeFromPath = (path) => (/^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
 
-/** The invite key in a link or query ("...?k=3f9a0c1d5e7b2a64"), or null. */
+/** The invite key in a link ("...?k=3f9a0c1d5e7b2a64"), or null. */
 export function keyFrom(text) {
   const m = /[?&]k=([0-9a-fA-F]{16})\b/.exec(String(text || ''));
   return m ? m[1].toLowerCase() : null;
 }
 
-/** A room's invite path: the key lets a friend past the failed-join limit. */
 export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
 
-/** The server's longest name, counted as it counts: Unicode scalar values (Rust's chars()). */
+/** In Unicode scalar values, as the server counts (Rust's chars()). */
 export const NAME_MAX = 24;
 
-/** Control characters and the bidi embedding, override and isolate marks the server refuses in a name. */
+/** Control characters and the bidi marks the server refuses in a name. */
 const BAD_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-/** Why the server would refuse `name` (already trimmed) under a limit of `max` characters, or ''. */
 export function nameProblem(name, max = NAME_MAX) {
   if (!name) return 'Enter a name first: the others will see it.';
   if (nameLength(name) > max) return `A name is at most ${max} characters.`;
@@ -99,14 +84,10 @@ export function nameProblem(name, max = NAME_MAX) {
   return '';
 }
 
-/** Characters as the server counts them: code points, not UTF-16 units (an emoji is one, not two). */
+/** Code points, not UTF-16 units, as the server counts. */
 export const nameLength = (s) => [...String(s)].length;
 
-/**
- * Cuts a name being typed back to `max` characters, the way maxlength would
- * but counting code points: the excess goes from just before the caret (what
- * was just typed or pasted), never half a surrogate pair. Returns {value, caret}.
- */
+/** Cuts a name to `max` code points from just before the caret (what was just typed). */
 export function clipName(value, caret = value.length, max = NAME_MAX) {
   const before = [...value.slice(0, caret)];
   const after = [...value.slice(caret)];
@@ -120,19 +101,13 @@ export function clipName(value, caret = value.length, max = NAME_MAX) {
   return { value: head + after.join(''), caret: head.length };
 }
 
-export function leagueCode(text) {
-  const s = String(text || '').trim();
-  const m = s.match(/\/l\/([A-Za-z0-9]+)/);
-  return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
-}
-export const leagueFromPath = (path) => (/^\/l\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
+export const leagueCode = (text) => cleanCode(text, 'l');
+export const leagueFromPath
+ = (path) => (/^\/l\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
 
-const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
-/** My place in a league today (`leagues[].today`): "#1 of 3 today · 5 points", or not played. */
+/** `leagues[].today`: "#1 of 3 today · 5 points". */
 export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');
 
-/** A daily_result's places: overall, then each league's (with its share line). */
 export function places(d) {
   const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
   const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];
@@ -140,10 +115,8 @@ export function places(d) {
   return out;
 }
 
-/** A standings line's cells: rank (equal points and wins share one), name, points, wins, days, streak. */
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
-/** Why a daily try is practice (room.practice, room.ranked_at), in words. */
 export function practiceWhy(why, rankedAt) {
   if (why === 'address_cap') return 'Practice: not ranked. Your network address has had its ranked tries on this board today (everyone on it shares them).';
   const at = rankedAt ? hhmm(rankedAt) : null;

@@ -1,13 +1,12 @@
-// Every server message: a table from type to a handler that updates the state and
-// asks `fx` for effects (no DOM: node --test feeds it messages); the caller renders.
+// A handler per server message: it updates the state, asks `fx` for effects (no DOM).
 
-import { parseBoard } from './rules.js';
+import { readBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
 import * as F from './format.js';
 
-/** Unknown types are ignored: a newer server may say more. */
+/** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
   const h = HANDLERS[m && m.type];
   if (h) h(s, m, fx);
@@ -18,17 +17,17 @@ export const HANDLERS = {
     s.me.id = m.player_id;
     s.conn.welcomed = true;
     s.conn.offline = !!m.offline;
-    // The offline stand-in has no token: the daily identity is left alone.
+    // The offline stand-in has no token: the daily identity stays.
     if (!m.offline) fx.store.setToken(m.token);
     s.limits = readLimits(m.limits);
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
     if (typeof m.name === 'string') fx.store.setName(m.name);
     if (!m.offline) {
-      s.leagues.pending ||= 'my_leagues'; // a league message kept for after welcome keeps its errors
+      s.leagues.pending ||= 'my_leagues'; // a league message sent before keeps its errors
       fx.send({ type: 'my_leagues' });
     }
     if (m.resumed) {
-      // A snapshot follows when we were in a room; if none comes, carry on as new.
+      // A snapshot follows if we were in a room; if none comes, carry on.
       s.awaitingSnap = true;
       fx.later(() => {
         if (!s.awaitingSnap) return;
@@ -37,7 +36,7 @@ export const HANDLERS = {
       }, 1500);
     } else {
       if (s.room) {
-        // The old seat is gone (resume window passed, or the server restarted): ask for it again.
+        // The old seat is gone (resume window passed, server restarted): ask again.
         s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
         leftRoom(s, fx);
       }
@@ -48,7 +47,7 @@ export const HANDLERS = {
   renamed(s, m, fx) {
     s.pendingRename = null;
     s.me.name = m.name;
-    s.me.helloName = m.name; // a reconnect's hello says the new name
+    s.me.helloName = m.name;
     s.ui.nameError = '';
     fx.store.setName(m.name);
     fx.announce(`Your name is now ${m.name}.`);
@@ -56,13 +55,8 @@ export const HANDLERS = {
   },
 
   room(s, info, fx) {
-    const prev = s.room;
-    s.room = info;
     s.conn.rerouted = false;
-    if (!prev || prev.code !== info.code) enteredRoom(s, info, fx);
-    const me = member(s);
-    if (me) s.me.name = me.name; // the server's word on my name
-    if (info.daily) dailyRanked(s, info, fx);
+    setRoom(s, info, fx);
     if (info.phase === 'lobby') {
       const rival = s.rivalNext && info.players.some((p) => p.rival);
       const autostart = (s.soloNext || rival) && isHost(s);
@@ -80,7 +74,6 @@ export const HANDLERS = {
   countdown(s, m, fx) {
     if (s.race.live || s.race.results) clearRace(s);
     s.race.countdown = m.seconds;
-    // The board to study: the same seconds for everyone.
     const board = readBoard(m.board);
     if (board) s.race.board = board;
     showRoom(s, 'play');
@@ -117,13 +110,13 @@ export const HANDLERS = {
   },
 
   results(s, m, fx) {
-    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops where it was
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now());
     s.race.results = m;
     s.race.countdown = 0;
     s.race.live = false;
     s.outbox.queue.length = 0;
     s.game.confirm = null;
-    hint(s, '', false); // nothing stale from the race stays under the results
+    hint(s, '', false);
     showRoom(s, 'play');
     const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
     if (mine) fx.announce(mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : `Race over. You did not finish (${F.statusLabel(mine.status)}).`);
@@ -132,14 +125,9 @@ export const HANDLERS = {
   snapshot(s, snap, fx) {
     s.awaitingSnap = false;
     const wanted = F.codeFromPath(fx.path());
-    const prevCode = s.room && s.room.code;
-    s.room = snap.room;
-    if (prevCode !== snap.room.code) enteredRoom(s, snap.room, fx);
-    const me = member(s);
-    if (me) s.me.name = me.name;
-    if (snap.room.daily) dailyRanked(s, snap.room, fx);
+    setRoom(s, snap.room, fx);
     if (wanted && wanted !== snap.room.code && !snap.room.daily) {
-      // The link asks for another room than the one we were resumed into.
+      // The link asks for another room than the one resumed.
       fx.send({ type: 'leave_room' });
       fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
       return;
@@ -150,7 +138,7 @@ export const HANDLERS = {
       clearRace(s);
       s.race.board = board;
     } else if (board && phase !== 'lobby') {
-      // Joined (or came back) after the start without a game of our own: watch.
+      // Joined after the start without a game of our own: watch.
       startRace(s, fx, board, { elapsedMs: snap.elapsed_ms || 0, you: snap.you || null, recording: snap.recording || [], clock: snap.clock });
     }
     s.others.progress.clear();
@@ -178,7 +166,7 @@ export const HANDLERS = {
     L.pending = null;
     L.invite = null;
     if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
-    fx.send({ type: 'my_leagues' }); // today's standing with it
+    fx.send({ type: 'my_leagues' });
     fx.announce(`You are in the league ${m.name}.`);
     openLeague(s, fx, m.code);
   },
@@ -199,7 +187,7 @@ export const HANDLERS = {
     const L = s.leagues;
     if (L.pending === 'my_leagues') L.pending = null;
     L.mine = Array.isArray(m.leagues) ? m.leagues : [];
-    // A /l/CODE link to a league I am already in opens it.
+    // A /l/CODE link to a league I am in opens it.
     if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
       const code = L.invite.code;
       L.invite = null;
@@ -224,24 +212,22 @@ export const HANDLERS = {
       s.lastIntent = null;
       return;
     }
-    if (code === 'already_in_room') return; // the link's room is the one we are in
+    if (code === 'already_in_room') return; // the link's room is ours
     if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
-      // Several nodes: reconnect naming the room (/ws?room=CODE) so the
-      // load balancer takes us to its node, and ask again there, once.
+      // Reconnect naming the room (/ws?room=CODE) for the load balancer, and ask there, once.
       s.conn.rerouted = true;
       s.intent = last;
       fx.reconnect();
       return;
     }
-    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result puts us right
+    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result corrects
     if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
       s.pendingRename = null;
       s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
       return;
     }
     if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
-      // A league's refusal (a bad league name, an unknown code, full, too many) belongs to the leagues card.
-      s.leagues.pending = null;
+        s.leagues.pending = null;
       s.leagues.error = m.message || code;
       return;
     }
@@ -252,7 +238,7 @@ export const HANDLERS = {
       return;
     }
     if (code.startsWith('rival_')) s.rivalNext = false;
-    if (code === 'room_not_found' || code === 'room_full') {
+    if (/^room_(not_found|full)$/.test(code)) {
       leftRoom(s, fx);
       s.view = 'home';
     }
@@ -274,22 +260,26 @@ export function readLimits(l) {
   return out;
 }
 
-/** Whether this daily try is ranked (room.ranked); a server that does not say: from the result kept here. */
+function setRoom(s, info, fx) {
+  const prev = s.room;
+  s.room = info;
+  if (!prev || prev.code !== info.code) {
+    const path = F.roomPath(info.code, info.key);
+    if (fx.path() !== path) fx.go(path);
+    s.others.colours.clear();
+  }
+  const me = member(s);
+  if (me) s.me.name = me.name; // the server's word on my name
+  if (info.daily) dailyRanked(s, info, fx);
+}
+
+/** room.ranked, else from the result kept here. */
 function dailyRanked(s, info, fx) {
   const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
   const kept = day && day.ranked ? day : null;
   s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
   s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
   s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
-}
-
-function readBoard(pb) {
-  if (!pb) return null;
-  try {
-    return parseBoard(pb);
-  } catch {
-    return null;
-  }
 }
 
 function confirm(s, m, fx) {
@@ -305,13 +295,7 @@ function confirm(s, m, fx) {
   afterChange(s, fx);
 }
 
-function enteredRoom(s, info, fx) {
-  const path = F.roomPath(info.code, info.key);
-  if (fx.path() !== path) fx.go(path);
-  s.others.colours.clear();
-}
-
-/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a reconnect's snapshot keeps them. */
+/** `fresh` (race_start) forgets the last race's finishes, a snapshot keeps them. */
 export function startRace(s, fx, board, opts = {}) {
   const r = s.race;
   const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
@@ -320,7 +304,7 @@ export function startRace(s, fx, board, opts = {}) {
   if (!sameRace) {
     r.finished.clear();
     if (opts.fresh) s.others.progress.clear();
-    // The race's clock rule, never changed mid-race; absent (an old server): racerules.js clockFor's.
+    // Never changed mid-race; absent (an old server): racerules.js clockFor's.
     r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start';
   } else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
   r.board = board;
@@ -329,12 +313,11 @@ export function startRace(s, fx, board, opts = {}) {
   r.startedAt = now - elapsedMs;
   r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
   r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
-  s.outbox.queue.length = 0; // moves meant for an earlier board
+  s.outbox.queue.length = 0;
   s.daily.result = null;
   s.replay.line = null;
   const me = member(s);
   const g = s.game;
-  // A snapshot without `you` is a race we are not in (joined mid-race): watch it.
   const watchOnly = !opts.fresh && !opts.you;
   g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
   if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);

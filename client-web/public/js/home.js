@@ -1,6 +1,6 @@
-// The home screen: the name, make, practice, join, the /r/CODE invite card, the how-to.
+// Home: the name, make, practice, join, the /r/CODE invite card, the how-to.
 
-import { $, el } from './dom.js';
+import { $, el, tags, names, getJson, nm } from './dom.js';
 import { parseBoard } from './rules.js';
 import { draw } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
@@ -14,30 +14,24 @@ export function init(c) {
   ctx = c;
   const { s, fx } = c;
   const name = () => $('name').value;
-  const send = (msg) => {
-    request(s, fx, msg, name());
-    c.render();
-  };
+  const send = (msg) => (request(s, fx, msg, name()), c.render());
   const makeMsg = () => ({ type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value });
   for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes(s));
-  $('size').addEventListener('change', () => c.render());
-  $('make').addEventListener('submit', (e) => {
-    e.preventDefault();
-    send(makeMsg());
-  });
+  c.on('size', 'change', () => {});
+  c.on('make', 'submit', () => send(makeMsg()));
   const practice = () => {
     const m = makeMsg();
     delete m.rank_by;
     s.soloNext = true;
     send(m);
   };
-  // With the server out of reach, practice is played in the page itself.
+  // The server out of reach: practice in the page itself.
   $('practice').addEventListener('click', () => (s.conn.status === 'waiting' ? fx.goOffline().then(practice) : practice()));
   $('offline').addEventListener('click', () => fx.goOffline().then(practice));
   const joinFromForm = (spectate) => {
     const text = $('code').value;
     const code = F.cleanCode(text);
-    // A pasted link carries its key; the invite link's key goes with its code.
+    // A pasted link's key, or the invite link's with its code.
     const inv = s.ui.invite;
     const key = F.keyFrom(text) || (inv && inv.code === code ? inv.key : null);
     if (!code) {
@@ -47,13 +41,10 @@ export function init(c) {
     }
     send(joinMsg(code, spectate, key));
   };
-  $('join').addEventListener('submit', (e) => {
-    e.preventDefault();
-    joinFromForm(false);
-  });
-  $('watch').addEventListener('click', () => joinFromForm(true));
-  $('name').addEventListener('input', () => {
-    // The limit counts characters as the server does (maxlength would count UTF-16 units).
+  c.on('join', 'submit', () => joinFromForm(false));
+  c.on('watch', 'click', () => joinFromForm(true));
+  c.on('name', 'input', () => {
+    // Counted as the server counts (maxlength would count UTF-16 units).
     const input = $('name');
     const max = s.limits.max_name_chars;
     const clip = F.clipName(input.value, input.selectionEnd ?? input.value.length, max);
@@ -63,38 +54,25 @@ export function init(c) {
       input.setSelectionRange(clip.caret, clip.caret);
     }
     s.ui.nameError = clipped ? `A name is at most ${max} characters.` : '';
-    // Kept as typed for the next visit; once connected the server's name is the one shown.
+    // Kept for the next visit; the server's name is the one shown.
     fx.store.setName(input.value.trim());
-    c.render();
   });
-  $('name').addEventListener('keydown', (e) => {
+  c.on('name', 'keydown', (e) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
-    // From an invite link, Enter joins; otherwise it saves the name (a rename once connected).
-    if (joinInvite(s)) return;
-    if (s.ui.invite) joinFromForm(false);
-    else {
-      rename(s, fx, name());
-      c.render();
-    }
+    // From an invite link, Enter joins; else it saves the name.
+    if (!joinInvite(s)) s.ui.invite ? joinFromForm(false) : rename(s, fx, name());
   });
-  $('name').addEventListener('change', () => {
-    if (s.conn.welcomed && !s.room) rename(s, fx, name());
-    c.render();
-  });
-  $('brand').addEventListener('click', (e) => {
+  c.on('name', 'change', () => s.conn.welcomed && !s.room && rename(s, fx, name()));
+  c.on('brand', 'click', (e) => {
     e.preventDefault();
     if (s.room) leave(s, fx, { force: true });
     else {
       s.view = 'home';
       fx.go('/');
     }
-    c.render();
   });
-  $('mute').addEventListener('click', () => {
-    fx.store.setMuted(!fx.store.muted());
-    c.render();
-  });
+  c.on('mute', 'click', () => fx.store.setMuted(!fx.store.muted()));
   $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
   fillSizes(s);
   drawDemos();
@@ -112,22 +90,13 @@ function fillSizes(s) {
   ctx.render();
 }
 
-/**
- * The invite card of a /r/CODE?k=KEY link. The room's game, size, host and
- * members come from GET /api/rooms/{code}?k=KEY (not in PROTOCOL-NEXT: a
- * server without it answers 404 and the card names only the code).
- */
+/** A /r/CODE?k=KEY link's card: the room from GET /api/rooms/{code}?k=KEY, or the code alone. */
 export async function openInvite(s, code, key) {
   s.ui.invite = { code, key, room: null };
   $('code').value = code;
   ctx.render();
-  try {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`, { headers: { accept: 'application/json' } });
-    const body = res.ok ? await res.json() : null;
-    if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
-  } catch {
-    /* no room preview: the code alone */
-  }
+  const body = await getJson(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`).catch(() => null);
+  if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
   ctx.render();
 }
 
@@ -147,9 +116,7 @@ export function render(s) {
   if (s.view !== 'home') return;
   const game = gameChosen();
   const b = ctx.fx.store.best(game, $('size').value);
-  const unit = game === 'ghost' ? 'steps' : 'moves';
-  const where = b && b.offline ? ' (offline)' : '';
-  const text = b ? `Your best here: ${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit} · ${F.clock(b.time_ms)}${where}` : 'No best on this size yet.';
+  const text = b ? `Your best here: ${F.best(b, game)}` : 'No best on this size yet.';
   $('offline').hidden = s.conn.offline;
   if (text !== lastBest) $('best-here').textContent = lastBest = text;
 }
@@ -162,19 +129,17 @@ function renderInvite(s) {
   const r = inv.room;
   const rows = [el('strong', { text: `You are invited to room ${inv.code}.` })];
   if (r) {
-    rows.push(
-      el('span', { class: 'tags' }, el('span', { class: 'tag', text: F.gameLabel(r.game) }), el('span', { class: 'tag', text: F.sizeLabel(r.game, r.size) })),
-    );
-    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', el('span', { class: 'nm', text: r.host })));
-    const names = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
-    if (names.length) rows.push(el('span', { class: 'who-in' }, `In the room (${names.length}): `, ...names.flatMap((n, i) => [i ? ', ' : '', el('span', { class: 'nm', text: n })])));
+    rows.push(el('span', { class: 'tags' }, ...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size)])));
+    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', nm(r.host)));
+    const who = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
+    if (who.length) rows.push(names('In the room', who));
     if (r.phase && r.phase !== 'lobby') rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
   }
   rows.push(el('span', { class: 'muted small', text: 'Enter your name and press Enter (or Join).' }));
   card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
 }
 
-// The how-to's little pictures: the worked example vault, and a tiny maze.
+// The how-to's pictures.
 const DEMOS = {
   ghost: { game: 'ghost', n: 6, cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'], start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3] },
   maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },

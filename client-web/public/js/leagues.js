@@ -1,7 +1,6 @@
-// Leagues (issue 15): the home card, the /l/CODE join card and the league view.
-// League and player names are data: only ever textContent.
+// Leagues (issue 15): the home card, the /l/CODE join card, the league view.
 
-import { $, el } from './dom.js';
+import { $, el, btn, cells, note, getJson, names, nm } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
 import { table } from './daily.js';
 import * as F from './format.js';
@@ -11,47 +10,30 @@ let ctx = null;
 export function init(c) {
   ctx = c;
   const { s, fx } = c;
-  const act = (msg) => {
-    leagueAct(s, fx, msg, $('name').value);
-    c.render();
-  };
-  $('lmake').addEventListener('submit', (e) => {
-    e.preventDefault();
-    act({ type: 'create_league', name: $('lname').value.trim() });
-  });
-  $('ljoin').addEventListener('submit', (e) => {
-    e.preventDefault();
+  const act = (msg) => leagueAct(s, fx, msg, $('name').value);
+  c.on('lmake', 'submit', () => act({ type: 'create_league', name: $('lname').value.trim() }));
+  c.on('ljoin', 'submit', () => {
     const code = F.leagueCode($('lcode').value);
     if (code) act({ type: 'join_league', code });
   });
-  $('lg-leave').addEventListener('click', () => act({ type: 'leave_league', code: s.leagues.open }));
-  $('lg-back').addEventListener('click', () => {
-    s.view = 'home';
-    fx.go('/');
-    c.render();
-  });
-  $('lg-copy').addEventListener('click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
+  c.on('lg-leave', 'click', () => act({ type: 'leave_league', code: s.leagues.open }));
+  c.on('lg-back', 'click', () => (fx.go('/'), (s.view = 'home')));
+  c.on('lg-copy', 'click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
   for (const days of [7, 30]) {
-    $(`lg-${days}`).addEventListener('click', () => {
+    c.on(`lg-${days}`, 'click', () => {
       s.leagues.days = days;
       openLeague(s, fx, s.leagues.open);
-      c.render();
     });
   }
   const code = F.leagueFromPath(fx.path());
   if (code) invite(s, code);
 }
 
-/** The join card of a /l/CODE link: its name and members from the standings (a read anyone may make). */
+/** A /l/CODE link's card: name and members from the standings (anyone may read them). */
 async function invite(s, code) {
   s.leagues.invite = { code };
-  try {
-    const res = await fetch(`/api/leagues/${code}/standings?days=7`);
-    const b = res.ok ? await res.json() : null;
-    if (b && s.leagues.invite && s.leagues.invite.code === code) s.leagues.invite = { code, name: b.name, names: (b.lines || []).map((l) => l.name) };
-  } catch {
-    /* the code alone */
-  }
+  const b = await getJson(`/api/leagues/${code}/standings?days=7`).catch(() => null);
+  if (b && s.leagues.invite && s.leagues.invite.code === code) s.leagues.invite = { code, name: b.name, names: (b.lines || []).map((l) => l.name) };
   ctx.render();
 }
 
@@ -62,18 +44,16 @@ export function joinInvite(s) {
   return true;
 }
 
-const nm = (text) => el('span', { class: 'nm', text });
-
 export function render(s) {
   const L = s.leagues;
   const err = $('league-err');
   err.textContent = L.error;
   err.hidden = !L.error;
   renderInvite(s);
-  $('leagues').hidden = s.conn.offline; // the offline stand-in has no leagues
+  $('leagues').hidden = s.conn.offline;
   if (s.view === 'home') renderMine(s);
   if (s.view === 'league') {
-    $('lname').value = $('lcode').value = ''; // made or joined
+    $('lname').value = $('lcode').value = '';
     renderLeague(s);
   }
 }
@@ -84,16 +64,16 @@ function renderInvite(s) {
   card.hidden = !inv;
   if (!inv) return;
   const lines = [el('strong', {}, 'You are invited to the league ', nm(inv.name || inv.code), '.')];
-  if (inv.names && inv.names.length) lines.push(el('span', {}, `In it (${inv.names.length}): `, ...inv.names.flatMap((n, i) => [i ? ', ' : '', nm(n)])));
+  if (inv.names && inv.names.length) lines.push(names('In it', inv.names));
   if (s.leagues.error) lines.push(el('span', { class: 'err', text: s.leagues.error }));
-  lines.push(el('button', { type: 'button', class: 'primary', text: 'Join the league', onclick: () => joinInvite(s) }));
+  lines.push(btn('Join the league', null, () => joinInvite(s), 'primary'));
   card.replaceChildren(...lines.map((x) => el('span', { class: 'line' }, x)));
 }
 
 let mineKey = '';
 function renderMine(s) {
   const mine = s.leagues.mine;
-  // Rebuilt only when it changes: a button replaced between press and release would lose the click.
+  // Rebuilt only on a change (as daily.js's panel).
   const key = JSON.stringify(mine);
   if (key === mineKey) return;
   mineKey = key;
@@ -102,7 +82,7 @@ function renderMine(s) {
       'li',
       { 'data-league': l.code },
       el('span', { class: 'what' }, nm(l.name), el('span', { class: 'state', text: `${F.leagueToday(l.today)} · ${l.members} in it` })),
-      el('button', { type: 'button', text: 'Open', 'aria-label': `Open the league ${l.name}`, onclick: () => (openLeague(s, ctx.fx, l.code), ctx.render()) }),
+      btn('Open', `Open the league ${l.name}`, () => (openLeague(s, ctx.fx, l.code), ctx.render())),
     ),
   );
   if (!rows.length) rows.push(el('li', { class: 'muted', text: mine ? 'No leagues yet: make one and send its link.' : 'Enter your name to see your leagues.' }));
@@ -125,8 +105,8 @@ function renderLeague(s) {
   if (standings !== st) {
     standings = st;
     const lines = st ? st.lines || [] : [];
-    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...F.standingCells(l).map((c) => el('td', { text: c, title: c }))));
-    $('lg-stand').replaceChildren(...(trs.length ? trs : [el('tr', {}, el('td', { colspan: '6', class: 'muted', text: st ? 'Nobody has played yet.' : 'Loading…' }))]));
+    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...cells(F.standingCells(l))));
+    $('lg-stand').replaceChildren(...(trs.length ? trs : [note(6, st ? 'Nobody has played yet.' : 'Loading…')]));
   }
   const wrap = $('lg-boards');
   const have = [...wrap.children].map((t) => t.dataset.board).join();
@@ -136,7 +116,7 @@ function renderLeague(s) {
         el(
           'div',
           { 'data-board': `${b.game}.${b.size}` },
-          el('h3', { text: `${F.gameLabel(b.game)} · ${F.sizeLabel(b.game, b.size)}` }),
+          el('h3', { text: F.label(b.game, b.size, ' · ') }),
           el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', '', 'Time', ''].map((text) => el('th', { text })))), el('tbody')),
         ),
       ),

@@ -1,6 +1,6 @@
 // The lobby: the room code, link (LAN address) and QR code, who is in and ready.
 
-import { $, el } from './dom.js';
+import { $, el, tags, getJson, badge } from './dom.js';
 import { PALETTE } from './render.js';
 import { isHost, member, racers, colourOf, nameOf } from './state.js';
 import { leave } from './actions.js';
@@ -12,33 +12,22 @@ let ctx = null;
 export function init(c) {
   ctx = c;
   const { s, fx } = c;
-  $('start').addEventListener('click', () => fx.send({ type: 'start' }));
-  $('ready').addEventListener('click', () => {
-    const me = member(s);
-    fx.send({ type: 'ready', ready: !(me && me.ready) });
-  });
-  $('leave').addEventListener('click', () => {
-    leave(s, fx);
-    c.render();
-  });
-  $('qr').addEventListener('error', () => ($('qr').hidden = true));
-  $('copy').addEventListener('click', () => c.copy($('link').value, 'Link copied.', $('link')));
+  c.on('start', 'click', () => fx.send({ type: 'start' }));
+  c.on('ready', 'click', () => fx.send({ type: 'ready', ready: !(member(s) || {}).ready }));
+  c.on('leave', 'click', () => leave(s, fx));
+  c.on('qr', 'error', () => ($('qr').hidden = true));
+  c.on('copy', 'click', () => c.copy($('link').value, 'Link copied.', $('link')));
   loadLan(s);
 }
 
-// A page opened on this computer shows a link a phone on the LAN can use (GET /api/urls: `lan`).
+// A page opened on this computer shows a link a phone on the LAN can use (GET /api/urls).
 async function loadLan(s) {
   if (!/^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname)) return;
-  try {
-    const res = await fetch('/api/urls');
-    const data = res.ok ? await res.json() : null;
-    const url = (data && Array.isArray(data.lan) ? data.lan : []).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
-    if (url) {
-      s.ui.lanBase = url.replace(/\/+$/, '');
-      ctx.render();
-    }
-  } catch {
-    /* no LAN address: the local link is all there is */
+  const data = await getJson('/api/urls').catch(() => null);
+  const url = (data && Array.isArray(data.lan) ? data.lan : []).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
+  if (url) {
+    s.ui.lanBase = url.replace(/\/+$/, '');
+    ctx.render();
   }
 }
 
@@ -46,12 +35,7 @@ export function render(s) {
   const r = s.room;
   if (!r || s.view !== 'lobby') return;
   $('lobby-h').textContent = r.code;
-  $('lobby-game').replaceChildren(
-    el('span', { class: 'tag', text: F.gameLabel(r.game) }),
-    el('span', { class: 'tag', text: F.sizeLabel(r.game, r.size) }),
-    el('span', { class: 'tag', text: r.rank_by === 'steps' ? 'Ranked by steps' : 'Ranked by time' }),
-    ...(r.daily ? [el('span', { class: 'tag', text: 'Daily' })] : []),
-  );
+  $('lobby-game').replaceChildren(...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size), `Ranked by ${r.rank_by === 'steps' ? 'steps' : 'time'}`, ...(r.daily ? ['Daily'] : [])]));
   const url = `${s.ui.lanBase || location.origin}${F.roomPath(r.code, r.key)}`;
   $('link').value = url;
   const qr = $('qr');
@@ -69,10 +53,10 @@ export function render(s) {
       {},
       el('span', { class: 'dot', style: `background:${p.id === s.me.id ? PALETTE.you : p.spectator ? '#9aa3b2' : colourOf(s, p.id)}`, 'aria-hidden': 'true' }),
       el('span', { class: 'name', text: p.name, title: p.name }),
-      p.id === s.me.id ? el('span', { class: 'badge', text: 'you' }) : mark(p),
-      p.id === r.host ? el('span', { class: 'badge host', text: 'host' }) : null,
-      !p.spectator && p.ready ? el('span', { class: 'badge ok', text: '✓ ready' }) : null,
-      !p.connected ? el('span', { class: 'badge off', text: 'offline' }) : null,
+      p.id === s.me.id ? badge('you') : mark(p),
+      p.id === r.host ? badge('host', 'host') : null,
+      !p.spectator && p.ready ? badge('✓ ready', 'ok') : null,
+      !p.connected ? badge('offline', 'off') : null,
     );
   $('players').replaceChildren(...inRace.map(person));
   $('spectators').replaceChildren(...watchers.map(person));

@@ -1,19 +1,16 @@
-// The WebSocket to /ws: hello first, reconnect with backoff, ping (README, "How it plays").
+// The WebSocket to /ws: hello first, backoff reconnect, ping (README, "How it plays").
 
-/** Backoff before attempt `n` (0-based): 0.5 s doubling to a 10 s cap, with jitter. */
+/** Before attempt `n` (from 0): 0.5 s doubling to 10 s, with jitter. */
 export function backoff(n, rand = Math.random) {
   const base = Math.min(10000, 500 * 2 ** n);
   return Math.round(base * (0.75 + rand() * 0.5));
 }
 
-/** The server's close code when this player was resumed on another connection. */
+/** This player was resumed on another connection. */
 export const TAKEN_OVER = 4003;
 
 export class Connection {
-  /**
-   * hello(): the hello message to send on open; onMessage(msg); onState(state)
-   * with state one of 'connecting', 'open', 'waiting' (backing off).
-   */
+  /** onState(state): 'connecting', 'open', 'waiting' (backing off), 'taken'. */
   constructor({ url, hello, onMessage, onState }) {
     Object.assign(this, { url, hello, onMessage, onState });
     this.ws = null;
@@ -29,7 +26,7 @@ export class Connection {
     this.onState('connecting');
     let ws;
     try {
-      // A function: the URL may name the room (/ws?room=CODE) for the load balancer.
+      // The URL may name the room (/ws?room=CODE) for the load balancer.
       ws = new WebSocket(typeof this.url === 'function' ? this.url() : this.url);
     } catch {
       this.retry();
@@ -60,8 +57,7 @@ export class Connection {
       clearInterval(this.pinger);
       this.ws = null;
       if (e.code === TAKEN_OVER) {
-        // Another tab or device resumed this player: reconnecting would take
-        // it back and start a tug of war. Wait for the person to choose.
+        // Resumed elsewhere: reconnecting would start a tug of war. The person chooses.
         this.stopped = true;
         this.onState('taken');
       } else if (!this.stopped) this.retry();
@@ -75,21 +71,21 @@ export class Connection {
   }
 
   restart() {
-    const ws = this.ws;
-    this.ws = null;
-    if (ws) ws.close();
-    clearInterval(this.pinger);
+    this.drop();
     this.connect();
   }
 
-  /** Stops for good: closes the socket and never reconnects (a transport being swapped out). */
   close() {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearInterval(this.pinger);
+    this.drop();
+  }
+
+  drop() {
     const ws = this.ws;
     this.ws = null;
     if (ws) ws.close();
+    clearInterval(this.pinger);
   }
 
   get active() {

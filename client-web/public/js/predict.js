@@ -9,7 +9,7 @@ const clone = (g) => ({
   ghost: g.ghost ? g.ghost.slice() : null,
 });
 
-/** Whether `v` (our view) agrees with every state field the server sent in `msg`. */
+/** Whether our view agrees with every field the server sent. */
 export function sameView(v, msg) {
   const eq = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   if (!eq(v.pos, msg.pos) || v.steps !== msg.steps || v.status !== msg.status) return false;
@@ -23,21 +23,19 @@ export class Predictor {
   constructor(board, game = newGame(board)) {
     this.board = board;
     this.base = game;
-    this.pending = []; // [{seq, action}] sent, not yet answered, oldest first
+    this.pending = []; // [{seq, action}] not yet answered, oldest first
     this.game = clone(game);
   }
 
-  /** Predicts `action`; returns the rules' verdict. Only accepted actions await an answer. */
   act(action, seq) {
     const r = apply(this.game, action);
     if (r.ok) this.pending.push({ seq, action });
     return r;
   }
 
-  /** Applies the server's answer `msg` ({seq, ok, reason?, pos, steps, ...}). */
   confirm(msg) {
     const shown = JSON.stringify(view(this.game));
-    // Answers come in order, so anything older than this seq was never answered (dropped).
+    // Answers come in order: anything older was dropped.
     this.pending = this.pending.filter((p) => p.seq >= msg.seq);
     const entry = this.pending[0] && this.pending[0].seq === msg.seq ? this.pending.shift() : null;
     const candidate = clone(this.base);
@@ -52,7 +50,7 @@ export class Predictor {
     }
     this.game = clone(this.base);
     for (const p of this.pending) apply(this.game, p.action);
-    // `corrected`: what the player sees had to change (a refused or lost move).
+    // What the player sees had to change (a refused or lost move).
     const corrected = JSON.stringify(view(this.game)) !== shown;
     return { agreed, snapBack: !agreed && !msg.ok, corrected };
   }

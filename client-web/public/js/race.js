@@ -1,4 +1,4 @@
-// The race screen: HUD, overlay, hint, the rewind / give up / leave buttons, input.
+// The race screen: HUD, overlay, hint, rewind / give up / leave, input.
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';
@@ -19,23 +19,18 @@ export function init(c) {
   ctx = c;
   const { s, fx } = c;
   initBoard(s);
-  const run = (fn) => (...a) => {
-    fn(...a);
-    c.render();
-  };
+  const run = (fn) => (...a) => (fn(...a), c.render());
   document.addEventListener('keydown', (e) => {
-    if (e.ctrlKey || e.altKey || e.metaKey) return; // browser and OS shortcuts stay theirs
+    if (e.ctrlKey || e.altKey || e.metaKey) return; // shortcuts stay the browser's
     const dir = KEYS[e.key];
     if (!dir || s.view !== 'play' || s.race.results) return;
     const t = e.target;
-    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) return;
+    if (t && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable)) return;
     if (!s.game.pred && !s.race.countdown) return;
-    e.preventDefault(); // arrows must not scroll the page mid-race
+    e.preventDefault(); // no scrolling mid-race
     run(act)(s, fx, dir);
   });
-  $('overlay').addEventListener('click', () => {
-    if (s.conn.taken) fx.connect();
-  });
+  $('overlay').addEventListener('click', () => s.conn.taken && fx.connect());
   $('board').addEventListener('pointerdown', (e) => {
     const g = myGame(s);
     const layout = boardLayout();
@@ -52,24 +47,23 @@ export function init(c) {
       c.render();
     }
   });
-  $('pad').addEventListener('click', (e) => {
+  c.on('pad', 'click', (e) => {
     const b = e.target.closest('[data-dir]');
-    if (b) run(act)(s, fx, b.dataset.dir);
+    if (b) act(s, fx, b.dataset.dir);
   });
-  $('rewind').addEventListener('click', run(() => act(s, fx, 'rewind')));
-  $('giveup').addEventListener('click', run(() => giveUp(s, fx)));
-  $('leave-race').addEventListener('click', run(() => leave(s, fx)));
-  $('confirm-yes').addEventListener('click', run(() => {
+  c.on('rewind', 'click', () => act(s, fx, 'rewind'));
+  c.on('giveup', 'click', () => giveUp(s, fx));
+  c.on('leave-race', 'click', () => leave(s, fx));
+  // The stage takes the focus back either way.
+  const answer = (yes) => {
     const q = s.game.confirm;
     s.game.confirm = null;
-    if (q === 'rewind') act(s, fx, 'rewind', { force: true });
-    else if (q === 'leave') leave(s, fx, { force: true });
+    if (yes && q === 'rewind') act(s, fx, 'rewind', { force: true });
+    else if (yes && q === 'leave') leave(s, fx, { force: true });
     $('stage').focus({ preventScroll: true });
-  }));
-  $('confirm-no').addEventListener('click', run(() => {
-    s.game.confirm = null;
-    $('stage').focus({ preventScroll: true });
-  }));
+  };
+  c.on('confirm-yes', 'click', () => answer(true));
+  c.on('confirm-no', 'click', () => answer(false));
   setInterval(() => {
     if (s.view === 'play' && s.race.board && !s.race.results) $('hud-time').textContent = F.clock(elapsed(s, fx.now()));
   }, 100);
@@ -102,33 +96,24 @@ function renderHud(s, now) {
   const b = s.race.board;
   const g = myGame(s);
   if (!b || (!s.race.live && !s.race.results)) {
-    for (const id of ['hud-run', 'hud-gate', 'hud-steps']) pill(id, '');
+    pills3('', '', '');
     pill('hud-time', s.race.countdown ? 'Get ready' : '');
-    setHint(s.room ? `${F.gameLabel(s.room.game)} · ${F.sizeLabel(s.room.game, s.room.size)}${b ? ': study the board' : ''}` : '', false);
+    setHint(s.room ? `${F.label(s.room.game, s.room.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
     $('where').textContent = '';
     return;
   }
-  if (!g) {
-    pill('hud-run', 'Watching');
-    pill('hud-gate', '');
-    pill('hud-steps', '');
-  } else if (b.game === 'ghost') {
+  if (!g) pills3('Watching', '', '');
+  else if (b.game === 'ghost') {
     const open = gateOpenNow(s);
     const left = Math.max(0, b.allowance - g.steps);
-    pill('hud-run', `Run ${g.run} of 2`);
-    pill('hud-gate', open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut');
-    pill('hud-steps', `Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '');
-  } else {
-    pill('hud-run', F.sizeLabel('maze', b.size));
-    pill('hud-gate', '');
-    pill('hud-steps', `Moves ${g.steps}`);
-  }
+    pills3(`Run ${g.run} of 2`, [open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut'], [`Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '']);
+  } else pills3(F.sizeLabel('maze', b.size), '', `Moves ${g.steps}`);
   pill('hud-time', F.clock(elapsed(s, now)), 'time');
   const where = whereWords(s);
   $('where').textContent = where;
   $('stage').setAttribute('aria-label', `Board, ${b.n} by ${b.n}.` + (g ? ` You are at ${where} Move with the arrow keys or W A S D.` : ''));
   const playing = g && g.status === 'playing' && !s.game.givenUp && !s.race.results;
-  // A warning (a wall, a shut gate) stays a moment, but never past the finish.
+  // A warning stays a moment, never past the finish.
   if (playing && s.ui.hintWarn && s.timers.hintUntil > now) return setHint(s.ui.hint, true);
   let h = '';
   if (playing) {
@@ -137,12 +122,14 @@ function renderHud(s, now) {
     else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
     else h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
   } else if (!g && !s.race.results) {
-    // The server seats a player who joins mid-race as a spectator until the next race.
+    // Joined mid-race: a spectator until the next race.
     const asked = s.lastIntent && s.lastIntent.type === 'join_room' && !s.lastIntent.spectate;
     h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
   } else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
   setHint(h, false);
 }
+
+const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
 
 function setHint(text, warn) {
   const h = $('hint');
@@ -150,7 +137,6 @@ function setHint(text, warn) {
   h.classList.toggle('warn', !!warn);
 }
 
-/** Rewind (run one), Give up (run two), Leave (while racing), the question, the practice note. */
 function renderControls(s) {
   const b = s.race.board;
   const g = myGame(s);
@@ -164,19 +150,13 @@ function renderControls(s) {
   const box = $('confirm');
   const opening = !!q && box.hidden;
   box.hidden = !q;
-  if (q === 'rewind') {
-    $('confirm-text').textContent =
-      'You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?';
-    $('confirm-yes').textContent = 'Rewind anyway';
-    $('confirm-no').textContent = 'Keep walking';
-  } else if (q === 'leave') {
-    $('confirm-text').textContent = 'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?';
-    $('confirm-yes').textContent = 'Leave and use my try';
-    $('confirm-no').textContent = 'Keep playing';
-  }
-  // Over the board, where the player looks; the safe answer has the focus.
+  const words = {
+    rewind: ['You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?', 'Rewind anyway', 'Keep walking'],
+    leave: ['This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?', 'Leave and use my try', 'Keep playing'],
+  }[q];
+  if (words) ['confirm-text', 'confirm-yes', 'confirm-no'].forEach((id, i) => ($(id).textContent = words[i]));
+  // The safe answer has the focus.
   if (opening) $('confirm-no').focus({ preventScroll: true });
-  // A daily room that is practice says why.
   const note = $('practice-note');
   const practice = s.room && s.room.daily && s.daily.ranked === false;
   note.hidden = !practice || !!s.race.results;
@@ -199,14 +179,14 @@ function renderOverlay(s, now) {
   else if (g && s.race.board && g.status === 'won') {
     const f = s.race.finished.get(s.me.id);
     big = f ? F.ordinal(f.rank) : '✓';
-    small = `Finished in ${g.steps} ${s.race.board.game === 'ghost' ? 'steps' : 'moves'}${solo(s) ? '' : '. Waiting for the others…'}`;
+    small = `Finished in ${g.steps} ${F.unit(s.race.board.game)}${solo(s) ? '' : '. Waiting for the others…'}`;
   } else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
   else if (g && s.game.givenUp) small = 'You gave up this run. Waiting for the results…';
-  // The start's flash never lingers over a finish or the results.
+  // The start's flash never lingers over a finish.
   const flash = !big && !small && !s.race.results && !(g && g.status !== 'playing') && s.ui.flash && s.timers.flashUntil > now;
   if (flash) big = s.ui.flash;
   o.classList.toggle('flash', !!flash);
-  // During the countdown the board shows through: everyone studies it for the same time.
+  // During the countdown the board shows through.
   o.classList.toggle('study', !!(s.race.countdown && s.race.board));
   o.hidden = !big && !small;
   o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));

@@ -1,6 +1,6 @@
-// The race board and the racer list: every racer from the start, progress bars.
+// The race board and the racer list (README, "Notes").
 
-import { $, el } from './dom.js';
+import { $, el, badge } from './dom.js';
 import { fit, draw, PALETTE } from './render.js';
 import { distancesToGoal } from './rules.js';
 import { trailAt } from './replay.js';
@@ -9,7 +9,7 @@ import * as F from './format.js';
 import { mark } from './rival.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
-let layout = null; // the canvas layout last drawn (for taps)
+let layout = null; // as last drawn (for taps)
 let queued = false;
 let S = null;
 let distCache = { board: null, dist: null };
@@ -28,14 +28,12 @@ export function requestDraw() {
   requestAnimationFrame(drawNow);
 }
 
-/** Steps left to the goal from `pos` on the race's board (the protocol's `left` when the server sends it). */
 function stepsLeft(board, pos) {
   if (distCache.board !== board) distCache = { board, dist: distancesToGoal(board) };
   const d = distCache.dist[pos[0] * board.n + pos[1]];
   return d >= 0 ? d : null;
 }
 
-/** Each racer on the board: id, name, pos, status, steps, run, left, colour, me. */
 export function racerRows(s) {
   const b = s.race.board;
   return racers(s).map((p) => {
@@ -59,7 +57,7 @@ export function racerRows(s) {
 export function renderRacers(s) {
   if (!s.room) return;
   const b = s.race.board;
-  const unit = b && b.game === 'ghost' ? 'steps' : 'moves';
+  const unit = b && F.unit(b.game);
   const full = b ? stepsLeft(b, b.start) || 1 : 1;
   const rows = racerRows(s).map((r) => {
     const fin = s.race.finished.get(r.id);
@@ -70,26 +68,14 @@ export function renderRacers(s) {
     if (!r.connected) stat = `offline · ${stat}`;
     const done = r.left == null ? 0 : Math.max(0, Math.min(1, 1 - r.left / full));
     const pct = Math.round(done * 100);
+    const far = r.left == null ? 'distance unknown' : r.left === 0 ? 'at the goal' : `${r.left} ${unit} from the goal`;
     return el(
       'li',
       { class: r.me ? 'me' : '', 'data-id': String(r.id) },
       el('span', { class: 'dot', style: `background:${r.colour}`, 'aria-hidden': 'true' }),
-      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? el('span', { class: 'badge', text: 'you' }) : mark(r)),
+      el('span', { class: 'who' }, el('span', { class: 'name', text: r.name, title: r.name }), r.me ? badge('you') : mark(r)),
       el('span', { class: 'stat', text: stat }),
-      b
-        ? el(
-            'span',
-            {
-              class: 'bar',
-              role: 'meter',
-              'aria-valuemin': '0',
-              'aria-valuemax': '100',
-              'aria-valuenow': String(pct),
-              'aria-label': `${r.name}: ${r.left == null ? 'distance unknown' : r.left === 0 ? 'at the goal' : `${r.left} ${unit} from the goal`}`,
-            },
-            el('i', { style: `width:${pct}%;background:${r.colour}` }),
-          )
-        : null,
+      b && el('span', { class: 'bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(pct), 'aria-label': `${r.name}: ${far}` }, el('i', { style: `width:${pct}%;background:${r.colour}` })),
     );
   });
   const watchers = s.room.players.length - racers(s).length;
@@ -105,8 +91,7 @@ function drawNow() {
   const stage = $('stage');
   const padOn = !!(s.game.pred && !s.race.results && $('pad').offsetParent);
   const land = innerWidth > innerHeight && innerHeight < 560;
-  // Room for the header and HUD above, and the hint and buttons (or pad) below; in a
-  // phone's landscape the pad sits beside the board, so the height is nearly all the board's.
+  // Room for the header, HUD, hint and buttons (or pad; beside the board in a phone's landscape).
   const maxH = Math.max(200, innerHeight - (land ? 70 : 120 + (padOn ? 200 : 80)));
   const maxW = stage.parentElement.clientWidth;
   const b = s.race.board;
@@ -133,8 +118,7 @@ function drawNow() {
     }
     me = { pos, ghost: g.ghost, gateOpen: gateOpenNow(s) };
   } else me = { pos: [-9, -9], gateOpen: false };
-  // Everyone racing, from the start signal on (and during the countdown, at the start);
-  // a finisher leaves the board so the goal stays in sight.
+  // Everyone racing (during the countdown, at the start); a finisher leaves the board.
   const others = racerRows(s)
     .filter((r) => !r.me && r.pos && (r.status === 'racing' || r.status === 'out_of_steps'))
     .map((r) => ({ pos: r.pos, colour: r.colour, name: nameOf(s, r.id) }));

@@ -1,5 +1,4 @@
-// Draws a board on a canvas, crisp at any devicePixelRatio. Okabe-Ito colours, and
-// every landmark also has a shape: nothing is told by colour alone.
+// Draws a board on a canvas. Every landmark also has a shape: nothing is told by colour alone.
 
 export const PALETTE = {
   you: '#0072B2',
@@ -13,20 +12,16 @@ export const PALETTE = {
   visited: '#cfe4f5',
   line: '#CC79A7', // reddish purple: the revealed optimal line
 };
-/** Never the player's own blue. */
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
-/** Sizes `canvas` to the largest square of whole cells within maxW by maxH; returns the layout. */
 export function fit(canvas, n, maxW, maxH) {
   const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
   const avail = Math.max(120, Math.min(maxW, maxH || Infinity));
   const cell = Math.max(4, Math.floor(avail / n));
   const css = cell * n;
   if (canvas.width !== Math.round(css * dpr) || canvas.style.width !== css + 'px') {
-    canvas.style.width = css + 'px';
-    canvas.style.height = css + 'px';
-    canvas.width = Math.round(css * dpr);
-    canvas.height = Math.round(css * dpr);
+    canvas.style.width = canvas.style.height = css + 'px';
+    canvas.width = canvas.height = Math.round(css * dpr);
   }
   return { dpr, cell, css, n };
 }
@@ -38,11 +33,7 @@ export function cellAt(canvas, layout, clientX, clientY) {
   return row >= 0 && col >= 0 && row < layout.n && col < layout.n ? [row, col] : null;
 }
 
-/**
- * scene: {board, me: {pos:[r,c] (may be fractional while moving), ghost?, gateOpen},
- * visited?: Set of "r,c", others?: [{pos, colour, name}], trail?: [[r,c]...],
- * marker?: {pos, ghost?} (the optimal-line replay)}.
- */
+/** scene: {board, me: {pos (fractional while moving), ghost?, gateOpen}, visited?, others?, trail?, marker? (the optimal line)}. */
 export function draw(canvas, layout, scene) {
   const { dpr, cell: s, css } = layout;
   const ctx = canvas.getContext('2d');
@@ -75,42 +66,33 @@ export function draw(canvas, layout, scene) {
     ctx.stroke();
   }
 
-  if (scene.me && scene.me.ghost) {
-    const [x, y] = at(scene.me.ghost);
-    ctx.globalAlpha = 0.4;
-    disc(ctx, x + s / 2, y + s / 2, s * 0.32, PALETTE.you, null);
+  const dot = (p, r, fill, stroke, lw, alpha = 1, dash = []) => {
+    const [x, y] = at(p);
+    ctx.globalAlpha = alpha;
+    disc(ctx, x + s / 2, y + s / 2, r, fill, stroke, lw, dash);
     ctx.globalAlpha = 1;
-    ctx.setLineDash([3, 3]);
-    ring(ctx, x + s / 2, y + s / 2, s * 0.32, PALETTE.you, 1.5);
-    ctx.setLineDash([]);
+  };
+  if (scene.me && scene.me.ghost) {
+    dot(scene.me.ghost, s * 0.32, PALETTE.you, null, 0, 0.4);
+    dot(scene.me.ghost, s * 0.32, null, PALETTE.you, 1.5, 1, [3, 3]);
   }
   if (scene.marker) {
-    if (scene.marker.ghost) {
-      const [gx, gy] = at(scene.marker.ghost);
-      ctx.globalAlpha = 0.4;
-      disc(ctx, gx + s / 2, gy + s / 2, s * 0.3, PALETTE.line, null);
-      ctx.globalAlpha = 1;
-    }
-    const [x, y] = at(scene.marker.pos);
-    disc(ctx, x + s / 2, y + s / 2, s * 0.3, PALETTE.line, '#ffffff', 2);
+    if (scene.marker.ghost) dot(scene.marker.ghost, s * 0.3, PALETTE.line, null, 0, 0.4);
+    dot(scene.marker.pos, s * 0.3, PALETTE.line, '#ffffff', 2);
   } else if (scene.me) {
-    const [x, y] = at(scene.me.pos);
-    disc(ctx, x + s / 2, y + s / 2, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
+    const p = scene.me.pos;
+    dot(p, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
     const g = scene.me.ghost;
-    if (g && Math.abs(g[0] - scene.me.pos[0]) < 0.5 && Math.abs(g[1] - scene.me.pos[1]) < 0.5) {
-      // The ghost walks with me: a dashed halo keeps it visible.
-      ctx.setLineDash([3, 3]);
-      ring(ctx, x + s / 2, y + s / 2, s * 0.45, PALETTE.you, 2);
-      ctx.setLineDash([]);
-    }
+    // The ghost walks with me: a dashed halo keeps it visible.
+    if (g && Math.abs(g[0] - p[0]) < 0.5 && Math.abs(g[1] - p[1]) < 0.5) dot(p, s * 0.45, null, PALETTE.you, 2, 1, [3, 3]);
   }
 
-  // Other racers, drawn last: small translucent markers, fanned out when they share a cell.
+  // Other racers, drawn last, fanned out when they share a cell.
   const others = scene.others || [];
   const shared = new Map();
-  // My own cell counts as taken, so a rival standing with me is drawn beside me, not under.
+  // My own cell is taken: a rival with me is drawn beside me.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
-  const crowd = new Map(); // cell -> racers there, for one label per cell
+  const crowd = new Map(); // cell -> racers there
   for (const o of others) {
     const k = o.pos.join(',');
     crowd.set(k, [...(crowd.get(k) || []), o]);
@@ -132,77 +114,54 @@ export function draw(canvas, layout, scene) {
     const name = `\u2068${short}\u2069` + (group.length > 1 ? ` +${group.length - 1}` : '');
     if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour, css);
   }
-
 }
 
 function drawVault(ctx, b, s, at, scene) {
-  ctx.strokeStyle = PALETTE.grid;
-  ctx.lineWidth = 1;
-  for (let i = 1; i < b.n; i++) {
+  const lines = (segs, colour, lw) => {
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = lw;
     ctx.beginPath();
-    ctx.moveTo(i * s + 0.5, 0);
-    ctx.lineTo(i * s + 0.5, b.n * s);
-    ctx.moveTo(0, i * s + 0.5);
-    ctx.lineTo(b.n * s, i * s + 0.5);
+    for (const [x1, y1, x2, y2] of segs) ctx.moveTo(x1, y1), ctx.lineTo(x2, y2);
     ctx.stroke();
-  }
+  };
+  for (let i = 1; i < b.n; i++) lines([[i * s + 0.5, 0, i * s + 0.5, b.n * s], [0, i * s + 0.5, b.n * s, i * s + 0.5]], PALETTE.grid, 1);
   const pad = Math.max(1, Math.round(s * 0.04));
-  ctx.fillStyle = PALETTE.wall;
+  // A cell's square inset by `k` of a side, outlined.
+  const frame = (k, colour, lw) => {
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = lw;
+    ctx.strokeRect(x + s * k, y + s * k, s * (1 - 2 * k), s * (1 - 2 * k));
+  };
+  const tint = (fill) => ((ctx.fillStyle = fill), ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad));
   for (let r = 0; r < b.n; r++) {
     for (let c = 0; c < b.n; c++) {
       if (b.wall([r, c])) roundRect(ctx, c * s + pad, r * s + pad, s - 2 * pad, s - 2 * pad, s * 0.12, PALETTE.wall);
     }
   }
   let [x, y] = at(b.start);
-  ctx.fillStyle = 'rgba(0,158,115,0.18)';
-  ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-  ctx.strokeStyle = PALETTE.start;
-  ctx.lineWidth = Math.max(2, s * 0.05);
-  ctx.strokeRect(x + s * 0.08, y + s * 0.08, s * 0.84, s * 0.84);
-  ctx.globalAlpha = 0.5;
-  corner(ctx, 'S', x, y, s, PALETTE.start, true);
-  ctx.globalAlpha = 1;
+  tint('rgba(0,158,115,0.18)');
+  frame(0.08, PALETTE.start, Math.max(2, s * 0.05));
+  corner(ctx, 'S', x, y, s, PALETTE.start, 0.5);
   [x, y] = at(b.plate);
   roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
-  ctx.strokeStyle = '#6b5d00';
-  ctx.lineWidth = Math.max(1.5, s * 0.04);
-  ctx.strokeRect(x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72);
-  ctx.globalAlpha = 0.55;
-  corner(ctx, 'P', x, y, s, '#6b5d00', true);
-  ctx.globalAlpha = 1;
-  // Gate: orange bars when shut, an open dashed frame when the way is open.
+  frame(0.14, '#6b5d00', Math.max(1.5, s * 0.04));
+  corner(ctx, 'P', x, y, s, '#6b5d00', 0.55);
+  // Bars when shut, a dashed frame when open.
   [x, y] = at(b.gate);
   const open = scene.me && scene.me.gateOpen;
-  ctx.strokeStyle = PALETTE.gate;
-  ctx.lineWidth = Math.max(2, s * 0.07);
+  const [lo, hi] = [x + s * 0.12, x + s * 0.88];
   if (open) {
     ctx.setLineDash([s * 0.12, s * 0.1]);
-    ctx.strokeRect(x + s * 0.12, y + s * 0.12, s * 0.76, s * 0.76);
+    frame(0.12, PALETTE.gate, Math.max(2, s * 0.07));
     ctx.setLineDash([]);
   } else {
-    ctx.fillStyle = 'rgba(230,159,0,0.18)';
-    ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-    ctx.beginPath();
-    for (let i = 1; i <= 3; i++) {
-      ctx.moveTo(x + (s * i) / 4, y + s * 0.12);
-      ctx.lineTo(x + (s * i) / 4, y + s * 0.88);
-    }
-    ctx.moveTo(x + s * 0.12, y + s * 0.12);
-    ctx.lineTo(x + s * 0.88, y + s * 0.12);
-    ctx.moveTo(x + s * 0.12, y + s * 0.88);
-    ctx.lineTo(x + s * 0.88, y + s * 0.88);
-    ctx.stroke();
+    tint('rgba(230,159,0,0.18)');
+    const bars = [1, 2, 3].map((i) => [x + (s * i) / 4, y + s * 0.12, x + (s * i) / 4, y + s * 0.88]);
+    lines([...bars, [lo, y + s * 0.12, hi, y + s * 0.12], [lo, y + s * 0.88, hi, y + s * 0.88]], PALETTE.gate, Math.max(2, s * 0.07));
   }
-  ctx.globalAlpha = open ? 0.8 : 0.55;
-  corner(ctx, 'G', x, y, s, '#8a5a00', true);
-  ctx.globalAlpha = 1;
+  corner(ctx, 'G', x, y, s, '#8a5a00', open ? 0.8 : 0.55);
   [x, y] = at(b.flag);
-  ctx.strokeStyle = PALETTE.wall;
-  ctx.lineWidth = Math.max(1.5, s * 0.05);
-  ctx.beginPath();
-  ctx.moveTo(x + s * 0.32, y + s * 0.16);
-  ctx.lineTo(x + s * 0.32, y + s * 0.86);
-  ctx.stroke();
+  lines([[x + s * 0.32, y + s * 0.16, x + s * 0.32, y + s * 0.86]], PALETTE.wall, Math.max(1.5, s * 0.05));
   ctx.fillStyle = PALETTE.exit;
   ctx.beginPath();
   ctx.moveTo(x + s * 0.34, y + s * 0.16);
@@ -216,12 +175,12 @@ function drawMaze(ctx, b, s, at) {
   let [x, y] = at(b.start);
   ctx.fillStyle = PALETTE.start;
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-  if (s >= 16) corner(ctx, 'S', x, y, s, '#ffffff', true);
+  if (s >= 16) corner(ctx, 'S', x, y, s, '#ffffff');
   [x, y] = at(b.exit);
   ctx.fillStyle = PALETTE.exit;
   ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-  if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff', true);
-  // Walls: every closed side, drawn once (up and left of each cell, plus the outer edge).
+  if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff');
+  // Every closed side once: up and left of each cell, plus the outer edge.
   const w = Math.max(2, Math.round(s * 0.1));
   ctx.fillStyle = PALETTE.wall;
   const n = b.n;
@@ -238,24 +197,20 @@ function drawMaze(ctx, b, s, at) {
   ctx.fillRect(0, 0, n * s, w / 2);
 }
 
-function disc(ctx, x, y, r, fill, stroke, lw = 2) {
+function disc(ctx, x, y, r, fill, stroke, lw = 2, dash = []) {
   ctx.beginPath();
   ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.fillStyle = fill;
-  ctx.fill();
+  if (fill) {
+    ctx.fillStyle = fill;
+    ctx.fill();
+  }
   if (stroke) {
+    ctx.setLineDash(dash);
     ctx.strokeStyle = stroke;
     ctx.lineWidth = lw;
     ctx.stroke();
+    ctx.setLineDash([]);
   }
-}
-
-function ring(ctx, x, y, r, colour, lw) {
-  ctx.beginPath();
-  ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.strokeStyle = colour;
-  ctx.lineWidth = lw;
-  ctx.stroke();
 }
 
 function roundRect(ctx, x, y, w, h, r, fill) {
@@ -266,22 +221,21 @@ function roundRect(ctx, x, y, w, h, r, fill) {
   ctx.fill();
 }
 
-/** A small letter in a cell's corner, so landmarks read without colour. */
-function corner(ctx, text, x, y, s, colour, centre = false) {
-  const size = centre ? Math.round(s * 0.5) : Math.max(8, Math.round(s * 0.2));
-  ctx.font = `700 ${size}px system-ui, sans-serif`;
+/** The landmark's letter: it reads without colour. */
+function corner(ctx, text, x, y, s, colour, alpha = 1) {
+  ctx.font = `700 ${Math.round(s * 0.5)}px system-ui, sans-serif`;
   ctx.fillStyle = colour;
-  ctx.textAlign = centre ? 'center' : 'left';
-  ctx.textBaseline = centre ? 'middle' : 'top';
-  if (centre) ctx.fillText(text, x + s / 2, y + s / 2 + 1);
-  else ctx.fillText(text, x + s * 0.08, y + s * 0.06);
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.globalAlpha = alpha;
+  ctx.fillText(text, x + s / 2, y + s / 2 + 1);
+  ctx.globalAlpha = 1;
 }
 
-/** A name above a marker: canvas text is never parsed as HTML. */
 function label(ctx, text, x, y, size, colour, width) {
   ctx.font = `600 ${Math.round(size)}px system-ui, sans-serif`;
   const half = ctx.measureText(text).width / 2 + 2;
-  x = Math.max(half, Math.min(width - half, x)); // never cut off at the board's edge
+  x = Math.max(half, Math.min(width - half, x)); // never cut off at the edge
   ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';
   ctx.lineWidth = 3;

@@ -1,13 +1,8 @@
-// Actions replayed through rules.js as frames, and the one playback player (pure).
+// Actions replayed through rules.js as frames, and the playback player (pure).
 
 import { newGame, apply, gateOpen } from './rules.js';
 
-/**
- * Frames for `actions` on a parsed board: frames[0] is the start, frames[k]
- * the state after k actions ({pos, ghost, run, steps, status, gateOpen, from},
- * `from` being the frame this run began at, for the trail). Stops at the first
- * action the rules refuse and reports it as `refused` ({index, action, reason}).
- */
+/** frames[k]: the state after k actions (`from`: this run's first frame); stops at the first refused. */
 export function replayFrames(board, actions) {
   const g = newGame(board);
   const snap = (from) => ({
@@ -32,10 +27,8 @@ export function replayFrames(board, actions) {
   return { frames, refused };
 }
 
-/** The path walked in the current run up to frame `i` (a rewind starts a new one). */
 export const trailAt = (frames, i) => frames.slice(frames[i].from, i + 1).map((f) => f.pos);
 
-/** Every cell visited up to frame `i`, as "r,c" keys (the maze's tint). */
 export function visitedAt(frames, i) {
   const set = new Set();
   for (let k = 0; k <= i; k++) set.add(frames[k].pos.join(','));
@@ -56,7 +49,7 @@ export class Playback {
     return this.i === this.last;
   }
 
-  /** Milliseconds between two moves at this speed (a move takes 300 ms at 1×). */
+  /** Between two moves: 300 ms at 1×. */
   get interval() {
     return 300 / this.speed;
   }
@@ -88,7 +81,6 @@ export class Playback {
     if (SPEEDS.includes(s)) this.speed = s;
   }
 
-  /** One timer tick while playing: the next frame; stops at the end. Returns whether it moved. */
   tick() {
     if (!this.playing) return false;
     if (this.i < this.last) this.i += 1;
@@ -97,11 +89,7 @@ export class Playback {
   }
 }
 
-/**
- * Whether the replayed run ends where the server says it did: the same steps,
- * and finished exactly when the run is 'finished' (a run that ran out of steps
- * or was abandoned ends short of the goal).
- */
+/** Whether the replay ends as the server says (README, "Notes"). */
 export function agrees(frames, refused, run) {
   const end = frames[frames.length - 1];
   return !refused && end.steps === run.steps && (end.status === 'won') === (run.state === 'finished');

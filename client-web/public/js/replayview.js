@@ -1,25 +1,21 @@
 // The replay screen: a stored daily run (GET /api/daily/runs/{id}), played back.
 
-import { $, el, announce, pill } from './dom.js';
-import { parseBoard } from './rules.js';
+import { $, announce, pill, pills, auth } from './dom.js';
+import { readBoard } from './rules.js';
 import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
 import { fit, draw } from './render.js';
 import * as F from './format.js';
 
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
-let host = null; // {state, show(view), back(), token()} from app.js
-let S = null; // the page's state: the run on screen is S.replay.run, the latest open S.replay.opened
+let host = null; // {state, show(view), back(), token()}
+let S = null;
 
 export function initReplay(h) {
   host = h;
   S = h.state;
 }
 
-/**
- * Fetches run `id` and shows it, or the reason it cannot be shown. `known`
- * ({name, steps, time_ms, game, size} from a leaderboard row) heads the
- * screen while it loads, and stays when the run is hidden.
- */
+/** Shows run `id`, or why not; `known` (a leaderboard row) heads the screen meanwhile. */
 export async function openReplay(id, known = null) {
   closeReplay();
   const mine = ++S.replay.opened;
@@ -30,24 +26,10 @@ export async function openReplay(id, known = null) {
   head(known || {});
   $('rp-note').textContent = 'Loading the run…';
   $('rp-note').className = 'small muted';
-  let res = null;
-  let body = null;
-  try {
-    const token = host.token();
-    res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-    });
-    body = await res.json().catch(() => null);
-  } catch {
-    res = null;
-  }
+  const res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: auth(host.token()) }).catch(() => null);
+  const body = res && (await res.json().catch(() => null));
   if (mine !== S.replay.opened) return;
-  let board = null;
-  try {
-    board = res && res.ok && body ? parseBoard(body.board) : null;
-  } catch {
-    board = null;
-  }
+  const board = res && res.ok && body ? readBoard(body.board) : null;
   if (!board) return refused(res, body);
   const { frames, refused: bad } = replayFrames(board, body.actions);
   const still = reducedMotion.matches;
@@ -67,19 +49,18 @@ export function closeReplay() {
   S.replay.opened++;
 }
 
-/** For the tests: the position and the frame shown. */
 export function replayState() {
   if (!S.replay.run) return { error: $('rp-msg').hidden ? null : $('rp-err').textContent };
   const { pb, frames, run } = S.replay.run;
   return { i: pb.i, last: pb.last, playing: pb.playing, speed: pb.speed, frame: structuredClone(frames[pb.i]), steps: run.steps, state: run.state, refused: S.replay.run.refused };
 }
 
-const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
+const { unit } = F;
 
 function head(run) {
   const u = unit(run.game);
   $('rp-kind').textContent = run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay';
-  $('rp-h').textContent = run.game ? `${F.gameLabel(run.game)} ${F.sizeLabel(run.game, run.size)}` : 'Replay';
+  $('rp-h').textContent = run.game ? F.label(run.game, run.size) : 'Replay';
   $('rp-who').textContent = run.name || '';
   $('rp-who').title = run.name || '';
   const chips = [];
@@ -87,10 +68,10 @@ function head(run) {
   if (run.state === 'playing') chips.push(['Still playing']);
   else if (run.state && run.state !== 'finished') chips.push(['Not finished'], [`${run.steps} ${u}`]);
   else if (Number.isFinite(run.steps)) chips.push([`${run.steps} ${u}`], [F.clock(run.time_ms)]);
-  $('rp-chips').replaceChildren(...chips.map(([text, cls = '']) => el('span', { class: `pill ${cls}`, text })));
+  $('rp-chips').replaceChildren(...pills(chips));
 }
 
-/** The head and the notes: whether the replay agrees with the stored result, and the legend. */
+/** The head, the legend, whether the replay agrees with the stored result. */
 function describe() {
   const { run, board, frames, refused: bad } = S.replay.run;
   const u = unit(board.game);
@@ -112,7 +93,7 @@ function describe() {
   $('rp-seek').max = String(S.replay.run.pb.last);
 }
 
-/** A 403 (today's board, not yours), a 404, or a failure: the server's words as text. */
+/** A 403 (today's board, not yours), a 404, a failure: the server's words. */
 function refused(res, body) {
   const status = res ? res.status : 0;
   const msg = body && typeof body.error === 'string' ? body.error : 'The run could not be loaded. Check the connection and try again.';
@@ -139,7 +120,7 @@ function schedule() {
   }, R.pb.interval);
 }
 
-/** Glides the marker from `from` to the current cell (not under reduced motion, not across a rewind). */
+/** Not under reduced motion, nor across a rewind. */
 function glide(from) {
   const R = S.replay.run;
   const f = R.frames[R.pb.i];
@@ -194,7 +175,7 @@ function paint() {
   const col = $('rp-play');
   const maxH = Math.max(220, innerHeight - 250);
   const layout = fit(canvas, board.n, col.clientWidth, maxH);
-  col.style.setProperty('--bw', `${layout.css}px`); // the seek bar as wide as the board
+  col.style.setProperty('--bw', `${layout.css}px`); // the seek bar's width
   draw(canvas, layout, {
     board,
     me: { pos, ghost: f.ghost, gateOpen: f.gateOpen },
@@ -212,11 +193,18 @@ function control(fn) {
   schedule();
 }
 
-$('rp-toggle').addEventListener('click', () => control((pb) => pb.toggle()));
-$('rp-prev').addEventListener('click', () => control((pb) => pb.step(-1)));
-$('rp-next').addEventListener('click', () => control((pb) => pb.step(1)));
-$('rp-first').addEventListener('click', () => control((pb) => pb.step(-pb.last)));
-$('rp-last').addEventListener('click', () => control((pb) => pb.step(pb.last)));
+// Each control and its key: arrows step, Home and End jump, space plays.
+const KEYS = {};
+for (const [id, key, fn] of [
+  ['rp-toggle', ' ', (pb) => pb.toggle()],
+  ['rp-prev', 'ArrowLeft', (pb) => pb.step(-1)],
+  ['rp-next', 'ArrowRight', (pb) => pb.step(1)],
+  ['rp-first', 'Home', (pb) => pb.step(-pb.last)],
+  ['rp-last', 'End', (pb) => pb.step(pb.last)],
+]) {
+  $(id).addEventListener('click', () => control(fn));
+  KEYS[key] = fn;
+}
 $('rp-seek').addEventListener('input', (e) => control((pb) => (pb.pause(), pb.seek(e.target.value))));
 $('rp-speed').addEventListener('change', (e) => control((pb) => pb.setSpeed(Number(e.target.value))));
 $('rp-back').addEventListener('click', () => {
@@ -225,19 +213,12 @@ $('rp-back').addEventListener('click', () => {
 });
 addEventListener('resize', () => S.replay.run && queuePaint());
 
-// Keys on the replay screen: arrows step, Home and End jump, space plays or pauses.
-// A focused control keeps its own keys (the seek bar's arrows, a button's space).
+// A focused control keeps its own keys.
 document.addEventListener('keydown', (e) => {
   if (!S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
   const t = e.target;
   if (t && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName) && !(t.tagName === 'BUTTON' && e.key.startsWith('Arrow'))) return;
-  const act = {
-    ArrowLeft: (pb) => pb.step(-1),
-    ArrowRight: (pb) => pb.step(1),
-    Home: (pb) => pb.step(-pb.last),
-    End: (pb) => pb.step(pb.last),
-    ' ': (pb) => pb.toggle(),
-  }[e.key];
+  const act = KEYS[e.key];
   if (!act) return;
   e.preventDefault();
   control(act);

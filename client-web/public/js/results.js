@@ -1,6 +1,6 @@
-// The results card: ranking, efficiency, par in words, my best, the optimal line, what next.
+// The results: ranking, efficiency, par in words, my best, the optimal line, what next.
 
-import { $, el } from './dom.js';
+import { $, el, cells } from './dom.js';
 import { replayFrames, Playback } from './replay.js';
 import { isHost, alone, bestPossible, efficiency } from './state.js';
 import { rematch, tryAgain, leave } from './actions.js';
@@ -11,38 +11,28 @@ import { mark } from './rival.js';
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 const phone = matchMedia('(max-width: 880px)');
 let ctx = null;
-let shown = null; // the results message last laid out (the table is built once per results)
+let shown = null; // the results last laid out
 
 export function init(c) {
   ctx = c;
   const { s, fx } = c;
-  const run = (fn) => () => {
-    fn(s, fx);
-    c.render();
-  };
-  $('rematch').addEventListener('click', run(rematch));
-  $('again').addEventListener('click', run(tryAgain));
-  $('newboard').addEventListener('click', run((st, f) => {
-    st.soloNext = true;
-    rematch(st, f);
-  }));
-  $('leave2').addEventListener('click', run(leave));
-  $('watch-line').addEventListener('click', () => {
-    if (s.replay.line) stopLine(s);
-    else startLine(s);
-    c.render();
+  c.on('rematch', 'click', () => rematch(s, fx));
+  c.on('again', 'click', () => tryAgain(s, fx));
+  c.on('newboard', 'click', () => {
+    s.soloNext = true;
+    rematch(s, fx);
   });
+  c.on('leave2', 'click', () => leave(s, fx));
+  c.on('watch-line', 'click', () => (s.replay.line ? stopLine : startLine)(s));
 }
 
-/** What the reveal says: the best possible first, then the builder's count and why it differs. */
+/** The best possible, then the builder's count and why it differs. */
 export function revealText(rv) {
   if (!rv) return '';
   if (rv.game === 'maze') return `Best possible: ${rv.shortest} moves (the shortest route).`;
   if (rv.game !== 'ghost') return '';
   if (rv.true_par == null) return `Best possible: unknown (this vault may have no solution). The builder's count was ${rv.par}.`;
-  if (rv.true_par > rv.par) {
-    return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, ignores that the gate opens one step late.)`;
-  }
+  if (rv.true_par > rv.par) return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, ignores that the gate opens one step late.)`;
   if (rv.true_par < rv.par) return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, missed a shorter line.)`;
   return `Best possible: ${rv.true_par} steps (the builder's count, ${rv.par}, agrees).`;
 }
@@ -64,18 +54,11 @@ export function render(s) {
   const rv = m.reveal || {};
   const line = s.replay.line;
   wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
-  wl.textContent = line
-    ? line.pb.playing
-      ? 'Stop'
-      : reducedMotion.matches
-        ? 'Hide the line'
-        : 'Watch again'
-    : rv.game === 'maze'
-      ? 'Show the shortest route'
-      : 'Watch the optimal line';
+  if (!line) wl.textContent = rv.game === 'maze' ? 'Show the shortest route' : 'Watch the optimal line';
+  else wl.textContent = line.pb.playing ? 'Stop' : reducedMotion.matches ? 'Hide the line' : 'Watch again';
   if (first) {
     $('results-h').focus({ preventScroll: true });
-    // On a phone the results come first, above the board: bring them to where the player looks.
+    // On a phone the results are above the board: bring them into view.
     if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: reducedMotion.matches ? 'auto' : 'smooth' });
   }
 }
@@ -84,20 +67,21 @@ function layout(s, m) {
   const b = s.race.board;
   const rv = m.reveal || {};
   const best = bestPossible(rv);
-  const unit = (b ? b.game : rv.game) === 'ghost' ? 'steps' : 'moves';
-  $('col-steps').textContent = unit === 'steps' ? 'Steps' : 'Moves';
-  $('results-h').textContent = s.room ? `Results · ${F.gameLabel(s.room.game)} ${F.sizeLabel(s.room.game, s.room.size)}` : 'Results';
+  $('col-steps').textContent = (b ? b.game : rv.game) === 'ghost' ? 'Steps' : 'Moves';
+  $('results-h').textContent = s.room ? `Results · ${F.label(s.room.game, s.room.size)}` : 'Results';
   $('rankings').replaceChildren(
     ...(m.rankings || []).map((r) => {
       const eff = r.status === 'finished' ? efficiency(best, r.steps) ?? r.efficiency ?? null : null;
       const finished = r.time_ms != null;
+      const [rank, name, steps] = cells([r.rank || '–', r.name, r.steps]);
+      name.append(mark(r) || '');
       return el(
         'tr',
         { class: r.player_id === s.me.id ? 'me' : '' },
-        el('td', { text: r.rank ? String(r.rank) : '–' }),
-        el('td', { title: r.name }, r.name, mark(r)),
-        el('td', { text: String(r.steps) }),
-        // A run that did not finish says why across the time and efficiency columns.
+        rank,
+        name,
+        steps,
+        // Not finished: why, across the time and efficiency columns.
         finished
           ? el('td', { text: F.clock(r.time_ms) })
           : el('td', { class: 'why', colspan: '2', text: F.statusLabel(r.status).replace(/^./, (c) => c.toUpperCase()) }),
@@ -106,7 +90,6 @@ function layout(s, m) {
     }),
   );
   $('reveal').textContent = revealText(rv);
-  // My best for this game AND size, by the same efficiency.
   const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
   const game = s.room ? s.room.game : b && b.game;
   const size = s.room ? s.room.size : b && b.size;
@@ -119,22 +102,15 @@ function layout(s, m) {
           offline: s.conn.offline,
         })
       : { best: store.best(game, size) };
-  const label = `${F.gameLabel(game)} ${F.sizeLabel(game, size)}`;
-  const bb = rec.best;
-  $('mybest').replaceChildren(
-    bb
-      ? `Your best on ${label}: ${bb.efficiency != null ? bb.efficiency + '% · ' : ''}${bb.steps} ${unit} · ${F.clock(bb.time_ms)}${bb.offline ? ' (offline)' : ''}`
-      : `No finish on ${label} yet.`,
-    rec.improved ? el('span', { class: 'new', text: 'New best!' }) : '',
-  );
+  const label = F.label(game, size);
+  $('mybest').replaceChildren(rec.best ? `Your best on ${label}: ${F.best(rec.best, game)}` : `No finish on ${label} yet.`, rec.improved ? el('span', { class: 'new', text: 'New best!' }) : '');
 }
 
 function renderButtons(s) {
   if (!s.room) return;
   const host = isHost(s);
   const one = alone(s);
-  // A room of one (solo practice, daily): the same board again, or (solo) a new one.
-  // With others: the host calls the rematch, everyone stays in the room.
+  // Alone: the same board again, or (not daily) a new one. With others: the host's rematch.
   $('rematch').hidden = !host || one;
   $('again').hidden = !one;
   $('again').textContent = s.room.daily ? 'Try this board again (practice)' : 'Try this board again';
@@ -142,7 +118,6 @@ function renderButtons(s) {
   $('rematch-note').hidden = host || one;
 }
 
-/** The optimal line on the board, move by move (all at once under reduced motion). */
 export function startLine(s) {
   const rv = s.race.results && s.race.results.reveal;
   if (!rv || !s.race.board) return;
@@ -150,8 +125,9 @@ export function startLine(s) {
   const still = reducedMotion.matches;
   const pb = new Playback(frames.length, { speed: frames.length > 40 ? 4 : 2, at: still ? frames.length : 0 });
   s.replay.line = { frames, pb };
-  // On a phone the board is below the results: bring it into view before it moves.
-  if (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: still ? 'auto' : 'smooth' });
+  // On a phone the board is below the results.
+  if
+ (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: still ? 'auto' : 'smooth' });
   requestDraw();
   if (still) return;
   pb.play();

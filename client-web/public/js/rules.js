@@ -1,5 +1,4 @@
-// The rules of both games, ported from protocol/ (RULES.md is the authority;
-// test/fixtures/rules.json keeps this copy honest). Pure.
+// The rules of both games, ported from protocol/ (RULES.md; held to test/fixtures/rules.json). Pure.
 
 export const DIRS = ['up', 'down', 'left', 'right'];
 const DELTA = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
@@ -15,7 +14,6 @@ export function stepPos(p, dir, n) {
   return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
 }
 
-/** Validates a PublicBoard (race_start's `board`) and adds lookups. Throws on nonsense. */
 export function parseBoard(pb) {
   if (!pb || typeof pb !== 'object') throw new Error('no board');
   const n = pb.n;
@@ -27,15 +25,23 @@ export function parseBoard(pb) {
   const b = { ...pb, rows };
   if (pb.game === 'ghost') {
     b.wall = (p) => rows[p[0]][p[1]] === '#';
+    b.goal = pb.flag;
   } else {
     b.bits = rows.map((r) => Array.from(r, (ch) => parseInt(ch, 16) || 0));
     b.goal = pb.exit;
   }
-  if (pb.game === 'ghost') b.goal = pb.flag;
   return b;
 }
 
-/** Where a move in `dir` from `p` lands ignoring the gate, or null (wall or edge). */
+export function readBoard(pb) {
+  try {
+    return pb ? parseBoard(pb) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Ignoring the gate; null: a wall or the edge. */
 export function neighbour(board, p, dir) {
   const q = stepPos(p, dir, board.n);
   if (!q) return null;
@@ -51,21 +57,17 @@ export function newGame(board) {
     status: 'playing',
     run: 1,
     recording: [],
-    ghost: null, // run two: the ghost's cell
-    replayed: 0, // run two: how much of the recording the ghost has walked
+    ghost: null, // run two
+    replayed: 0, // run two: of the recording
   };
 }
 
-/** The gate lets the player in on the next move: the player or (run two) the ghost holds the plate. */
 export function gateOpen(g) {
   const b = g.board;
   return b.game === 'ghost' && (samePos(g.pos, b.plate) || samePos(g.ghost, b.plate));
 }
 
-/**
- * One action ('up'...'right' or 'rewind'), by RULES.md. Returns {ok:true} or
- * {ok:false, reason}; a refusal changes nothing.
- */
+/** One action ('up'...'right' or 'rewind'): {ok:true}, or {ok:false, reason} changing nothing. */
 export function apply(g, action) {
   const b = g.board;
   if (action === 'rewind') {
@@ -88,7 +90,7 @@ export function apply(g, action) {
     if (samePos(q, b.exit)) g.status = 'won';
     return { ok: true };
   }
-  // The gate is judged on the state before this move (the ghost has not stepped yet).
+  // The gate is judged before this move (the ghost has not stepped yet).
   if (samePos(q, b.gate) && !gateOpen(g)) return { ok: false, reason: 'gate_closed' };
   g.pos = q;
   g.steps += 1;
@@ -98,7 +100,7 @@ export function apply(g, action) {
     g.ghost = stepPos(g.ghost, g.recording[g.replayed], b.n) || g.ghost;
     g.replayed += 1;
   }
-  // The finish test comes before the budget: step 20 of 20 on the flag wins.
+  // Before the budget: step 20 of 20 on the flag wins.
   if (samePos(q, b.flag)) g.status = 'won';
   else if (g.steps >= b.allowance) g.status = 'out_of_steps';
   return { ok: true };
@@ -115,11 +117,7 @@ export function view(g) {
   return v;
 }
 
-/**
- * Rebuilds a game from the server's view and the run-one recording (a resume
- * snapshot, or a correction after a mismatch). In run two the ghost has walked
- * one recorded step per step taken since the rewind.
- */
+/** From the server's view and the run-one recording (a resume, a correction). */
 export function fromView(board, v, recording = []) {
   const g = newGame(board);
   g.pos = v.pos.slice();
@@ -129,6 +127,7 @@ export function fromView(board, v, recording = []) {
     g.run = v.run === 2 ? 2 : 1;
     g.recording = recording.slice();
     if (g.run === 2) {
+      // The ghost has walked a recorded step per step since the rewind.
       g.replayed = Math.min(g.recording.length, Math.max(0, g.steps - g.recording.length));
       g.ghost = v.ghost ? v.ghost.slice() : ghostAt(board, g.recording, g.replayed);
     }
@@ -148,10 +147,7 @@ export function dirTo(a, b) {
   return dr === -1 ? 'up' : dr === 1 ? 'down' : dc === -1 ? 'left' : 'right';
 }
 
-/**
- * Steps from every cell to `goal` (-1: unreachable), the gate counted open: board.rs
- * goal_distances(), what `progress.left` carries (for Ghost a lower bound). The one BFS.
- */
+/** From every cell (-1: unreachable), the gate open: board.rs goal_distances(). */
 export function distancesToGoal(board, goal = board.goal) {
   const n = board.n;
   const dist = new Array(n * n).fill(-1);
@@ -160,7 +156,7 @@ export function distancesToGoal(board, goal = board.goal) {
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i];
     for (const d of DIRS) {
-      // Moves are symmetric (walls and passages both ways), so a step back from the goal is a step towards it.
+      // Moves are symmetric: a step back from the goal is a step towards it.
       const q = neighbour(board, p, d);
       if (q && dist[q[0] * n + q[1]] < 0) {
         dist[q[0] * n + q[1]] = dist[p[0] * n + p[1]] + 1;

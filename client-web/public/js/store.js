@@ -1,13 +1,8 @@
-// Everything kept in the browser (README, "Storage"). Storage can throw or hold junk:
-// both read as nothing.
+// Everything kept in the browser (README, "Notes"); junk or a throw reads as nothing.
 
 const KEY = 'mazerace.';
 
-/**
- * Takes the lock for `token`, waiting up to `waitMs` for a tab that is
- * closing to let go. Resolves to a release function, or null when another
- * live tab holds it.
- */
+/** A release function, or null; a closing tab has `waitMs` to let go. */
 function lockToken(locks, token, waitMs) {
   return new Promise((resolve) => {
     let release;
@@ -25,12 +20,7 @@ function lockToken(locks, token, waitMs) {
   });
 }
 
-/**
- * Web Locks' `request` over a BroadcastChannel, for pages without
- * navigator.locks (it needs a secure context; a phone on a plain-HTTP LAN
- * address has none): a live tab holding a name answers when asked; a closed
- * one cannot, so its name is free at once. `close()` ends it (tests).
- */
+/** Web Locks' `request` over a BroadcastChannel where there is no navigator.locks (README, "Notes"). */
 export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
   if (!BC) return null;
   const ch = new BC('mazerace.locks');
@@ -58,7 +48,7 @@ export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
   };
 }
 
-/** storage: localStorage; session: sessionStorage; locks: navigator.locks or channelLocks() (null: every claim succeeds). */
+/** locks: null, every claim succeeds. */
 export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {
@@ -73,11 +63,11 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       if (v == null) s.removeItem(KEY + k);
       else s.setItem(KEY + k, JSON.stringify(v));
     } catch {
-      /* storage full or disabled: the game still works, it just forgets */
+      /* full or disabled: it just forgets */
     }
   };
-  let chosen = null; // the token this tab plays as (claim() decides)
-  let release = null; // lets go of its lock
+  let chosen = null; // the token this tab plays as
+  let release = null;
   const lock = (t, waitMs) => (locks ? lockToken(locks, t, waitMs) : Promise.resolve(() => {}));
 
   return {
@@ -89,11 +79,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     muted: () => get(storage, 'muted') === true,
     setMuted: (m) => set(storage, 'muted', !!m),
 
-    /**
-     * Decides the token this tab plays as (once, before connecting): its own
-     * from before a reload, else the browser's shared one, whichever no other
-     * live tab holds; null to start as a new player.
-     */
+    /** Before connecting: this tab's token from before a reload, else the shared one, if no live tab holds it. */
     async claim() {
       for (const t of new Set([get(session, 'token'), get(storage, 'token')])) {
         if (typeof t !== 'string') continue;
@@ -106,7 +92,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       return chosen;
     },
     token: () => chosen,
-    /** The token from `welcome` (null: forget a refused one); the first tab's is the shared one too. */
+    /** The token from `welcome` (null: forget it); the first tab's is the shared one too. */
     setToken(t) {
       const shared = get(storage, 'token');
       if (shared == null || shared === chosen) set(storage, 'token', t);
@@ -117,14 +103,12 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       if (t != null) lock(t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
     },
 
-    /** The maze cells crossed on board `seed` (a reload keeps the tint). */
     visited(seed) {
       const v = get(session, 'visited');
       return v && v.seed === seed && Array.isArray(v.cells) ? v.cells.map(String) : [];
     },
     setVisited: (seed, cells) => set(session, 'visited', { seed, cells }),
 
-    /** Keeps a daily_result: the day's ranked result per board (and the time it came), for the home page. */
     recordDaily(m) {
       if (!m || typeof m.date !== 'string') return;
       const day = get(storage, `daily.${m.date}`);
@@ -147,29 +131,19 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       const b = get(storage, `best.${game}.${size}`);
       return b && typeof b === 'object' && Number.isFinite(b.steps) ? b : null;
     },
-    /**
-     * Records a finish; the best is the highest efficiency (steps against the
-     * board's best possible), then the quicker time, then fewer steps.
-     * Returns {best, improved}.
-     */
+    /** The best: highest efficiency, then quicker, then fewer steps. Returns {best, improved}. */
     recordFinish(game, size, r) {
       const old = this.best(game, size);
       const cur = { steps: r.steps, time_ms: r.time_ms ?? null, efficiency: r.efficiency ?? null, at: now() };
-      // Played with no server: the page judged it, so it is marked as such.
-      if (r.offline) cur.offline = true;
-      const better =
-        !old ||
-        (cur.efficiency ?? -1) > (old.efficiency ?? -1) ||
-        ((cur.efficiency ?? -1) === (old.efficiency ?? -1) &&
-          ((cur.time_ms ?? Infinity) < (old.time_ms ?? Infinity) ||
-            ((cur.time_ms ?? Infinity) === (old.time_ms ?? Infinity) && cur.steps < old.steps)));
+      if (r.offline) cur.offline = true; // the page judged it
+      const rank = (b) => [b.efficiency ?? -1, -(b.time_ms ?? Infinity), -b.steps];
+      const better = !old || rank(cur).map((v, i) => Math.sign(v - rank(old)[i]) || 0).find((v) => v) > 0;
       if (better) set(storage, `best.${game}.${size}`, cur);
       return { best: better ? cur : old, improved: better, previous: old };
     },
   };
 }
 
-/** For tests, and browsers with storage disabled. */
 export function memoryStorage() {
   const m = new Map();
   return {

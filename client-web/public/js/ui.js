@@ -1,4 +1,4 @@
-// The page around the screens: the view and its focus, the connection pill, toasts.
+// Around the screens: the view and its focus, the connection pill, toasts.
 
 import { $ } from './dom.js';
 import { closeReplay } from './replayview.js';
@@ -25,14 +25,11 @@ export function renderAll(s, screens) {
 function renderConn(s) {
   const c = $('conn');
   const st = s.conn.status;
-  c.className = 'conn ' + (st === 'open' ? 'on' : st === 'connecting' || st === 'idle' ? '' : 'off');
-  if (s.conn.offline) {
-    c.className = 'conn off';
-    c.textContent = s.conn.back ? 'Offline · the server is back' : 'Offline · solo practice';
-    return;
-  }
-  c.textContent =
-    { idle: '', open: 'Online', waiting: `Reconnecting in ${Math.ceil(s.conn.wait / 1000)} s…`, taken: 'Playing in another tab' }[st] ?? 'Connecting…';
+  const off = s.conn.offline;
+  c.className = 'conn ' + (off ? 'off' : st === 'open' ? 'on' : st === 'connecting' || st === 'idle' ? '' : 'off');
+  c.textContent = off
+    ? `Offline · ${s.conn.back ? 'the server is back' : 'solo practice'}`
+    : { idle: '', open: 'Online', waiting: `Reconnecting in ${Math.ceil(s.conn.wait / 1000)} s…`, taken: 'Playing in another tab' }[st] ?? 'Connecting…';
 }
 
 export function toast(text) {

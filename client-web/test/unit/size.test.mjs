@@ -9,7 +9,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const PUBLIC = new URL('../../public/', import.meta.url).pathname;
-export const BUDGET = 150 * 1024; // 153,600 bytes
+export const BUDGET = 150 * 1024; // 153,600 bytes: issue 12's limit
+/**
+ * Issue 12's limit is not met yet: until it is, the count is held at the
+ * figure reached, rounded up to the next 1,000 bytes (README, "Size"), so a
+ * change that adds bytes fails here. Lower it as the count falls; once the
+ * count is under BUDGET, assert BUDGET instead.
+ */
+export const RATCHET = 160_000;
 
 /** Not counted, and why. */
 export const EXCLUDED = {
@@ -40,12 +47,12 @@ test('every excluded path exists (a rename must not silently count or uncount a 
   for (const e of Object.keys(EXCLUDED)) assert.ok(all.some((f) => (e.endsWith('/') ? f.startsWith(e) : f === e)), e);
 });
 
-// Over budget today (issue 12 is open on it): a todo, so the count and the
-// gap show in every run without failing it; drop `todo` once it holds.
-test('the online client is under 150 KiB uncompressed', { todo: 'issue 12: the client is over its size budget (README, "Size")' }, (t) => {
-  const list = counted();
-  const total = list.reduce((a, f) => a + f.bytes, 0);
+const list = counted();
+const total = list.reduce((a, f) => a + f.bytes, 0);
+
+test(`the online client stays within its ratchet of ${RATCHET} bytes (issue 12's ${BUDGET} is not met yet: ${total} counted, ${total - BUDGET} over)`, (t) => {
   for (const f of list) t.diagnostic(`${String(f.bytes).padStart(6)}  ${f.file}`);
-  t.diagnostic(`${total} bytes counted; budget ${BUDGET}; excluded: ${Object.keys(EXCLUDED).join(', ')}`);
-  assert.ok(total <= BUDGET, `${total} bytes counted, ${total - BUDGET} over the ${BUDGET}-byte budget`);
+  t.diagnostic(`${total} bytes counted; ratchet ${RATCHET}; issue 12's budget ${BUDGET}; excluded: ${Object.keys(EXCLUDED).join(', ')}`);
+  assert.ok(RATCHET > BUDGET, 'the budget is met: assert BUDGET itself, not a ratchet');
+  assert.ok(total <= RATCHET, `${total} bytes counted: ${total - RATCHET} over the ${RATCHET}-byte ratchet (issue 12's budget is ${BUDGET})`);
 });

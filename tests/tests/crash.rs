@@ -11,7 +11,6 @@
 //! (./test.sh and `cargo test --workspace` build it before any test runs).
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,8 +46,8 @@ struct Served {
 }
 
 async fn serve(bin: &Path, data: &Path) -> Served {
-    let mut child = Command::new(bin)
-        .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
+    let mut cmd = Command::new(bin);
+    cmd.args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
         .arg(data)
         .args(["--daily-salt", SALT, "--countdown-secs", "1"])
         // Solvers play at machine speed, every player from 127.0.0.1.
@@ -56,27 +55,8 @@ async fn serve(bin: &Path, data: &Path) -> Served {
         // A solver plays a hundred moves in a few milliseconds.
         .args(["--msgs-per-sec", "10000", "--msgs-burst", "10000"])
         .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn mazerace");
-    let out = child.stdout.take().expect("stdout");
-    let first = tokio::time::timeout(
-        Duration::from_secs(20),
-        tokio::task::spawn_blocking(move || {
-            let mut line = String::new();
-            BufReader::new(out).read_line(&mut line).map(|_| line)
-        }),
-    )
-    .await
-    .expect("no start-up line in 20 s")
-    .expect("reader")
-    .expect("read stdout");
-    let addr = first
-        .trim_end()
-        .strip_prefix("mazerace listening on http://")
-        .unwrap_or_else(|| panic!("first line was {first:?}"))
-        .to_owned();
+        .stderr(Stdio::null());
+    let (child, addr) = mazerace_tests::start_serve(cmd).await;
     Served { child, addr }
 }
 

@@ -22,7 +22,7 @@
 use mazerace_protocol::daily::daily_seed;
 use mazerace_tests::cluster::{connect, postgres_or_skip, Nginx, Node, Schema, SALT};
 use mazerace_tests::serde_json::{self, json, Value};
-use mazerace_tests::{http_get, solution, wait_until, Client, Game, Size};
+use mazerace_tests::{http_get, solution, wait_until, Action, Client, Game, Size};
 
 async fn today(addr: &str) -> String {
     let v: Value = serde_json::from_str(&http_get(addr, "/api/daily", "").await.text()).expect("json");
@@ -159,12 +159,7 @@ async fn a_killed_node_leaves_the_other_alone_and_closes_its_runs_on_restart() {
     let acked = daily_finish(&mut done, &date).await;
     let mut in_flight = Vec::new();
     for (addr, name) in [(&a.addr, "OnA"), (&b.addr, "OnB")] {
-        let mut c = player(addr, "/ws", name).await;
-        c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
-        c.send(json!({"type": "start"})).await;
-        c.recv_type("race_start").await;
-        c.play(&line[..half], 1).await;
-        in_flight.push(c);
+        in_flight.push(halfway(addr, name, &line[..half]).await);
     }
     let mut on_b = in_flight.pop().unwrap();
     let port_a = a.port();
@@ -191,6 +186,16 @@ async fn a_killed_node_leaves_the_other_alone_and_closes_its_runs_on_restart() {
     drop(a);
 }
 
+/// A player on `addr` in a ranked daily try on today's easy maze, `first` of its route played.
+async fn halfway(addr: &str, name: &str, first: &[Action]) -> Client {
+    let mut c = player(addr, "/ws", name).await;
+    c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    c.send(json!({"type": "start"})).await;
+    c.recv_type("race_start").await;
+    c.play(first, 1).await;
+    c
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_that_never_returns_has_its_runs_closed_when_its_lease_runs_out() {
     let Some(admin) = postgres_or_skip("a_node_that_never_returns") else { return };
@@ -205,12 +210,7 @@ async fn a_node_that_never_returns_has_its_runs_closed_when_its_lease_runs_out()
     let half = line.len() / 2;
     let mut racers = Vec::new();
     for (addr, name) in [(&a.addr, "OnA"), (&b.addr, "OnB")] {
-        let mut c = player(addr, "/ws", name).await;
-        c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
-        c.send(json!({"type": "start"})).await;
-        c.recv_type("race_start").await;
-        c.play(&line[..half], 1).await;
-        racers.push(c);
+        racers.push(halfway(addr, name, &line[..half]).await);
     }
     b.kill();
     // A heartbeats every half second; B's lease ends 2 s after its last beat.

@@ -47,14 +47,16 @@ export function runIntent(s, fx) {
 	}
 }
 
-export function request(s, fx, msg, typed) {
+/** The typed name trimmed, or null with the problem shown. */
+function checkName(s, typed) {
 	const name = String(typed || '').trim();
-	const problem = F.nameProblem(name, s.limits.max_name_chars);
-	if (problem) {
-		s.ui.nameError = problem;
-		return false;
-	}
-	s.ui.nameError = '';
+	s.ui.nameError = F.nameProblem(name, s.limits.max_name_chars);
+	return s.ui.nameError ? null : name;
+}
+
+export function request(s, fx, msg, typed) {
+	const name = checkName(s, typed);
+	if (name == null) return false;
 	fx.store.setName(name);
 	if (s.conn.welcomed && fx.connected()) {
 		if (name !== s.me.name) rename(s, fx, name);
@@ -69,12 +71,8 @@ export function request(s, fx, msg, typed) {
 }
 
 export function rename(s, fx, typed) {
-	const name = String(typed || '').trim();
-	const problem = F.nameProblem(name, s.limits.max_name_chars);
-	if (problem) {
-		s.ui.nameError = problem;
-		return false;
-	}
+	const name = checkName(s, typed);
+	if (name == null) return false;
 	if (!s.conn.welcomed) {
 		s.me.helloName = name;
 		fx.store.setName(name);
@@ -86,7 +84,6 @@ export function rename(s, fx, typed) {
 		s.ui.nameError = 'You can change your name after the race.';
 		return false;
 	}
-	s.ui.nameError = '';
 	s.pendingRename = name;
 	s.me.helloName = name;
 	fx.send({ type: 'rename', name });

@@ -14,6 +14,12 @@ for (const e of card.querySelectorAll('[id]')) e.removeAttribute('id');
 card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'muted small' }));
 $('dcard-wrap').append(card);
 
+/** A leaderboard's table; `table()` fills its body and names its third column. */
+export const lbTable = (id) =>
+	el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', 'Steps', 'Time'].map((text) => el('th', { text })), el('th', {}, el('span', { class: 'sr-only', text: 'Replay' })))), el('tbody', { id }));
+$('lb-wrap').append(lbTable('lb'));
+$('ranks-meta').after(lbTable('ranks-rows'));
+
 export function init(c) {
 	ctx = c;
 	const { s } = c;

@@ -15,8 +15,7 @@ export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeL
 export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
 /** store.best: "90% · 20 steps · 0:42.3 (offline)". */
 export const best = (b, game) => `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
-export const plural = 
-(n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+export const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** 42_300 -> "0:42.3"; null -> "–". */
 export function clock(ms) {
@@ -61,7 +60,8 @@ export function cleanCode(text, kind = 'r') {
 	return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
 }
 
-export const codeFromPath = (path) => (/^\/r\/([A-Za-z0-9]{1,12})\/?(\?.*)?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
+/** The code in a room (`r`) or league (`l`) path, a query after it allowed. */
+export const codeFromPath = (path, kind = 'r') => (new RegExp(`^/${kind}/([A-Za-z0-9]{1,12})/?(\\?.*)?$`).exec(path || '') || [])[1]?.toUpperCase() || null;
 
 /** The invite key in a link ("...?k=3f9a0c1d5e7b2a64"), or null. */
 export function keyFrom(text) {
@@ -102,8 +102,7 @@ export function clipName(value, caret = value.length, max = NAME_MAX) {
 }
 
 export const leagueCode = (text) => cleanCode(text, 'l');
-export const leagueFromPath
- = (path) => (/^\/l\/([A-Za-z0-9]{1,12})\/?$/.exec(path || '') || [])[1]?.toUpperCase() || null;
+export const leagueFromPath = (path) => codeFromPath(path, 'l');
 
 /** `leagues[].today`: "#1 of 3 today · 5 points". */
 export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');

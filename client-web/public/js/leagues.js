@@ -2,7 +2,7 @@
 
 import { $, el, btn, cells, note, getJson, names, nm } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
-import { table } from './daily.js';
+import { table, lbTable } from './daily.js';
 import * as F from './format.js';
 
 let ctx = null;
@@ -117,7 +117,7 @@ function renderLeague(s) {
 					'div',
 					{ 'data-board': `${b.game}.${b.size}` },
 					el('h3', { text: F.label(b.game, b.size, ' · ') }),
-					el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', '', 'Time', ''].map((text) => el('th', { text })))), el('tbody')),
+					lbTable(),
 				),
 			),
 		);

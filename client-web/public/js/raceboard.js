@@ -1,14 +1,13 @@
 // The race board and the racer list (README, "Notes").
 
 import { $, el, badge } from './dom.js';
-import { fit, draw, PALETTE } from './render.js';
+import { fit, draw, PALETTE, still, glideAt } from './render.js';
 import { distancesToGoal } from './rules.js';
 import { trailAt } from './replay.js';
 import { racers, colourOf, nameOf, gateOpenNow } from './state.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
 
-const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let layout = null; // as last drawn (for taps)
 let queued = false;
 let S = null;
@@ -107,16 +106,10 @@ function drawNow() {
 	let me = null;
 	const g = s.game.pred && s.game.pred.game;
 	if (g) {
-		let pos = g.pos;
 		const a = s.game.anim;
-		if (a && !reducedMotion.matches) {
-			const k = Math.min(1, (performance.now() - a.t) / 90);
-			if (k < 1) {
-				pos = [a.from[0] + (g.pos[0] - a.from[0]) * k, a.from[1] + (g.pos[1] - a.from[1]) * k];
-				requestDraw();
-			}
-		}
-		me = { pos, ghost: g.ghost, gateOpen: gateOpenNow(s) };
+		const pos = a && !still() && glideAt(a.from, g.pos, a.t, 90);
+		if (pos) requestDraw();
+		me = { pos: pos || g.pos, ghost: g.ghost, gateOpen: gateOpenNow(s) };
 	} else me = { pos: [-9, -9], gateOpen: false };
 	// Everyone racing (during the countdown, at the start); a finisher leaves the board.
 	const others = racerRows(s)

@@ -14,6 +14,16 @@ export const PALETTE = {
 };
 export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
 
+const motion = globalThis.matchMedia && matchMedia('(prefers-reduced-motion: reduce)');
+/** Under reduced motion nothing glides or plays by itself. */
+export const still = () => !!motion && motion.matches;
+
+/** `from` gliding to `to` since `t` over `ms`, or null once there. */
+export function glideAt(from, to, t, ms) {
+	const k = (performance.now() - t) / ms;
+	return k < 1 ? to.map((v, i) => from[i] + (v - from[i]) * k) : null;
+}
+
 export function fit(canvas, n, maxW, maxH) {
 	const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
 	const avail = Math.max(120, Math.min(maxW, maxH || Infinity));

@@ -3,10 +3,9 @@
 import { $, announce, pill, pills, auth } from './dom.js';
 import { readBoard } from './rules.js';
 import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
-import { fit, draw } from './render.js';
+import { fit, draw, still, glideAt } from './render.js';
 import * as F from './format.js';
 
-const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 let host = null; // {state, show(view), back(), token()}
 let S = null;
 
@@ -32,13 +31,12 @@ export async function openReplay(id, known = null) {
 	const board = res && res.ok && body ? readBoard(body.board) : null;
 	if (!board) return refused(res, body);
 	const { frames, refused: bad } = replayFrames(board, body.actions);
-	const still = reducedMotion.matches;
-	S.replay.run = { run: body, board, frames, refused: bad, pb: new Playback(frames.length, { at: still ? frames.length : 0 }), timer: 0, glide: null };
+	S.replay.run = { run: body, board, frames, refused: bad, pb: new Playback(frames.length, { at: still() ? frames.length : 0 }), timer: 0, glide: null };
 	S.replay.run.pb.setSpeed(Number($('rp-speed').value));
 	$('rp-play').hidden = false;
 	describe();
 	$('rp-h').focus({ preventScroll: true });
-	if (!still) S.replay.run.pb.play();
+	if (!still()) S.replay.run.pb.play();
 	render();
 	schedule();
 }
@@ -125,7 +123,7 @@ function glide(from) {
 	const R = S.replay.run;
 	const f = R.frames[R.pb.i];
 	const near = Math.abs(from[0] - f.pos[0]) + Math.abs(from[1] - f.pos[1]) === 1;
-	R.glide = near && !reducedMotion.matches ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
+	R.glide = near && !still() ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
 }
 
 function render() {
@@ -162,15 +160,10 @@ function paint() {
 	if (!S.replay.run || $('replay').hidden) return;
 	const { board, frames, pb } = S.replay.run;
 	const f = frames[pb.i];
-	let pos = f.pos;
 	const g = S.replay.run.glide;
-	if (g) {
-		const k = (performance.now() - g.t) / g.ms;
-		if (k < 1) {
-			pos = [0, 1].map((i) => g.from[i] + (f.pos[i] - g.from[i]) * k);
-			queuePaint();
-		} else S.replay.run.glide = null;
-	}
+	const pos = g && glideAt(g.from, f.pos, g.t, g.ms);
+	if (pos) queuePaint();
+	else S.replay.run.glide = null;
 	const canvas = $('rp-board');
 	const col = $('rp-play');
 	const maxH = Math.max(220, innerHeight - 250);
@@ -178,7 +171,7 @@ function paint() {
 	col.style.setProperty('--bw', `${layout.css}px`); // the seek bar's width
 	draw(canvas, layout, {
 		board,
-		me: { pos, ghost: f.ghost, gateOpen: f.gateOpen },
+		me: { pos: pos || f.pos, ghost: f.ghost, gateOpen: f.gateOpen },
 		visited: board.game === 'maze' ? visitedAt(frames, pb.i) : null,
 		trail: trailAt(frames, pb.i),
 	});

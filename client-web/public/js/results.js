@@ -5,10 +5,10 @@ import { replayFrames, Playback } from './replay.js';
 import { isHost, alone, bestPossible, efficiency } from './state.js';
 import { rematch, tryAgain, leave } from './actions.js';
 import { requestDraw } from './raceboard.js';
+import { still } from './render.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
 
-const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 const phone = matchMedia('(max-width: 880px)');
 let ctx = null;
 let shown = null; // the results last laid out
@@ -55,11 +55,11 @@ export function render(s) {
 	const line = s.replay.line;
 	wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
 	if (!line) wl.textContent = rv.game === 'maze' ? 'Show the shortest route' : 'Watch the optimal line';
-	else wl.textContent = line.pb.playing ? 'Stop' : reducedMotion.matches ? 'Hide the line' : 'Watch again';
+	else wl.textContent = line.pb.playing ? 'Stop' : still() ? 'Hide the line' : 'Watch again';
 	if (first) {
 		$('results-h').focus({ preventScroll: true });
 		// On a phone the results are above the board: bring them into view.
-		if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: reducedMotion.matches ? 'auto' : 'smooth' });
+		if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
 	}
 }
 
@@ -122,14 +122,13 @@ export function startLine(s) {
 	const rv = s.race.results && s.race.results.reveal;
 	if (!rv || !s.race.board) return;
 	const { frames } = replayFrames(s.race.board, rv.solution);
-	const still = reducedMotion.matches;
-	const pb = new Playback(frames.length, { speed: frames.length > 40 ? 4 : 2, at: still ? frames.length : 0 });
+	const calm = still();
+	const pb = new Playback(frames.length, { speed: frames.length > 40 ? 4 : 2, at: calm ? frames.length : 0 });
 	s.replay.line = { frames, pb };
 	// On a phone the board is below the results.
-	if
- (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: still ? 'auto' : 'smooth' });
+	if (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: calm ? 'auto' : 'smooth' });
 	requestDraw();
-	if (still) return;
+	if (calm) return;
 	pb.play();
 	tick(s, s.replay.line);
 }
@@ -150,6 +149,6 @@ export function stopLine(s) {
 	const line = s.replay.line;
 	s.replay.line = null;
 	// "Watch again" after the end plays it from the start.
-	if (line && !line.pb.playing && !reducedMotion.matches) startLine(s);
+	if (line && !line.pb.playing && !still()) startLine(s);
 	requestDraw();
 }

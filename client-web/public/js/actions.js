@@ -120,9 +120,8 @@ export function whereWords(s) {
 	if (!g) return '';
 	const b = g.board;
 	const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
-	const on = samePos(g.pos, b.goal) ? (b.game === 'ghost' ? ', on the flag' : ', on the exit') : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
-	const goal = `${b.game === 'ghost' ? 'flag' : 'exit'} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}`;
-	return `${at}${on}. The ${goal}.`;
+	const on = samePos(g.pos, b.goal) ? `, on the ${F.goal(b.game)}` : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
+	return `${at}${on}. The ${F.goal(b.game)} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}.`;
 }
 
 /** Predicted at once, sent paced. `force` answers the rewind question. */
@@ -189,7 +188,7 @@ export function leave(s, fx, { force = false } = {}) {
 		return;
 	}
 	fx.send({ type: 'leave_room' });
-	if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // today's standings moved
+	if (s.leagues.mine?.length) fx.send({ type: 'my_leagues' }); // today's standings moved
 	leftRoom(s, fx);
 	s.view = 'home';
 	fx.loadDaily();

@@ -7,7 +7,6 @@ import { Connection } from './net.js';
 import { buzz } from './audio.js';
 import { announce } from './dom.js';
 import { renderAll, toast, bump, copy } from './ui.js';
-import { initReplay, openReplay, replayState } from './replayview.js';
 import * as home from './home.js';
 import * as lobby from './lobby.js';
 import * as race from './race.js';
@@ -15,6 +14,7 @@ import * as results from './results.js';
 import * as daily from './daily.js';
 import * as rival from './rival.js';
 import * as leagues from './leagues.js';
+import * as replay from './replayview.js';
 
 const storageOr = (get) => {
 	try {
@@ -28,7 +28,7 @@ const storageOr = (get) => {
 
 const s = createState();
 const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || channelLocks());
-const screens = [home, lobby, race, results, daily, rival, leagues];
+const screens = [home, lobby, race, results, daily, rival, leagues, replay];
 const render = () => renderAll(s, screens);
 
 /** Names the room, for a load balancer (README, "Running several nodes"). */
@@ -80,13 +80,6 @@ const fx = {
 	goOffline,
 };
 
-function watchRun(id, known) {
-	if (s.view !== 'replay') s.back = s.view;
-	s.view = 'replay';
-	render();
-	openReplay(id, known);
-}
-
 /** Listens on element `id` (a submit's default prevented), then renders. */
 function on(id, type, fn) {
 	document.getElementById(id).addEventListener(type, (e) => {
@@ -96,7 +89,7 @@ function on(id, type, fn) {
 	});
 }
 
-const ctx = { s, fx, render, copy, watchRun, on };
+const ctx = { s, fx, render, copy, watchRun: replay.watchRun, on };
 useTransport(Connection);
 // Offline play loads only when going offline (README, "Size").
 let offline = null;
@@ -108,7 +101,6 @@ async function goOffline() {
 if (isSecureContext && navigator.serviceWorker) import('./offline/sw-register.js').then((m) => m.registerServiceWorker());
 else addEventListener('load', () => (globalThis.requestIdleCallback || setTimeout)(() => import('./offlinemode.js').catch(() => {})));
 for (const sc of screens) sc.init(ctx);
-initReplay({ state: s, show: (view) => ((s.view = view), render()), back: () => ((s.view = s.back || 'home'), render()), token: () => store.token() });
 addEventListener('popstate', () => {
 	if (location.pathname === '/' && s.room) {
 		fx.send({ type: 'leave_room' });
@@ -134,7 +126,7 @@ const peek = {
 	room: () => s.room,
 	clock: () => s.race.clock,
 	me: () => ({ id: s.me.id, name: s.me.name }),
-	replay: replayState,
+	replay: replay.replayState,
 	line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
 	markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
 };

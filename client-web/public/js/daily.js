@@ -11,10 +11,10 @@ let panelKey = '';
 // Home's result card: a copy of the results' one.
 const card = el('div', { id: 'dcard', class: 'daily-card', role: 'region', 'aria-labelledby': 'dcard-h' }, ...$('daily-card').cloneNode(true).children);
 for (const e of card.querySelectorAll('[id]')) e.removeAttribute('id');
-card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'muted small' }));
+card.querySelector('[data-f=date]').replaceWith(el('h3', { id: 'dcard-h', tabindex: '-1', 'data-f': 'date', class: 'note' }));
 $('dcard-wrap').append(card);
 
-/** A leaderboard's table; `table()` fills its body and names its third column. */
+/** `table()` fills its body and names its third column. */
 export const lbTable = (id) =>
 	el('table', { class: 'table lbt' }, el('thead', {}, el('tr', {}, ...['#', 'Player', 'Steps', 'Time'].map((text) => el('th', { text })), el('th', {}, el('span', { class: 'sr-only', text: 'Replay' })))), el('tbody', { id }));
 $('lb-wrap').append(lbTable('lb'));
@@ -51,9 +51,9 @@ export function played(s, game, size) {
 	const you = s.daily.you;
 	const e = you && you.boards.find((b) => b.game === game && b.size === size);
 	if (e) return e.played ? e : null;
-	if (you || !s.daily.date) return null;
-	const kept = ctx.fx.store.dailyDay(s.daily.date)[`${game}.${size}`];
-	return kept && kept.ranked ? { ...kept, played: true } : null;
+	if (you) return null;
+	const kept = ctx.fx.store.rankedDaily(s.daily.date, game, size);
+	return kept ? { ...kept, played: true } : null;
 }
 
 function streak(s) {
@@ -131,8 +131,7 @@ function renderPanel(s) {
 }
 
 function openCard(s, b, mine) {
-	const kept = s.daily.date ? ctx.fx.store.dailyDay(s.daily.date)[`${b.game}.${b.size}`] : null;
-	s.daily.card = { ...(kept && kept.ranked ? kept : {}), ...mine, game: b.game, size: b.size, date: s.daily.date, ranked: true, streak: streak(s) };
+	s.daily.card = { ...ctx.fx.store.rankedDaily(s.daily.date, b.game, b.size), ...mine, game: b.game, size: b.size, date: s.daily.date, ranked: true, streak: streak(s) };
 	ctx.render();
 	$('dcard-h').focus({ preventScroll: false });
 	announce(`Your result on today's ${F.label(b.game, b.size)}: ${resultLine({ ...b, ...mine })}.`);
@@ -196,7 +195,7 @@ export function table(tbody, m, empty = 'No finishes yet today. Be the first!') 
 				me && run(e) && (tbody.id === 'lb' || m.date === ctx.s.daily.date) ? btn('Race', 'Race my run', () => raceTable(ctx.s, ctx.fx, m, e.run_id), 'watch') : null,
 			),
 		);
-	const entries = Array.isArray(m.entries) ? m.entries : [];
+	const entries = F.list(m.entries);
 	const you = m.you;
 	const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
 	if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));

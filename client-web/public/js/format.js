@@ -6,6 +6,8 @@ export const SIZES = {
 	maze: [['easy', 'Easy 11×11'], ['normal', 'Normal 17×17'], ['hard', 'Hard 23×23']],
 };
 
+/** JSON's arrays, else none. */
+export const list = (x) => (Array.isArray(x) ? x : []);
 export const gameLabel = (g) => GAMES[g] || String(g);
 export function sizeLabel(game, size) {
 	const s = (SIZES[game] || []).find(([k]) => k === size);
@@ -13,6 +15,7 @@ export function sizeLabel(game, size) {
 }
 export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeLabel(game, size)}`;
 export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
+export const goal = (game) => (game === 'ghost' ? 'flag' : 'exit');
 /** store.best: "90% · 20 steps · 0:42.3 (offline)". */
 export const best = (b, game) => `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
 export const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -110,7 +113,7 @@ export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} toda
 export function places(d) {
 	const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
 	const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];
-	for (const l of Array.isArray(d.leagues) ? d.leagues : []) out.push({ label: String(l.name), text: at(l.rank, l.entrants), share: l.share || '' });
+	for (const l of list(d.leagues)) out.push({ label: String(l.name), text: at(l.rank, l.entrants), share: l.share || '' });
 	return out;
 }
 

@@ -51,7 +51,7 @@ export const HANDLERS = {
 		s.ui.nameError = '';
 		fx.store.setName(m.name);
 		fx.announce(`Your name is now ${m.name}.`);
-		if (s.leagues.mine && s.leagues.mine.length) fx.send({ type: 'my_leagues' }); // the server renames me in them
+		if (s.leagues.mine?.length) fx.send({ type: 'my_leagues' }); // the server renames me in them
 	},
 
 	room(s, info, fx) {
@@ -186,7 +186,7 @@ export const HANDLERS = {
 	leagues(s, m, fx) {
 		const L = s.leagues;
 		if (L.pending === 'my_leagues') L.pending = null;
-		L.mine = Array.isArray(m.leagues) ? m.leagues : [];
+		L.mine = F.list(m.leagues);
 		// A /l/CODE link to a league I am in opens it.
 		if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
 			const code = L.invite.code;
@@ -221,9 +221,10 @@ export const HANDLERS = {
 			return;
 		}
 		if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result corrects
+		const badName = m.message || 'That name is not allowed.';
 		if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
 			s.pendingRename = null;
-			s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : m.message || 'That name is not allowed.';
+			s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : badName;
 			return;
 		}
 		if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
@@ -234,7 +235,7 @@ export const HANDLERS = {
 		if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
 		if (code === 'bad_name') {
 			s.view = 'home';
-			s.ui.nameError = m.message || 'That name is not allowed.';
+			s.ui.nameError = badName;
 			return;
 		}
 		if (code.startsWith('rival_')) s.rivalNext = false;
@@ -275,8 +276,7 @@ function setRoom(s, info, fx) {
 
 /** room.ranked, else from the result kept here. */
 function dailyRanked(s, info, fx) {
-	const day = s.daily.date ? fx.store.dailyDay(s.daily.date)[`${info.game}.${info.size}`] : null;
-	const kept = day && day.ranked ? day : null;
+	const kept = fx.store.rankedDaily(s.daily.date, info.game, info.size);
 	s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
 	s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
 	s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
@@ -299,23 +299,22 @@ function confirm(s, m, fx) {
 export function startRace(s, fx, board, opts = {}) {
 	const r = s.race;
 	const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
+	const told = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : null;
 	const now = fx.now();
 	const elapsedMs = opts.elapsedMs || 0;
 	if (!sameRace) {
 		r.finished.clear();
 		if (opts.fresh) s.others.progress.clear();
 		// Never changed mid-race; absent (an old server): racerules.js clockFor's.
-		r.clock = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start';
-	} else if (opts.clock === 'first_move' || opts.clock === 'start') r.clock = opts.clock;
+		r.clock = told || (s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start');
+	} else if (told) r.clock = told;
+	clearRace(s);
 	r.board = board;
 	r.live = true;
-	r.results = null;
 	r.startedAt = now - elapsedMs;
 	r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
 	r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
-	s.outbox.queue.length = 0;
 	s.daily.result = null;
-	s.replay.line = null;
 	const me = member(s);
 	const g = s.game;
 	const watchOnly = !opts.fresh && !opts.you;
@@ -325,7 +324,6 @@ export function startRace(s, fx, board, opts = {}) {
 	if (g.pred) g.visited.add(g.pred.game.pos.join(','));
 	g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
 	g.givenUp = !!(opts.you && opts.you.status === 'gave_up');
-	g.confirm = null;
 	g.anim = null;
 	hint(s, '', false);
 	showRoom(s, 'play');

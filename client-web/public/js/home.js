@@ -2,7 +2,7 @@
 
 import { $, el, tags, names, getJson, nm } from './dom.js';
 import { parseBoard } from './rules.js';
-import { draw } from './render.js';
+import { draw, fit } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
 import { joinInvite } from './leagues.js';
 import * as F from './format.js';
@@ -135,7 +135,7 @@ function renderInvite(s) {
 		if (who.length) rows.push(names('In the room', who));
 		if (r.phase && r.phase !== 'lobby') rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
 	}
-	rows.push(el('span', { class: 'muted small', text: 'Enter your name and press Enter (or Join).' }));
+	rows.push(el('span', { class: 'note', text: 'Enter your name and press Enter (or Join).' }));
 	card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
 }
 
@@ -147,9 +147,7 @@ const DEMOS = {
 function drawDemos() {
 	for (const c of document.querySelectorAll('canvas.demo')) {
 		const board = parseBoard(DEMOS[c.dataset.demo]);
-		const layout = { dpr: Math.max(1, devicePixelRatio || 1), cell: 22, css: 22 * board.n, n: board.n };
-		c.style.width = c.style.height = layout.css + 'px';
-		c.width = c.height = Math.round(layout.css * layout.dpr);
+		const layout = fit(c, board.n, 22 * board.n);
 		const ghost = board.game === 'ghost';
 		draw(c, layout, { board, me: { pos: ghost ? [2, 2] : [1, 1], ghost: ghost ? [5, 0] : null, gateOpen: true }, visited: ghost ? null : new Set(['0,0', '0,1', '1,1']) });
 	}

@@ -24,7 +24,7 @@ export function init(c) {
 async function loadLan(s) {
 	if (!/^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname)) return;
 	const data = await getJson('/api/urls').catch(() => null);
-	const url = (data && Array.isArray(data.lan) ? data.lan : []).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
+	const url = F.list(data && data.lan).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
 	if (url) {
 		s.ui.lanBase = url.replace(/\/+$/, '');
 		ctx.render();

@@ -10,10 +10,7 @@ import * as F from './format.js';
 
 let ctx = null;
 
-const KEYS = {
-	ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right',
-	w: 'up', s: 'down', a: 'left', d: 'right', W: 'up', S: 'down', A: 'left', D: 'right',
-};
+const KEYS = { ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right', w: 'up', s: 'down', a: 'left', d: 'right' };
 
 export function init(c) {
 	ctx = c;
@@ -22,7 +19,7 @@ export function init(c) {
 	const run = (fn) => (...a) => (fn(...a), c.render());
 	document.addEventListener('keydown', (e) => {
 		if (e.ctrlKey || e.altKey || e.metaKey) return; // shortcuts stay the browser's
-		const dir = KEYS[e.key];
+		const dir = KEYS[e.key.length === 1 ? e.key.toLowerCase() : e.key];
 		if (!dir || s.view !== 'play' || s.race.results) return;
 		const t = e.target;
 		if (t && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable)) return;
@@ -108,7 +105,7 @@ function renderHud(s, now) {
 		const left = Math.max(0, b.allowance - g.steps);
 		pills3(`Run ${g.run} of 2`, [open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut'], [`Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '']);
 	} else pills3(F.sizeLabel('maze', b.size), '', `Moves ${g.steps}`);
-	pill('hud-time', F.clock(elapsed(s, now)), 'time');
+	pill('hud-time', F.clock(elapsed(s, now)));
 	const where = whereWords(s);
 	$('where').textContent = where;
 	$('stage').setAttribute('aria-label', `Board, ${b.n} by ${b.n}.` + (g ? ` You are at ${where} Move with the arrow keys or W A S D.` : ''));

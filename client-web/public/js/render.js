@@ -182,14 +182,12 @@ function drawVault(ctx, b, s, at, scene) {
 
 function drawMaze(ctx, b, s, at) {
 	const pad = Math.max(1, Math.round(s * 0.1));
-	let [x, y] = at(b.start);
-	ctx.fillStyle = PALETTE.start;
-	ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-	if (s >= 16) corner(ctx, 'S', x, y, s, '#ffffff');
-	[x, y] = at(b.exit);
-	ctx.fillStyle = PALETTE.exit;
-	ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-	if (s >= 16) corner(ctx, 'E', x, y, s, '#ffffff');
+	for (const [pos, colour, letter] of [[b.start, PALETTE.start, 'S'], [b.exit, PALETTE.exit, 'E']]) {
+		const [x, y] = at(pos);
+		ctx.fillStyle = colour;
+		ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
+		if (s >= 16) corner(ctx, letter, x, y, s, '#ffffff');
+	}
 	// Every closed side once: up and left of each cell, plus the outer edge.
 	const w = Math.max(2, Math.round(s * 0.1));
 	ctx.fillStyle = PALETTE.wall;

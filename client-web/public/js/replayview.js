@@ -6,26 +6,31 @@ import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js'
 import { fit, draw, still, glideAt } from './render.js';
 import * as F from './format.js';
 
-let host = null; // {state, show(view), back(), token()}
+let ctx = null;
 let S = null;
 
-export function initReplay(h) {
-	host = h;
-	S = h.state;
+export function init(c) {
+	ctx = c;
+	S = c.s;
 }
 
+/** Drawn on its own clock (`renderRun`), not on the page's renders. */
+export function render() {}
+
 /** Shows run `id`, or why not; `known` (a leaderboard row) heads the screen meanwhile. */
-export async function openReplay(id, known = null) {
+export async function watchRun(id, known = null) {
 	closeReplay();
 	const mine = ++S.replay.opened;
-	host.show('replay');
+	if (S.view !== 'replay') S.back = S.view;
+	S.view = 'replay';
+	ctx.render();
 	$('replay').classList.remove('blocked');
 	$('rp-play').hidden = true;
 	$('rp-msg').hidden = true;
 	head(known || {});
 	$('rp-note').textContent = 'Loading the run…';
-	$('rp-note').className = 'small muted';
-	const res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: auth(host.token()) }).catch(() => null);
+	$('rp-note').className = 'note';
+	const res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: auth(ctx.fx.store.token()) }).catch(() => null);
 	const body = res && (await res.json().catch(() => null));
 	if (mine !== S.replay.opened) return;
 	const board = res && res.ok && body ? readBoard(body.board) : null;
@@ -37,7 +42,7 @@ export async function openReplay(id, known = null) {
 	describe();
 	$('rp-h').focus({ preventScroll: true });
 	if (!still()) S.replay.run.pb.play();
-	render();
+	renderRun();
 	schedule();
 }
 
@@ -76,7 +81,7 @@ function describe() {
 	const end = frames[frames.length - 1];
 	head({ ...run, game: board.game, size: board.size });
 	for (const li of $('rp-legend').querySelectorAll('[data-game]')) li.hidden = li.dataset.game !== board.game;
-	const goal = board.game === 'ghost' ? 'the flag' : 'the exit';
+	const goal = `the ${F.goal(board.game)}`;
 	let note;
 	if (run.state === 'playing') note = 'This run is still being played: its moves are kept when it ends.';
 	else if (agrees(frames, bad, run)) {
@@ -112,7 +117,7 @@ function schedule() {
 		const from = R.frames[R.pb.i].pos;
 		R.pb.tick();
 		glide(from);
-		render();
+		renderRun();
 		if (R.pb.atEnd && !R.pb.playing) announce(`End of the run: ${R.frames[R.pb.i].steps} ${unit(R.board.game)}.`);
 		schedule();
 	}, R.pb.interval);
@@ -126,7 +131,7 @@ function glide(from) {
 	R.glide = near && !still() ? { from, t: performance.now(), ms: Math.min(140, R.pb.interval * 0.8) } : null;
 }
 
-function render() {
+function renderRun() {
 	if (!S.replay.run) return;
 	const { board, frames, pb } = S.replay.run;
 	const f = frames[pb.i];
@@ -143,7 +148,7 @@ function render() {
 	$('rp-next').disabled = $('rp-last').disabled = pb.atEnd;
 	$('rp-toggle').disabled = !pb.last;
 	const where = `row ${f.pos[0] + 1}, column ${f.pos[1] + 1}`;
-	const state = f.status === 'won' ? `, on ${board.game === 'ghost' ? 'the flag' : 'the exit'}` : f.status === 'out_of_steps' ? ', out of steps' : '';
+	const state = f.status === 'won' ? `, on the ${F.goal(board.game)}` : f.status === 'out_of_steps' ? ', out of steps' : '';
 	$('rp-board').setAttribute('aria-label', `Replay board, ${board.n} by ${board.n}, after ${f.steps} ${u}: at ${where}${state}.`);
 	queuePaint();
 }
@@ -182,7 +187,7 @@ function control(fn) {
 	const from = S.replay.run.frames[S.replay.run.pb.i].pos;
 	fn(S.replay.run.pb);
 	glide(from);
-	render();
+	renderRun();
 	schedule();
 }
 
@@ -202,7 +207,8 @@ $('rp-seek').addEventListener('input', (e) => control((pb) => (pb.pause(), pb.se
 $('rp-speed').addEventListener('change', (e) => control((pb) => pb.setSpeed(Number(e.target.value))));
 $('rp-back').addEventListener('click', () => {
 	closeReplay();
-	host.back();
+	S.view = S.back || 'home';
+	ctx.render();
 });
 addEventListener('resize', () => S.replay.run && queuePaint());
 
@@ -216,6 +222,3 @@ document.addEventListener('keydown', (e) => {
 	e.preventDefault();
 	control(act);
 });
-
-export { initReplay as init, noRender as render };
-function noRender() {}

@@ -91,8 +91,7 @@ function layout(s, m) {
 	);
 	$('reveal').textContent = revealText(rv);
 	const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
-	const game = s.room ? s.room.game : b && b.game;
-	const size = s.room ? s.room.size : b && b.size;
+	const { game, size } = s.room || b || {};
 	const store = ctx.fx.store;
 	const rec =
 		mine && mine.status === 'finished'

@@ -84,16 +84,14 @@ export function apply(g, action) {
 	if (g.status !== 'playing') return { ok: false, reason: 'game_over' };
 	const q = neighbour(b, g.pos, action);
 	if (!q) return { ok: false, reason: 'wall' };
-	if (b.game === 'maze') {
-		g.pos = q;
-		g.steps += 1;
-		if (samePos(q, b.exit)) g.status = 'won';
-		return { ok: true };
-	}
-	// The gate is judged before this move (the ghost has not stepped yet).
+	// The gate (a vault's only) is judged before this move (the ghost has not stepped yet).
 	if (samePos(q, b.gate) && !gateOpen(g)) return { ok: false, reason: 'gate_closed' };
 	g.pos = q;
 	g.steps += 1;
+	if (b.game === 'maze') {
+		if (samePos(q, b.exit)) g.status = 'won';
+		return { ok: true };
+	}
 	if (g.run === 1) {
 		g.recording.push(action);
 	} else if (g.ghost && g.replayed < g.recording.length) {

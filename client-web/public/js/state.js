@@ -9,7 +9,6 @@ export function createState() {
 	return {
 		view: 'home',
 		back: null,
-	 
 		conn: { status: 'idle', wait: 0, welcomed: false, taken: false, offline: false, rerouted: false, back: false },
 		me: { id: null, name: '', helloName: '' },
 		limits: { ...DEFAULT_LIMITS },
@@ -82,7 +81,6 @@ export function createState() {
 
 export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
 export const isHost = (s) => !!s.room && s.room.host === s.me.id;
-export const inRoom = (s) => !!s.room;
 export const racers = (s) => (s.room ? s.room.players.filter((p) => !p.spectator) : []);
 export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
 
@@ -119,11 +117,9 @@ export function colourOf(s, id) {
 	return c.get(id);
 }
 
-/** A bucket of half the burst refilled at 5/8 of the rate. */
+/** A bucket of half the burst refilled at 5/8 of the rate (`limits` as readLimits leaves them). */
 export function pacing(limits, rankedDaily = false) {
-	const rate = Number(limits.msgs_per_sec) > 0 ? Number(limits.msgs_per_sec) : DEFAULT_LIMITS.msgs_per_sec;
-	const burst = Number(limits.msgs_burst) > 0 ? Number(limits.msgs_burst) : DEFAULT_LIMITS.msgs_burst;
-	const pace = { cap: Math.max(1, Math.floor(burst / 2)), perSec: Math.max(1, (rate * 5) / 8) };
+	const pace = { cap: Math.max(1, Math.floor(limits.msgs_burst / 2)), perSec: Math.max(1, (limits.msgs_per_sec * 5) / 8) };
 	// The server paces a ranked daily try to human input (too_fast): stay under it.
 	return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
 }

@@ -122,6 +122,10 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
 			const d = get(storage, `daily.${date}`);
 			return d && typeof d === 'object' ? d : {};
 		},
+		rankedDaily(date, game, size) {
+			const d = date ? this.dailyDay(date)[`${game}.${size}`] : null;
+			return d && d.ranked ? d : null;
+		},
 		streak() {
 			const st = get(storage, 'streak');
 			return st && typeof st.date === 'string' && Number.isFinite(st.streak) ? st : null;

@@ -25,26 +25,29 @@ use postgres::{Client, Statement, Transaction};
 use mazerace_protocol::{Game, Size};
 
 use super::queries::{entrants_in, rank_in, streak_in};
-use super::{col, PostgresBackend};
+use super::{col, step_counts, PostgresBackend};
 use crate::backend::{FinishedRun, RunState};
 use crate::error::StoreError;
 use crate::sql::{parse, streak_of, to_u32, Ending};
 
 /// The common case in one statement: `$1` run id, `$2` state, `$3` steps,
 /// `$4` time (NULL unless finished), `$5` actions, `$6` times.
-const FINISH: &str = "
+const FINISH: &str = concat!(
+    "
 WITH done AS (
     UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6, ended_at = now()
     WHERE id = $1 AND state = 'playing'
     RETURNING player, date, game, size, ranked
 ), counted AS (
-    INSERT INTO board_steps (date, game, size, steps, n)
-    SELECT date, game, size, $3, 1 FROM done WHERE ranked AND $4::bigint IS NOT NULL
-    ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1
+    INSERT INTO board_step_shards (date, game, size, steps, shard, n)
+    SELECT date, game, size, $3, ($1 % 16)::integer, 1 FROM done WHERE ranked AND $4::bigint IS NOT NULL
+    ON CONFLICT (date, game, size, steps, shard) DO UPDATE SET n = board_step_shards.n + 1
 )
 SELECT d.player, d.date, d.game, d.size, d.ranked,
     CASE WHEN d.ranked AND $4::bigint IS NOT NULL THEN
-        (SELECT COALESCE(SUM(b.n), 0) FROM board_steps b
+        (SELECT COALESCE(SUM(b.n), 0) FROM ",
+    step_counts!(),
+    " b
          WHERE b.date = d.date AND b.game = d.game AND b.size = d.size AND b.steps < $3)
       + (SELECT COUNT(*) FROM runs r
          WHERE r.date = d.date AND r.game = d.game AND r.size = d.size AND r.ranked
@@ -54,7 +57,8 @@ SELECT d.player, d.date, d.game, d.size, d.ranked,
      WHERE e.date = d.date AND e.game = d.game AND e.size = d.size),
     ARRAY(SELECT DISTINCT r.date FROM runs r
           WHERE r.player = d.player AND r.ranked AND r.date <= d.date ORDER BY r.date DESC)
-FROM done d";
+FROM done d"
+);
 
 impl PostgresBackend {
     /// See [`crate::Backend::finish_run`]: `end` is already checked and encoded.
@@ -150,9 +154,10 @@ fn finish_checked(tx: &mut Transaction<'_>, run_id: i64, end: &Ending) -> Result
         )?;
         if ranked && end.time_db.is_some() {
             tx.execute(
-                "INSERT INTO board_steps (date, game, size, steps, n) VALUES ($1, $2, $3, $4, 1)
-                 ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1",
-                &[&date, &game.as_str(), &size.as_str(), &steps],
+                "INSERT INTO board_step_shards (date, game, size, steps, shard, n)
+                 VALUES ($1, $2, $3, $4, ($5 % 16)::integer, 1)
+                 ON CONFLICT (date, game, size, steps, shard) DO UPDATE SET n = board_step_shards.n + 1",
+                &[&date, &game.as_str(), &size.as_str(), &steps, &run_id],
             )?;
         }
     }
@@ -183,28 +188,37 @@ mod tests {
     use crate::backend::{Backend, NewRun, Outcome};
     use crate::player::PlayerKey;
 
-    /// Needs `MAZERACE_TEST_DATABASE_URL` (as the store's test suite); a
-    /// schema of its own, dropped at the end.
-    #[test]
-    fn the_fast_statement_answers_as_rank_of_and_repeats_as_the_careful_path() {
+    /// A schema of its own in `MAZERACE_TEST_DATABASE_URL` (as the store's
+    /// test suite; None when unset): an admin client and a URL whose
+    /// connections use the schema. The caller drops it at the end.
+    fn scratch(name: &str) -> Option<(postgres::Client, String)> {
         let Ok(admin) = std::env::var("MAZERACE_TEST_DATABASE_URL") else {
             eprintln!("skipped: MAZERACE_TEST_DATABASE_URL is not set");
-            return;
+            return None;
         };
-        let schema = format!("finish_{}", std::process::id());
+        let schema = format!("{name}_{}", std::process::id());
         let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
         c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
         let sep = if admin.contains('?') { '&' } else { '?' };
-        let mut b =
-            PostgresBackend::connect(&format!("{admin}{sep}options=-c%20search_path%3D{schema}")).unwrap();
-        let run = |n: u32| NewRun {
+        Some((c, format!("{admin}{sep}options=-c%20search_path%3D{schema}")))
+    }
+
+    fn run(n: u32) -> NewRun {
+        NewRun {
             player: PlayerKey::from_token(&format!("p{n}")),
             name: format!("p{n}"),
             date: "2026-12-01".into(),
             game: Game::Maze,
             size: Size::Easy,
             seed: 7,
-        };
+        }
+    }
+
+    #[test]
+    fn the_fast_statement_answers_as_rank_of_and_repeats_as_the_careful_path() {
+        let Some((mut c, url)) = scratch("finish") else { return };
+        let schema = format!("finish_{}", std::process::id());
+        let mut b = PostgresBackend::connect(&url).unwrap();
         // Finished in this order: each rank counts only those strictly better.
         let plays = [(30, 900), (20, 500), (20, 500), (20, 400), (40, 100)];
         let mut done = Vec::new();
@@ -234,6 +248,64 @@ mod tests {
         let p = b.finish_run(practice.run_id, Outcome::Finished { steps: 1, time_ms: 1 }, &[], None).unwrap();
         assert_eq!((p.ranked, p.rank), (false, None));
         drop(b);
+        c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).unwrap();
+    }
+
+    /// Version 5 counts ranked finishes in 16 shards per step count. A
+    /// board counted before it keeps its counts, a node of the previous
+    /// build still counting the old way after it is not refused, and ranks
+    /// sum both; finishes with one step count land in different rows.
+    #[test]
+    fn version_5_shards_new_counts_and_keeps_counting_the_old_ones() {
+        let Some((mut c, url)) = scratch("shards") else { return };
+        let schema = format!("shards_{}", std::process::id());
+        // The schema as version 4 left it, with one ranked finish counted.
+        let mut old = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        for m in &crate::postgres::schema::MIGRATIONS[..4] {
+            old.batch_execute(m).unwrap();
+        }
+        let finished_the_old_way = |old: &mut postgres::Client, n: u32, time_ms: i64| {
+            let key = PlayerKey::from_token(&format!("p{n}"));
+            let key = key.as_str();
+            old.batch_execute(&format!(
+                "INSERT INTO players (key, name) VALUES ('{key}', 'p{n}');
+                 INSERT INTO runs (player, name, date, game, size, seed, ranked, state, steps, time_ms)
+                     VALUES ('{key}', 'p{n}', '2026-12-01', 'maze', 'easy', '7', TRUE, 'finished', 20, {time_ms});
+                 INSERT INTO board_entrants (date, game, size, shard, n) VALUES ('2026-12-01', 'maze', 'easy', 0, 1)
+                     ON CONFLICT (date, game, size, shard) DO UPDATE SET n = board_entrants.n + 1;
+                 INSERT INTO board_steps (date, game, size, steps, n) VALUES ('2026-12-01', 'maze', 'easy', 20, 1)
+                     ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1;"
+            ))
+            .unwrap();
+        };
+        old.batch_execute(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+             INSERT INTO schema_migrations (version) VALUES (1), (2), (3), (4);",
+        )
+        .unwrap();
+        finished_the_old_way(&mut old, 8, 500);
+        let mut b = PostgresBackend::connect(&url).unwrap();
+        // A node of the previous build, still up during the upgrade, counts one more.
+        finished_the_old_way(&mut old, 9, 450);
+        let mut ranks = Vec::new();
+        for (n, steps, time_ms) in [(1, 20, 400), (2, 20, 600), (3, 25, 100)] {
+            let id = b.begin_run(&run(n)).unwrap().run_id;
+            ranks.push(b.finish_run(id, Outcome::Finished { steps, time_ms }, &[], None).unwrap().rank);
+        }
+        assert_eq!(ranks, [Some(1), Some(4), Some(5)], "ranked against the old counts and the new");
+        let old_count: i64 = c
+            .query_one(&format!("SELECT SUM(n)::bigint FROM {schema}.board_steps WHERE steps = 20"), &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(old_count, 2, "the old counter keeps what it counted, and counts on");
+        let shards: Vec<i32> = c
+            .query(&format!("SELECT n FROM {schema}.board_step_shards WHERE steps = 20"), &[])
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(shards, [1, 1], "two finishes on one step count, in two rows");
+        drop((b, old));
         c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).unwrap();
     }
 }

@@ -25,6 +25,17 @@ mod leagues;
 mod queries;
 pub mod schema;
 
+/// Ranked finishes per board and step count, as one relation to sum: the
+/// 16-shard counters of schema version 5, and the single counters that
+/// nodes of the previous build keep during an upgrade (`schema.rs`).
+macro_rules! step_counts {
+    () => {
+        "(SELECT date, game, size, steps, n FROM board_steps
+          UNION ALL SELECT date, game, size, steps, n FROM board_step_shards)"
+    };
+}
+use step_counts;
+
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 

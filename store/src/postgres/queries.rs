@@ -6,7 +6,7 @@ use postgres::GenericClient;
 use mazerace_protocol::messages::{Leaderboard, LeaderboardEntry};
 use mazerace_protocol::{Action, Game, Size};
 
-use super::{col, count, entrant_shard, raw_run, renew_lease, snapshot, PostgresBackend};
+use super::{col, count, entrant_shard, raw_run, renew_lease, snapshot, step_counts, PostgresBackend};
 use crate::backend::{
     check_board, new_salt, AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, StoredRun,
 };
@@ -33,11 +33,14 @@ pub(super) fn rank_in(
         c,
         // Fewer steps: from the per-step counters; the same steps and less
         // time: one step count's slice of the board index.
-        "SELECT (SELECT COALESCE(SUM(n), 0) FROM board_steps
-                 WHERE date = $1 AND game = $2 AND size = $3 AND steps < $4)
+        concat!(
+            "SELECT (SELECT COALESCE(SUM(n), 0) FROM ",
+            step_counts!(),
+            " c WHERE date = $1 AND game = $2 AND size = $3 AND steps < $4)
               + (SELECT COUNT(*) FROM runs
                  WHERE date = $1 AND game = $2 AND size = $3 AND ranked AND state = 'finished'
-                   AND steps = $4 AND time_ms < $5)",
+                   AND steps = $4 AND time_ms < $5)"
+        ),
         &[&date, &game.as_str(), &size.as_str(), &steps, &time_ms],
     )?;
     Ok(better.saturating_add(1))

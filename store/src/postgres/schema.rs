@@ -127,6 +127,25 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX league_members_player ON league_members (player);
     "#,
+    // 5: ranked finishes per step count in 16 shards, as board_entrants. A
+    // finish holds its counter row's lock until its commit has flushed, so
+    // players finishing with the same steps at once (the board's best is a
+    // common score) took turns, one flush each (bench/RESULTS.md,
+    // "board_steps in 16 shards"). A run counts in shard `id % 16`. A new
+    // table, not a new key on board_steps: nodes of the previous build still
+    // running during an upgrade keep counting there with the key their
+    // statements name, and ranks sum both tables.
+    r#"
+    CREATE TABLE board_step_shards (
+        date  TEXT NOT NULL,
+        game  TEXT NOT NULL,
+        size  TEXT NOT NULL,
+        steps BIGINT NOT NULL,
+        shard INTEGER NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (date, game, size, steps, shard)
+    );
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

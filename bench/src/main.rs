@@ -134,6 +134,10 @@ struct Cli {
     /// (a node's own store, measured open loop beside it, holds 16).
     #[arg(long, default_value_t = 4)]
     store_writers: usize,
+    /// Store: the closed loop's finishes all on one step count (the board's best, a common score)
+    /// instead of walking 400 of them: every finish counts on the same `board_steps` key.
+    #[arg(long)]
+    store_one_step: bool,
     /// Store: finishes a second offered to a node's own store (open loop; the goal's rate).
     #[arg(long, default_value_t = 2000.0)]
     store_rate: f64,
@@ -288,6 +292,7 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         store_runs: cli.store_runs.unwrap_or(if q { 5_000 } else { 1_000_000 }),
         store_database_url: cli.store_database_url.clone(),
         store_writers: cli.store_writers,
+        store_one_step: cli.store_one_step,
         store_rate: cli.store_rate,
         two_nodes: cli.two_nodes,
     })

@@ -59,6 +59,8 @@ pub struct Ctx {
     pub two_nodes: bool,
     /// Store: PostgreSQL connections finishing runs at once.
     pub store_writers: usize,
+    /// Store: the closed loop's finishes all on one step count.
+    pub store_one_step: bool,
     /// Store: finishes a second offered to a node's store (open loop).
     pub store_rate: f64,
 }

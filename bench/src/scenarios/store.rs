@@ -206,6 +206,7 @@ fn measure(ctx: &Ctx, target: &Target) -> anyhow::Result<Measured> {
     let offered = playing_runs(target, &mut *b, after, runs + 1 + finishes as u64, open_loop)?;
     drop(b);
     let chunk = begun.len().div_ceil(target.writers.max(1));
+    let one_step = ctx.store_one_step;
     let t0 = Instant::now();
     let lats: Vec<anyhow::Result<Lat>> = std::thread::scope(|s| {
         let handles: Vec<_> = begun
@@ -216,7 +217,8 @@ fn measure(ctx: &Ctx, target: &Target) -> anyhow::Result<Measured> {
                     let mut b = db.open_backend(NodeOptions::default())?;
                     let mut lat = Lat::new();
                     for (i, &id) in ids.iter().enumerate() {
-                        let outcome = Outcome::Finished { steps: 100 + (i as u32 % 400), time_ms: 5_000 };
+                        let steps = if one_step { 100 } else { 100 + (i as u32 % 400) };
+                        let outcome = Outcome::Finished { steps, time_ms: 5_000 };
                         let t = Instant::now();
                         b.finish_run(id, outcome, &[], None)?;
                         lat.record(t.elapsed());

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
+import { route } from '../route.mjs';
 
 const HERE = new URL('.', import.meta.url).pathname;
 const REPO = resolve(HERE, '../../..');
@@ -181,6 +182,22 @@ export async function play(p, actions, { until = actions.length, from } = {}) {
     if (!r.ok) throw new Error(`the server refused action ${i} (${a}): ${JSON.stringify(r)}`);
   }
   return from;
+}
+
+const BACK = { up: 'down', down: 'up', left: 'right', right: 'left' };
+
+/**
+ * Plays today's easy maze from the home panel: the shortest route, or with
+ * `detour` one step there and back first. Resolves to its `daily_result`.
+ */
+export async function playDailyMaze(p, { detour = false } = {}) {
+  const from = p.frames.length;
+  await p.page.click(`button[aria-label="Play today's Maze Escape · Easy 11×11"]`);
+  const rs = await p.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
+  await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
+  const line = route(rs.board);
+  await play(p, detour ? [line[0], BACK[line[0]], ...line] : line);
+  return p.frame((m) => m.type === 'daily_result', { from, what: 'daily_result' });
 }
 
 /**

@@ -5,24 +5,16 @@
 // place in the league, and Bob leaves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, openPage, screenshot, play, LAPTOP, PHONE } from './harness.mjs';
-import { route } from '../route.mjs';
+import { serverAndBrowser, openPage, screenshot, playDailyMaze, LAPTOP, PHONE } from './harness.mjs';
 
 let srv, browser;
 serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
-const BACK = { up: 'down', down: 'up', left: 'right', right: 'left' };
 const LEAGUE = '<b>Friday</b> club';
 
-/** Today's easy maze from the home panel: the shortest route, or `detour` (one step there and back) first. */
-async function playMaze(p, { detour = false } = {}) {
-  const from = p.frames.length;
-  await p.page.click(`button[aria-label="Play today's Maze Escape · Easy 11×11"]`);
-  const rs = await p.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
-  await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
-  const line = route(rs.board);
-  await play(p, detour ? [line[0], BACK[line[0]], ...line] : line);
-  const dr = await p.frame((m) => m.type === 'daily_result', { from, what: 'daily_result' });
+/** Today's easy maze (harness.mjs `playDailyMaze`), then its result card. */
+async function playMaze(p, opts) {
+  const dr = await playDailyMaze(p, opts);
   await p.page.waitForSelector('#daily-card', { state: 'visible' });
   return dr;
 }

@@ -5,25 +5,18 @@
 // day's table races my own run from the home page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, openPage, screenshot, play, LAPTOP } from './harness.mjs';
+import { serverAndBrowser, openPage, screenshot, play, playDailyMaze, LAPTOP } from './harness.mjs';
 import { route } from '../route.mjs';
 
 let srv, browser;
 serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
-const BACK = { up: 'down', down: 'up', left: 'right', right: 'left' };
 
-/** Today's easy maze from the home panel: the shortest route, or one step there and back first. */
-async function playDaily(p, name, { detour = false } = {}) {
+/** As `name`, today's easy maze from the home panel (harness.mjs `playDailyMaze`). */
+async function playDaily(p, name, opts) {
   await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');
   await p.page.fill('#name', name);
-  const from = p.frames.length;
-  await p.page.click(`button[aria-label="Play today's Maze Escape · Easy 11×11"]`);
-  const rs = await p.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
-  await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
-  const line = route(rs.board);
-  await play(p, detour ? [line[0], BACK[line[0]], ...line] : line);
-  return p.frame((m) => m.type === 'daily_result', { from, what: 'daily_result' });
+  return playDailyMaze(p, opts);
 }
 
 test('race the #1 after a daily: the rival races beside me and the results rank us', async () => {

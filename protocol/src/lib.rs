@@ -11,6 +11,7 @@
 //! - [`board`]: the board's wire shape (what `mazerace gen` prints).
 //! - [`daily`]: the daily seed derivation.
 //! - [`league`]: leagues' wire shapes (tables, standings).
+//! - [`matches`]: a match of several rounds: each round's board, the points, the table.
 //! - [`messages`]: every WebSocket message, client to server and back.
 
 #![forbid(unsafe_code)]
@@ -21,6 +22,7 @@ pub mod daily;
 pub mod ghost;
 pub mod grid;
 pub mod league;
+pub mod matches;
 pub mod maze;
 pub mod messages;
 pub mod play;

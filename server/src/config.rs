@@ -69,6 +69,9 @@ pub struct Config {
     pub countdown_secs: u32,
     /// Time between two countdown numbers (one second in production).
     pub countdown_step: Duration,
+    /// A match's intermission between two rounds, in countdown steps
+    /// (seconds in production): 10, counted down on the server's clock.
+    pub intermission_secs: u32,
     /// At most one `progress` per room per this interval when the server
     /// is quiet: the progress window's floor.
     pub progress_interval: Duration,
@@ -166,6 +169,7 @@ impl Default for Config {
             race_time_limit: Duration::from_secs(600),
             countdown_secs: 3,
             countdown_step: Duration::from_secs(1),
+            intermission_secs: 10,
             progress_interval: Duration::from_millis(50),
             // Under the 250 ms an opponent's marker may lag (issue 17), with
             // room for the delivery itself.

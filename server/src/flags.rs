@@ -60,6 +60,9 @@ pub struct ServeArgs {
     /// Countdown length in seconds.
     #[arg(long, env = "MAZERACE_COUNTDOWN_SECS", default_value_t = Config::default().countdown_secs)]
     pub countdown_secs: u32,
+    /// Seconds between two rounds of a match (the host may start the next at once).
+    #[arg(long, env = "MAZERACE_INTERMISSION_SECS", default_value_t = Config::default().intermission_secs)]
+    pub intermission_secs: u32,
     /// Open WebSocket connections at once.
     #[arg(long, env = "MAZERACE_MAX_CONNECTIONS", default_value_t = Config::default().max_connections)]
     pub max_connections: usize,
@@ -200,6 +203,7 @@ impl ServeArgs {
             max_spectators: self.max_spectators,
             race_time_limit: Duration::from_secs(self.race_limit_secs),
             countdown_secs: self.countdown_secs,
+            intermission_secs: self.intermission_secs,
             max_connections: self.max_connections,
             outbox_capacity: self.outbox_capacity.max(1),
             msgs_per_sec: self.msgs_per_sec.max(1),

@@ -52,11 +52,12 @@ const REJECTS: [(Reject, &str); 5] = [
     (Reject::NoRewind, "no_rewind"),
 ];
 
-const PHASES: [(Phase, &str); 4] = [
+const PHASES: [(Phase, &str); 5] = [
     (Phase::Lobby, "lobby"),
     (Phase::Countdown, "countdown"),
     (Phase::Racing, "racing"),
     (Phase::Results, "results"),
+    (Phase::Intermission, "intermission"),
 ];
 
 struct Metrics {

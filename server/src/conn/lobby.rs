@@ -54,8 +54,8 @@ impl Conn {
         let id = s.id;
         match msg {
             ClientMsg::Hello { .. } | ClientMsg::Ping {} => {}
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => {
-                let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily };
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format } => {
+                let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily, format };
                 Box::pin(self.create_room(&s, req)).await;
             }
             ClientMsg::JoinRoom { code, spectate, key } => {
@@ -87,6 +87,9 @@ impl Conn {
             ClientMsg::RemoveRival { id: rival } => {
                 self.forward(&s, RoomCmd::RemoveRival { id, rival }).await
             }
+            ClientMsg::SetMatch { format } => self.forward(&s, RoomCmd::SetMatch { id, format }).await,
+            ClientMsg::Hold {} => self.forward(&s, RoomCmd::Hold { id }).await,
+            ClientMsg::NextRound {} => self.forward(&s, RoomCmd::NextRound { id }).await,
             ClientMsg::Rename { name } => Box::pin(self.rename(&s, name)).await,
             ClientMsg::Leaderboard { game, size, date } => {
                 Box::pin(self.leaderboard(&s, game, size, date)).await

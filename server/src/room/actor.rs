@@ -138,8 +138,8 @@ impl Actor {
             metrics::room_phase(Some(before), Some(after));
             match after {
                 Phase::Racing => metrics::race_started(),
-                Phase::Results => metrics::race_finished(),
-                Phase::Lobby | Phase::Countdown => {}
+                Phase::Results | Phase::Intermission if before == Phase::Racing => metrics::race_finished(),
+                Phase::Lobby | Phase::Countdown | Phase::Results | Phase::Intermission => {}
             }
         }
         self.carry_out();
@@ -205,6 +205,9 @@ impl Actor {
             RoomCmd::AddRival { id, run_id, pick } => self.input(Input::AddRival { id, run_id, pick }),
             RoomCmd::RivalLoaded { id, run } => self.input(Input::RivalLoaded { id, run }),
             RoomCmd::RemoveRival { id, rival } => self.input(Input::RemoveRival { id, rival }),
+            RoomCmd::SetMatch { id, format } => self.input(Input::SetMatch { id, format }),
+            RoomCmd::Hold { id } => self.input(Input::Hold { id }),
+            RoomCmd::NextRound { id } => self.input(Input::NextRound { id }),
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(

@@ -8,6 +8,8 @@
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
 //! - `rival.rs`: stored runs raced as rivals (`add_rival`).
+//! - `matches.rs`: a match of several rounds: its settings, the
+//!   intermission between rounds, the table and the tally.
 //! - `effects.rs`: what the state machine asks for.
 //! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
 //!   the daily store's calls.
@@ -19,6 +21,9 @@
 mod actor;
 mod effects;
 mod lobby;
+#[cfg(test)]
+mod match_tests;
+mod matches;
 mod play;
 mod progress;
 pub mod race;
@@ -34,6 +39,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mazerace_protocol::board::Board;
+use mazerace_protocol::matches::MatchSettings;
 use mazerace_protocol::messages::{DailyResult, PlayerId, RankBy};
 use mazerace_protocol::{Action, Game, Size};
 use tokio::sync::mpsc::error::TrySendError;
@@ -196,12 +202,28 @@ pub enum RoomCmd {
         id: PlayerId,
         rival: PlayerId,
     },
+    SetMatch {
+        id: PlayerId,
+        format: Option<MatchSettings>,
+    },
+    Hold {
+        id: PlayerId,
+    },
+    NextRound {
+        id: PlayerId,
+    },
 }
 
 /// What a room is made with.
 pub struct RoomSettings {
+    /// The current board's game and size (in a match, the round's).
     pub game: Game,
     pub size: Size,
+    /// The size the room was made for: single races are raced at it, and a
+    /// match's plan starts from it.
+    pub base: Size,
+    /// The room plays matches of several rounds (`None`: single races).
+    pub format: Option<MatchSettings>,
     pub rank_by: RankBy,
     pub max_players: u32,
     pub board: Board,
@@ -217,6 +239,8 @@ pub struct Timings {
     /// Countdown numbers before the start signal (3: "3, 2, 1").
     pub countdown_secs: u32,
     pub countdown_step: Duration,
+    /// Countdown steps between two rounds of a match.
+    pub intermission_secs: u32,
     pub race_time_limit: Duration,
     /// The progress window's floor and ceiling.
     pub progress: progress::Window,
@@ -246,6 +270,7 @@ impl RoomEnv {
             timings: Timings {
                 countdown_secs: cfg.countdown_secs,
                 countdown_step: cfg.countdown_step,
+                intermission_secs: cfg.intermission_secs,
                 race_time_limit: cfg.race_time_limit,
                 progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },

@@ -19,6 +19,7 @@ pub(super) fn timings() -> Timings {
     Timings {
         countdown_secs: 3,
         countdown_step: Duration::from_secs(1),
+        intermission_secs: 10,
         race_time_limit: Duration::from_secs(600),
         progress: super::progress::Window {
             floor: Duration::from_millis(50),
@@ -48,6 +49,8 @@ pub(super) fn room(n: PlayerId) -> Room {
     let settings = RoomSettings {
         game: b.game(),
         size: b.size(),
+        base: b.size(),
+        format: None,
         rank_by: RankBy::Time,
         max_players: 8,
         board: b,
@@ -297,9 +300,8 @@ fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
     assert_eq!(r.phase(), Phase::Racing);
 }
 
-/// A daily room of one whose attempt the store saved as `ranked`, raced
-/// from the returned instant.
-fn daily_race(ranked: bool) -> (Room, Instant) {
+/// A daily room of one, in its lobby.
+pub(super) fn daily_room() -> Room {
     let b = board();
     let daily = crate::daily::DailyBoard {
         date: "2026-12-01".into(),
@@ -312,13 +314,21 @@ fn daily_race(ranked: bool) -> (Room, Instant) {
     let settings = RoomSettings {
         game: b.game(),
         size: b.size(),
+        base: b.size(),
+        format: None,
         rank_by: RankBy::Steps,
         max_players: 1,
         board: b,
         daily: Some(daily),
         key: "00112233aabbccdd".into(),
     };
-    let mut r = Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()));
+    Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()))
+}
+
+/// A daily room of one whose attempt the store saved as `ranked`, raced
+/// from the returned instant.
+fn daily_race(ranked: bool) -> (Room, Instant) {
+    let mut r = daily_room();
     let t0 = Instant::now();
     r.handle(t0, Input::Start { id: 1 });
     r.handle(

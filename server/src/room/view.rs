@@ -59,7 +59,15 @@ impl Room {
                     run_id: r.run_id,
                 }))
                 .collect(),
+            format: self.settings.format,
+            standings: self.the_match.as_ref().map(|m| Box::new(m.view(self.held()))),
+            tally: self.tally.clone(),
         }
+    }
+
+    /// Whether the host holds a match's intermission.
+    fn held(&self) -> bool {
+        matches!(&self.stage, Stage::Results { intermission: Some(i), .. } if i.held_until.is_some())
     }
 
     /// The board as members see it: a daily room's carries no seed while
@@ -113,6 +121,10 @@ impl Room {
         if let Stage::Results { results, .. } = &self.stage {
             let results = results.clone();
             self.fx.to(id, results);
+        }
+        // In a match: where the intermission stands, or the match's end.
+        if let Some(msg) = self.intermission_message().or_else(|| self.match_over_message()) {
+            self.fx.to(id, msg);
         }
     }
 }

@@ -211,6 +211,7 @@ pub(crate) async fn drive(f: &mut Fuzz, case: &Case) -> R<()> {
         rank_by: None,
         max_players: None,
         daily: false,
+        format: None,
     };
     f.run_one(0, &Op::Send(create)).await?;
     f.run_one(1, &Op::Join { slot: 0, spectate: false, sloppy: false }).await?;

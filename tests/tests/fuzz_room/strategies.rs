@@ -131,6 +131,7 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
             rank_by,
             max_players,
             daily,
+            format: None,
         });
     prop_oneof![
         12 => (dir(), any::<u32>()).prop_map(|(dir, seq)| ClientMsg::Move { dir, seq }),

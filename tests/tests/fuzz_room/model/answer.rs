@@ -12,7 +12,7 @@ impl Fuzz {
         match m {
             ClientMsg::Hello { .. } => Expect::Error(vec![ErrorCode::HelloFirst]),
             ClientMsg::Ping {} => Expect::Pong,
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => Expect::Create {
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, .. } => Expect::Create {
                 game: *game,
                 size: *size,
                 seed: seed.is_some(),
@@ -56,7 +56,11 @@ impl Fuzz {
                 use ErrorCode::*;
                 Expect::Error(vec![NotInRoom, NotHost, WrongPhase, RivalNotFound])
             }
-            ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => {
+            ClientMsg::Rename { .. }
+            | ClientMsg::GiveUp {}
+            | ClientMsg::SetMatch { .. }
+            | ClientMsg::Hold {}
+            | ClientMsg::NextRound {} => {
                 unreachable!("the strategies never send {m:?}")
             }
         }

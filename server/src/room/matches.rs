@@ -98,6 +98,8 @@ impl Room {
         }
         let before = self.settings.format;
         self.settings.format = format;
+        // The last match's table stays up until the settings change.
+        self.the_match = None;
         let spec = self.first_board(self.settings.board.seed());
         if let Err((code, why)) = self.set_board(spec) {
             self.settings.format = before;

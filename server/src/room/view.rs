@@ -12,7 +12,9 @@ use super::state::{Room, Stage};
 
 impl Room {
     pub(super) fn room_info(&self) -> RoomInfo {
-        let race_on = self.phase() != Phase::Lobby;
+        // Between two rounds of a match everyone not watching races the
+        // next round, so nobody is shown as a spectator for the last one.
+        let race_on = !matches!(self.phase(), Phase::Lobby | Phase::Intermission);
         let in_race = |id| match &self.stage {
             Stage::Saving { racers } | Stage::Countdown { racers, .. } => {
                 racers.iter().any(|r| r.id == id && r.status != RacerStatus::Left)

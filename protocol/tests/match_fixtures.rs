@@ -43,8 +43,8 @@ fn boards() -> Vec<Value> {
             for base in SIZES {
                 for seed in [1u64, 42] {
                     let s = MatchSettings { rounds, plan };
-                    let bs: Vec<_> = (1..=rounds.get()).map(|k| s.board(base, seed, k)).collect();
-                    out.push(json!({"match": s, "base": base, "seed": seed.to_string(), "boards": bs}));
+                    let bs: Vec<_> = (1..=rounds.get()).map(|k| s.board(base, 7, seed, k)).collect();
+                    out.push(json!({"match": s, "base": base, "first": "7", "seed": seed.to_string(), "boards": bs}));
                 }
             }
         }
@@ -70,7 +70,7 @@ fn a_match(rng: &mut BoardRng, i: usize) -> Value {
     let rounds = Rounds::ALL[i % 3];
     let settings = MatchSettings { rounds, plan: PLANS[i % 3] };
     let by = if i.is_multiple_of(2) { RankBy::Time } else { RankBy::Steps };
-    let mut m = Match::new(settings, SIZES[i % 6], rng.next_u64());
+    let mut m = Match::new(settings, SIZES[i % 6], rng.next_u64(), rng.next_u64());
     let mut members: Vec<u32> = (1..=4).collect();
     let mut played = Vec::new();
     for id in &members {
@@ -110,7 +110,7 @@ fn a_match(rng: &mut BoardRng, i: usize) -> Value {
 /// Two players equal in every round: a shared match win.
 fn a_tie() -> Value {
     let settings = MatchSettings { rounds: Rounds::ALL[0], plan: Plan::Same };
-    let mut m = Match::new(settings, Size::Easy, 5);
+    let mut m = Match::new(settings, Size::Easy, 5, 6);
     let mut played = Vec::new();
     for k in 1..=3 {
         m.begin();

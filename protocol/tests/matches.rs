@@ -35,13 +35,14 @@ fn table(m: &Match) -> Vec<Line> {
 
 #[test]
 fn a_match_of_ten_rounds_begins_and_records_each_in_turn() {
-    let mut m = Match::new(settings(10), Size::Easy, 42);
+    let mut m = Match::new(settings(10), Size::Easy, 7, 42);
     m.join(1, "p1");
     m.join(2, "p2");
     for k in 1..=10 {
         assert_eq!(m.next_round(), Some(k));
         let b = m.begin().unwrap();
-        assert_eq!(b, settings(10).board(Size::Easy, 42, k));
+        assert_eq!(b, settings(10).board(Size::Easy, 7, 42, k));
+        assert_eq!(b.seed.0 == 7, k == 1, "round 1 on the room's board");
         assert_eq!(b.size, if k % 2 == 0 { Size::Small } else { Size::Easy }, "alternating");
         assert_eq!(m.next_round(), None, "not while a round is under way");
         assert!(m.begin().is_none());
@@ -59,7 +60,7 @@ fn a_match_of_ten_rounds_begins_and_records_each_in_turn() {
 
 #[test]
 fn joins_race_from_the_next_round_on_zero_and_leavers_stay_marked() {
-    let mut m = Match::new(settings(3), Size::Small, 7);
+    let mut m = Match::new(settings(3), Size::Small, 7, 7);
     for id in [1, 2, 3] {
         m.join(id, &format!("p{id}"));
     }
@@ -88,8 +89,8 @@ fn joins_race_from_the_next_round_on_zero_and_leavers_stay_marked() {
 
 #[test]
 fn rivals_race_but_never_score_nor_cost_anyone_a_point() {
-    let mut with = Match::new(settings(3), Size::Easy, 1);
-    let mut without = Match::new(settings(3), Size::Easy, 1);
+    let mut with = Match::new(settings(3), Size::Easy, 1, 1);
+    let mut without = Match::new(settings(3), Size::Easy, 1, 1);
     with.begin();
     without.begin();
     let rival = u32::MAX;
@@ -103,21 +104,21 @@ fn rivals_race_but_never_score_nor_cost_anyone_a_point() {
 
 #[test]
 fn winners_share_a_tie_and_a_match_ended_early_has_none() {
-    let mut m = Match::new(settings(3), Size::Easy, 1);
+    let mut m = Match::new(settings(3), Size::Easy, 1, 1);
     for _ in 0..3 {
         m.begin();
         m.record(results(&[fin(1, 1000), fin(2, 1000)], &[]), RankBy::Time);
     }
     assert_eq!(m.winners(), [1, 2], "equal on everything: both win");
 
-    let mut nobody = Match::new(settings(3), Size::Easy, 1);
+    let mut nobody = Match::new(settings(3), Size::Easy, 1, 1);
     for _ in 0..3 {
         nobody.begin();
         nobody.record(results(&[dnf(1, RacerStatus::TimedOut)], &[]), RankBy::Time);
     }
     assert!(nobody.winners().is_empty(), "no points, no winner");
 
-    let mut early = Match::new(settings(5), Size::Easy, 1);
+    let mut early = Match::new(settings(5), Size::Easy, 1, 1);
     early.begin();
     early.record(results(&[fin(1, 1000)], &[]), RankBy::Time);
     assert!(!early.is_over());
@@ -128,7 +129,7 @@ fn winners_share_a_tie_and_a_match_ended_early_has_none() {
 
 #[test]
 fn a_round_whose_countdown_emptied_is_due_again() {
-    let mut m = Match::new(settings(3), Size::Easy, 1);
+    let mut m = Match::new(settings(3), Size::Easy, 1, 1);
     m.begin();
     m.unbegin();
     assert_eq!(m.next_round(), Some(1));
@@ -153,7 +154,7 @@ fn the_tally_keeps_members_and_drops_departed_fewest_wins_first() {
 
 #[test]
 fn the_match_is_a_plain_value() {
-    let mut m = Match::new(settings(5), Size::Hard, 99);
+    let mut m = Match::new(settings(5), Size::Hard, 99, 99);
     m.join(1, "<b>Ann</b>");
     m.begin();
     m.record(results(&[fin(1, 1000), fin(u32::MAX, 50)], &[u32::MAX]), RankBy::Steps);

@@ -11,16 +11,16 @@ use mazerace_protocol::{Board, Size};
 use mazerace_tests::serde_json::{self, json, Value};
 use mazerace_tests::{solution, Client, TestServer};
 
-/// A seed whose first `rounds` boards of `plan` from `base` can all be won.
+/// A room seed whose first board of `plan` from `base` can be won (the
+/// later ones are the server's secret until the end: the test checks them
+/// as they come).
 fn winnable(settings: MatchSettings, base: Size) -> u64 {
     (1..500)
         .find(|&seed| {
-            (1..=settings.rounds.get()).all(|k| {
-                let b = settings.board(base, seed, k);
-                Board::build(b.size, b.seed.0).ok().and_then(|b| b.best()).is_some()
-            })
+            let b = settings.board(base, seed, 0, 1);
+            Board::build(b.size, b.seed.0).ok().and_then(|b| b.best()).is_some()
         })
-        .expect("a winnable match")
+        .expect("a winnable first round")
 }
 
 fn settings(rounds: u32, plan: Plan) -> MatchSettings {
@@ -69,9 +69,11 @@ async fn a_match_of_three_rounds_plays_from_countdown_to_podium_with_no_message_
     p[2].join(&code).await;
 
     p[0].send(json!({"type": "start"})).await;
-    let mut local = Match::new(m, Size::Easy, seed);
+    // The protocol's own scoring of the results as they come (the match's
+    // seed is the server's secret until the end: the table does not need it).
+    let mut local = Match::new(m, Size::Easy, seed, 0);
     local.begin();
-    let mut sizes = Vec::new();
+    let (mut boards, mut played) = (Vec::new(), Vec::new());
     // Cat's race_start of the round (she reads between the rounds).
     let mut cats = until_race_start(&mut p[2]).await.0;
     // Round winners: Ann, Bob, Ann; the others give up.
@@ -81,13 +83,13 @@ async fn a_match_of_three_rounds_plays_from_countdown_to_podium_with_no_message_
         let (rs, _) = until_race_start(&mut p[0]).await;
         assert_eq!(until_race_start(&mut p[1]).await.0, rs, "round {round}");
         assert_eq!(cats, rs, "round {round}");
-        sizes.push(rs["board"]["size"].clone());
+        boards.push(rs["board"].clone());
         win(&mut p[winner], &rs).await;
         for (_, c) in p.iter_mut().enumerate().filter(|(i, _)| *i != winner) {
             c.send(json!({"type": "give_up"})).await;
         }
         if round == 3 {
-            local.record(results(&mut p[2]).await, RankBy::Time);
+            played.push(results(&mut p[2]).await);
             break;
         }
         // Results, then the intermission counted down on the server's
@@ -95,7 +97,8 @@ async fn a_match_of_three_rounds_plays_from_countdown_to_podium_with_no_message_
         let (next, between) = until_race_start(&mut p[2]).await;
         cats = next;
         let done = between.iter().position(|v| v["type"] == "results").expect("results");
-        local.record(serde_json::from_value(between[done]["rankings"].clone()).unwrap(), RankBy::Time);
+        played.push(serde_json::from_value(between[done]["rankings"].clone()).unwrap());
+        local.record(played[k].clone(), RankBy::Time);
         let ticks: Vec<&Value> = between.iter().filter(|v| v["type"] == "intermission").collect();
         let want: Vec<Value> = (1..=10)
             .rev()
@@ -105,22 +108,32 @@ async fn a_match_of_three_rounds_plays_from_countdown_to_podium_with_no_message_
         assert_eq!(between[done + 1], want[0], "the intermission follows the results");
         let shown = between[..done].iter().rev().find(|v| v["type"] == "room").unwrap();
         assert_eq!(shown["phase"], "intermission");
-        assert_eq!(
-            shown["standings"],
-            serde_json::to_value(local.view(false)).unwrap(),
-            "the table, exactly"
-        );
+        let lines = serde_json::to_value(local.lines()).unwrap();
+        assert_eq!(shown["standings"]["lines"], lines, "the table, exactly");
+        assert_eq!(shown["standings"]["round"], round);
         local.begin();
     }
-    // The podium: match_over is exactly the protocol's scoring of the results.
+    // The podium: match_over is exactly the protocol's scoring of the
+    // results, and every round's board follows from the seed it reveals.
     let over = p[2].recv_type("match_over").await;
-    let mut want = serde_json::to_value(local.over()).unwrap();
+    let secret: u64 = over["seed"].as_str().unwrap().parse().unwrap();
+    let mut whole = Match::new(m, Size::Easy, seed, secret);
+    for (k, rankings) in played.into_iter().enumerate() {
+        whole.begin();
+        let b = whole.board(k as u32 + 1);
+        let built = Board::build(b.size, b.seed.0).unwrap();
+        assert_eq!(boards[k], serde_json::to_value(built.public()).unwrap(), "round {}'s board", k + 1);
+        whole.record(rankings, RankBy::Time);
+    }
+    let mut want = serde_json::to_value(whole.over()).unwrap();
     want["type"] = json!("match_over");
     assert_eq!(over, want);
+    assert_eq!(boards[0]["seed"], seed.to_string(), "round 1 is the room's seed");
     assert_eq!(over["winners"], json!([p[0].id]));
     let points: Vec<&Value> = over["lines"].as_array().unwrap().iter().map(|l| &l["points"]).collect();
     assert_eq!(points, [&json!(6), &json!(3), &json!(0)], "a round won among three is 3 points");
-    assert_eq!(sizes, [json!("easy"), json!("small"), json!("easy")], "maze, ghost, maze");
+    let sizes: Vec<&Value> = boards.iter().map(|b| &b["size"]).collect();
+    assert_eq!(sizes, [&json!("easy"), &json!("small"), &json!("easy")], "maze, ghost, maze");
     let room = p[0].recv_room_until(|r| r["phase"] == "results").await;
     assert_eq!(room["tally"], json!([{"player_id": p[0].id, "name": "Ann", "wins": 1}]));
     assert_eq!(room["standings"]["over"], true);

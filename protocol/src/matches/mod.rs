@@ -101,15 +101,13 @@ fn other(game: Game) -> Game {
     }
 }
 
-/// The seed of round `round` (1-based) of a match on `seed`: round 1 is
-/// raced on the match's seed itself (so a room's seed is its first board);
-/// each later round on the first 8 bytes, big-endian, of
-/// `SHA-256("mazerace match v1|{seed}|{round}")`, the seed and the round in
-/// decimal.
+/// The seed of round `round` (2 or later) of a match on `seed`: the first
+/// 8 bytes, big-endian, of `SHA-256("mazerace match v1|{seed}|{round}")`,
+/// the seed and the round in decimal. (Round 1 is raced on the room's own
+/// board: see [`MatchSettings::board`].) The match's seed is secret until
+/// the match is over, so a board on screen says nothing of the next ones;
+/// revealed, it lets anyone check every round.
 pub fn round_seed(seed: u64, round: u32) -> u64 {
-    if round <= 1 {
-        return seed;
-    }
     let digest = Sha256::digest(format!("mazerace match v1|{seed}|{round}").as_bytes());
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest[..8]);
@@ -133,10 +131,12 @@ impl MatchSettings {
         }
     }
 
-    /// Round `round`'s board of a match on `seed` in a room made for `base`.
-    pub fn board(&self, base: Size, seed: u64, round: u32) -> RoundBoard {
+    /// Round `round`'s board of a match on `seed` in a room made for
+    /// `base`, whose first round is raced on the room's board's seed `first`.
+    pub fn board(&self, base: Size, first: u64, seed: u64, round: u32) -> RoundBoard {
         let size = self.size_of(base, round);
-        RoundBoard { game: size.game(), size, seed: Seed(round_seed(seed, round)) }
+        let seed = if round <= 1 { first } else { round_seed(seed, round) };
+        RoundBoard { game: size.game(), size, seed: Seed(seed) }
     }
 }
 
@@ -186,10 +186,12 @@ mod tests {
     #[test]
     fn round_seeds_are_golden() {
         // Never change these to make a test pass: they are the match's boards.
-        assert_eq!(round_seed(42, 1), 42, "round 1 is the room's seed");
         let seeds: Vec<u64> = (2..=5).map(|k| round_seed(42, k)).collect();
         assert_eq!(seeds, GOLDEN_42);
         assert_ne!(round_seed(43, 2), round_seed(42, 2));
+        let m = m(5, Plan::Same);
+        assert_eq!(m.board(Size::Easy, 7, 42, 1).seed.0, 7, "round 1 is the room's board");
+        assert_eq!(m.board(Size::Easy, 7, 42, 3).seed.0, GOLDEN_42[1]);
     }
 
     /// Rounds 2 to 5 of a match on seed 42 (checked against Python's hashlib).

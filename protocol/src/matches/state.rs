@@ -50,7 +50,9 @@ pub struct Match {
     pub settings: MatchSettings,
     /// The size the room was made for (the plan starts from it).
     pub base: Size,
-    /// The match's seed; round `k` is raced on [`MatchSettings::board`].
+    /// Round 1's seed: the room's board when the match began.
+    pub first: Seed,
+    /// The match's seed, for rounds 2 on ([`MatchSettings::board`]).
     pub seed: Seed,
     /// Rounds begun (a round begins with its countdown).
     pub begun: u32,
@@ -83,7 +85,7 @@ pub struct MatchView {
 /// The end of a match: everything its podium and table need.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchOver {
-    /// The match's seed, now that no round is left to study.
+    /// The match's seed (rounds 2 on), now that no round is left to study.
     pub seed: Seed,
     /// Every round: its board, results and points.
     pub rounds: Vec<MatchRound>,
@@ -107,11 +109,13 @@ pub struct TallyLine {
 }
 
 impl Match {
-    /// A match about to begin.
-    pub fn new(settings: MatchSettings, base: Size, seed: u64) -> Match {
+    /// A match about to begin, its first round on seed `first` (the room's
+    /// board), the others on boards of `seed`.
+    pub fn new(settings: MatchSettings, base: Size, first: u64, seed: u64) -> Match {
         Match {
             settings,
             base,
+            first: Seed(first),
             seed: Seed(seed),
             begun: 0,
             rounds: Vec::new(),
@@ -122,7 +126,7 @@ impl Match {
 
     /// Round `round`'s board.
     pub fn board(&self, round: u32) -> RoundBoard {
-        self.settings.board(self.base, self.seed.0, round)
+        self.settings.board(self.base, self.first.0, self.seed.0, round)
     }
 
     /// Whether the last round is played, or the match ended early.

@@ -78,8 +78,8 @@ impl Conn {
             }
             ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {
-                let seed = self.env.ids.seed();
-                self.forward(&s, RoomCmd::Rematch { id, same_board, seed }).await
+                let (seed, match_seed) = (self.env.ids.seed(), self.env.ids.seed());
+                self.forward(&s, RoomCmd::Rematch { id, same_board, seed, match_seed }).await
             }
             ClientMsg::AddRival { run_id, pick } => {
                 self.forward(&s, RoomCmd::AddRival { id, run_id, pick }).await
@@ -87,7 +87,10 @@ impl Conn {
             ClientMsg::RemoveRival { id: rival } => {
                 self.forward(&s, RoomCmd::RemoveRival { id, rival }).await
             }
-            ClientMsg::SetMatch { format } => self.forward(&s, RoomCmd::SetMatch { id, format }).await,
+            ClientMsg::SetMatch { format } => {
+                let seed = self.env.ids.seed();
+                self.forward(&s, RoomCmd::SetMatch { id, format, seed }).await
+            }
             ClientMsg::Hold {} => self.forward(&s, RoomCmd::Hold { id }).await,
             ClientMsg::NextRound {} => self.forward(&s, RoomCmd::NextRound { id }).await,
             ClientMsg::Rename { name } => Box::pin(self.rename(&s, name)).await,

@@ -95,7 +95,8 @@ impl Conn {
             tracing::warn!("room refused: too many open rooms from this address");
             return self.error(ErrorCode::TooManyRooms, "too many open rooms from your network address");
         };
-        // A match's first round may be another size than the room's (`harder`).
+        // A match's first round is raced on the room's seed, with `harder`
+        // maybe at another size than the room's.
         let first = format.map_or(size, |f| f.size_of(size, 1));
         let board = match Board::build(first, seed) {
             Ok(b) => b,
@@ -110,6 +111,8 @@ impl Conn {
             size: first,
             base: size,
             format,
+            // Rounds 2 on: a seed nobody in the room knows.
+            match_seed: self.env.ids.seed(),
             rank_by: if is_daily { RankBy::Steps } else { rank_by.unwrap_or_default() },
             max_players: if is_daily {
                 1

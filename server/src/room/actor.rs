@@ -193,7 +193,9 @@ impl Actor {
                 metrics::ack_latency(at.elapsed());
             }
             RoomCmd::GiveUp { id } => self.input(Input::GiveUp { id }),
-            RoomCmd::Rematch { id, same_board, seed } => self.input(Input::Rematch { id, same_board, seed }),
+            RoomCmd::Rematch { id, same_board, seed, match_seed } => {
+                self.input(Input::Rematch { id, same_board, seed, match_seed })
+            }
             RoomCmd::Rename { id, name, reply } => {
                 let ok = self.room.is_member(id) && self.room.may_rename(id);
                 if ok {
@@ -205,7 +207,7 @@ impl Actor {
             RoomCmd::AddRival { id, run_id, pick } => self.input(Input::AddRival { id, run_id, pick }),
             RoomCmd::RivalLoaded { id, run } => self.input(Input::RivalLoaded { id, run }),
             RoomCmd::RemoveRival { id, rival } => self.input(Input::RemoveRival { id, rival }),
-            RoomCmd::SetMatch { id, format } => self.input(Input::SetMatch { id, format }),
+            RoomCmd::SetMatch { id, format, seed } => self.input(Input::SetMatch { id, format, seed }),
             RoomCmd::Hold { id } => self.input(Input::Hold { id }),
             RoomCmd::NextRound { id } => self.input(Input::NextRound { id }),
             RoomCmd::DailyDone { id, result } => match result {

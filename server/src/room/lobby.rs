@@ -128,7 +128,7 @@ impl Room {
         self.fx.all(ServerMsg::RaceStart { board: self.public_board(), time_limit_ms, clock });
     }
 
-    pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64) {
+    pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64, match_seed: u64) {
         if id != self.host {
             return self.fx.to(id, error(ErrorCode::NotHost, "only the host can call a rematch"));
         }
@@ -143,7 +143,7 @@ impl Room {
             // The store ranks only the first attempt; say so before the start.
             daily.ranked = false;
         }
-        match self.rematch_board(same_board, seed) {
+        match self.rematch_board(same_board, seed, match_seed) {
             None => self.keep_last_runs(),
             Some(spec) => {
                 if let Err((code, why)) = self.set_board(spec) {

@@ -23,7 +23,7 @@ fn settings(rounds: u32, plan: Plan) -> MatchSettings {
 /// A room of `n` set to play a match of `rounds` on `plan`.
 fn match_room(n: PlayerId, rounds: u32, plan: Plan) -> Room {
     let mut r = room(n);
-    r.handle(Instant::now(), Input::SetMatch { id: 1, format: Some(settings(rounds, plan)) });
+    r.handle(Instant::now(), Input::SetMatch { id: 1, format: Some(settings(rounds, plan)), seed: 42 });
     fx(&mut r);
     r
 }
@@ -168,12 +168,12 @@ fn a_match_of_three_rounds_goes_from_countdown_to_podium_with_no_click_between_r
     let m = settings(3, Plan::Alternate);
     for (k, (size, seed)) in seeds.into_iter().enumerate() {
         assert_eq!(
-            m.board(Size::Easy, 42, k as u32 + 1).seed.0,
+            m.board(Size::Easy, 42, 42, k as u32 + 1).seed.0,
             seed,
             "round {} from the match's seed",
             k + 1
         );
-        assert_eq!(m.board(Size::Easy, 42, k as u32 + 1).size, size);
+        assert_eq!(m.board(Size::Easy, 42, 42, k as u32 + 1).size, size);
     }
     assert_eq!(table(&r)[0], (2, 9, vec![Some(3); 3], false));
     let info = r.room_info();
@@ -378,7 +378,7 @@ fn a_match_of_ten_rounds_gets_harder_and_every_round_is_its_seeds() {
     let view = standings(&r);
     assert!(view.over && view.round == 10 && view.boards.len() == 10);
     assert_eq!(table(&r)[0], (2, 20, vec![Some(2); 10], false));
-    assert_eq!(view.boards[9], settings(10, Plan::Harder).board(Size::Easy, 42, 10));
+    assert_eq!(view.boards[9], settings(10, Plan::Harder).board(Size::Easy, 42, 42, 10));
 }
 
 #[test]
@@ -392,7 +392,7 @@ fn play_another_match_keeps_everyone_and_the_settings_and_the_tally() {
         r.handle(t, Input::NextRound { id: 1 });
     }
     let over_seed = standings(&r).boards[0].seed.0;
-    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 77 });
+    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 77, match_seed: 78 });
     let e = fx(&mut r);
     let info = last_room(&e);
     assert_eq!(
@@ -411,22 +411,22 @@ fn play_another_match_keeps_everyone_and_the_settings_and_the_tally() {
 fn set_match_is_for_the_host_in_the_lobby_and_never_for_a_daily_room() {
     let mut r = room(2);
     let m = Some(settings(5, Plan::Harder));
-    r.handle(Instant::now(), Input::SetMatch { id: 2, format: m });
+    r.handle(Instant::now(), Input::SetMatch { id: 2, format: m, seed: 42 });
     assert_eq!(refusal(&fx(&mut r), 2), Some(ErrorCode::NotHost));
-    r.handle(Instant::now(), Input::SetMatch { id: 1, format: m });
+    r.handle(Instant::now(), Input::SetMatch { id: 1, format: m, seed: 42 });
     let e = fx(&mut r);
     assert_eq!(last_room(&e).format, m);
     assert_eq!(last_room(&e).size, Size::Easy);
-    r.handle(Instant::now(), Input::SetMatch { id: 1, format: None });
+    r.handle(Instant::now(), Input::SetMatch { id: 1, format: None, seed: 42 });
     assert_eq!(last_room(&fx(&mut r)).format, None, "back to single races");
     let t = Instant::now();
     r.handle(t, Input::Start { id: 1 });
-    r.handle(t, Input::SetMatch { id: 1, format: m });
+    r.handle(t, Input::SetMatch { id: 1, format: m, seed: 42 });
     assert_eq!(refusal(&fx(&mut r), 1), Some(ErrorCode::WrongPhase));
     assert!(r.room_info().standings.is_none(), "a single race has no table");
 
     let mut daily = super::tests::daily_room();
-    daily.handle(t, Input::SetMatch { id: 1, format: m });
+    daily.handle(t, Input::SetMatch { id: 1, format: m, seed: 42 });
     assert_eq!(refusal(&fx(&mut daily), 1), Some(ErrorCode::DailyMatch));
 }
 
@@ -437,9 +437,9 @@ fn a_rival_races_the_first_round_but_never_scores() {
     r.handle(t0, Input::Start { id: 1 });
     let start = count_down(&mut r, t0);
     round(&mut r, start, &[1, 2], &[]);
-    r.handle(start, Input::Rematch { id: 1, same_board: true, seed: 0 });
+    r.handle(start, Input::Rematch { id: 1, same_board: true, seed: 0, match_seed: 1 });
     r.handle(start, Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) });
-    r.handle(start, Input::SetMatch { id: 1, format: Some(settings(3, Plan::Same)) });
+    r.handle(start, Input::SetMatch { id: 1, format: Some(settings(3, Plan::Same)), seed: 42 });
     fx(&mut r);
     assert_eq!(r.rivals.len(), 1, "round 1 is the room's board: the rival stays");
     let t1 = start + 60 * S;

@@ -56,11 +56,12 @@ impl Intermission {
 }
 
 impl Room {
-    /// The first board for the room's format: round 1 of a match on `seed`,
-    /// or the room's own size on it.
+    /// The first board for the room's format on `seed`: round 1 of a match
+    /// (with `harder`, maybe another size than the room's), or the room's
+    /// own size.
     fn first_board(&self, seed: u64) -> RoundBoard {
         match self.settings.format {
-            Some(f) => f.board(self.settings.base, seed, 1),
+            Some(f) => f.board(self.settings.base, seed, self.settings.match_seed, 1),
             None => single(self.settings.base, seed),
         }
     }
@@ -84,8 +85,11 @@ impl Room {
         Ok(())
     }
 
-    /// `set_match`: host only, in the lobby, never in a daily room.
-    pub(super) fn set_match(&mut self, id: PlayerId, format: Option<MatchSettings>) {
+    /// `set_match`: host only, in the lobby, never in a daily room. The
+    /// room's board stays round 1's when it can (same seed; its size unless
+    /// `harder` starts smaller), so rivals of it stay too; the rounds after
+    /// it get a new match seed (`seed`, drawn by the caller).
+    pub(super) fn set_match(&mut self, id: PlayerId, format: Option<MatchSettings>, seed: u64) {
         if id != self.host {
             return self.fx.to(id, error(ErrorCode::NotHost, "only the host can choose a match"));
         }
@@ -96,26 +100,40 @@ impl Room {
         if !matches!(self.stage, Stage::Lobby) {
             return self.fx.to(id, error(ErrorCode::WrongPhase, "a match is chosen in the lobby"));
         }
-        let before = self.settings.format;
+        let (before, before_seed) = (self.settings.format, self.settings.match_seed);
         self.settings.format = format;
+        self.settings.match_seed = seed;
         // The last match's table stays up until the settings change.
         self.the_match = None;
-        let spec = self.first_board(self.settings.board.seed());
-        if let Err((code, why)) = self.set_board(spec) {
-            self.settings.format = before;
+        if let Err((code, why)) = self.set_board(self.first_board(self.settings.board.seed())) {
+            (self.settings.format, self.settings.match_seed) = (before, before_seed);
             return self.fx.to(id, error(code, why));
         }
         tracing::info!(rounds = format.map(|f| f.rounds.get()), "match set");
         self.broadcast_room();
     }
 
-    /// The board a rematch plays: the same match again (`same_board`), the
-    /// first board of a new match on `seed`, or `None`: the same board.
-    pub(super) fn rematch_board(&self, same_board: bool, seed: u64) -> Option<RoundBoard> {
-        match (&self.the_match, same_board) {
-            (Some(m), true) => Some(m.board(1)),
+    /// The board a rematch plays, or `None`: the same board. After a match,
+    /// "play another match": a new one (round 1 on `seed`, the others on
+    /// `match_seed`), or the same match again (`same_board`: the same
+    /// boards, round by round).
+    pub(super) fn rematch_board(
+        &mut self,
+        same_board: bool,
+        seed: u64,
+        match_seed: u64,
+    ) -> Option<RoundBoard> {
+        match (self.settings.format, same_board) {
+            (Some(_), true) => {
+                let first = self.the_match.as_ref().map_or(self.settings.board.seed(), |m| m.first.0);
+                Some(self.first_board(first))
+            }
+            (Some(_), false) => {
+                self.settings.match_seed = match_seed;
+                Some(self.first_board(seed))
+            }
             (None, true) => None,
-            (_, false) => Some(self.first_board(seed)),
+            (None, false) => Some(self.first_board(seed)),
         }
     }
 
@@ -123,7 +141,8 @@ impl Room {
     /// round is the room's board; everyone racing it is in its table.
     pub(super) fn begin_match(&mut self) {
         let Some(format) = self.settings.format else { return };
-        let mut m = Match::new(format, self.settings.base, self.settings.board.seed());
+        let (first, seed) = (self.settings.board.seed(), self.settings.match_seed);
+        let mut m = Match::new(format, self.settings.base, first, seed);
         for p in self.members.iter().filter(|p| !p.spectate) {
             m.join(p.id, &p.name);
         }

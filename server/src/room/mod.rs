@@ -166,11 +166,13 @@ pub enum RoomCmd {
     GiveUp {
         id: PlayerId,
     },
-    /// `seed` is the new board's (ignored with `same_board`).
+    /// `seed` is the new board's (ignored with `same_board`), `match_seed`
+    /// a new match's (a room that plays matches).
     Rematch {
         id: PlayerId,
         same_board: bool,
         seed: u64,
+        match_seed: u64,
     },
     Rename {
         id: PlayerId,
@@ -202,9 +204,11 @@ pub enum RoomCmd {
         id: PlayerId,
         rival: PlayerId,
     },
+    /// `seed`: a fresh match seed (drawn by the caller).
     SetMatch {
         id: PlayerId,
         format: Option<MatchSettings>,
+        seed: u64,
     },
     Hold {
         id: PlayerId,
@@ -224,6 +228,10 @@ pub struct RoomSettings {
     pub base: Size,
     /// The room plays matches of several rounds (`None`: single races).
     pub format: Option<MatchSettings>,
+    /// The next match's seed: its rounds after the first are raced on
+    /// boards of it (`MatchSettings::board`). Drawn by the server, and
+    /// nobody learns it before the match is over.
+    pub match_seed: u64,
     pub rank_by: RankBy,
     pub max_players: u32,
     pub board: Board,

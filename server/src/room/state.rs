@@ -65,6 +65,7 @@ pub enum Input {
         id: PlayerId,
         same_board: bool,
         seed: u64,
+        match_seed: u64,
     },
     Rename {
         id: PlayerId,
@@ -91,10 +92,12 @@ pub enum Input {
         id: PlayerId,
         rival: PlayerId,
     },
-    /// `set_match` (host, lobby): a match of several rounds, or single races.
+    /// `set_match` (host, lobby): a match of several rounds, or single
+    /// races; `seed` is a new match seed, drawn by the caller.
     SetMatch {
         id: PlayerId,
         format: Option<MatchSettings>,
+        seed: u64,
     },
     /// `hold` (host, a match's intermission).
     Hold {
@@ -297,7 +300,9 @@ impl Room {
             }
             Input::Act { id, seq, action } => self.act(id, seq, action, now),
             Input::GiveUp { id } => self.give_up(id, now),
-            Input::Rematch { id, same_board, seed } => self.rematch(id, same_board, seed),
+            Input::Rematch { id, same_board, seed, match_seed } => {
+                self.rematch(id, same_board, seed, match_seed)
+            }
             Input::Rename { id, name } => {
                 let Some(m) = self.members.iter_mut().find(|m| m.id == id) else { return };
                 m.name = Arc::clone(&name);
@@ -316,7 +321,7 @@ impl Room {
             Input::AddRival { id, run_id, pick } => self.add_rival(id, run_id, pick),
             Input::RivalLoaded { id, run } => self.rival_loaded(id, run),
             Input::RemoveRival { id, rival } => self.remove_rival(id, rival),
-            Input::SetMatch { id, format } => self.set_match(id, format),
+            Input::SetMatch { id, format, seed } => self.set_match(id, format, seed),
             Input::Hold { id } => self.hold(id, now),
             Input::NextRound { id } => self.go(id, now),
             Input::Tick => self.tick(now),

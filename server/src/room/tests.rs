@@ -51,6 +51,7 @@ pub(super) fn room(n: PlayerId) -> Room {
         size: b.size(),
         base: b.size(),
         format: None,
+        match_seed: SEED,
         rank_by: RankBy::Time,
         max_players: 8,
         board: b,
@@ -255,7 +256,7 @@ fn a_rematch_goes_back_to_the_lobby_on_a_new_or_the_same_board() {
     let t = race(&mut r, Instant::now());
     solve(&mut r, 1, t);
     fx(&mut r);
-    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 7 });
+    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 7, match_seed: 8 });
     assert_eq!(r.phase(), Phase::Lobby);
     let t = race(&mut r, t);
     r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0] });
@@ -266,7 +267,7 @@ fn a_rematch_goes_back_to_the_lobby_on_a_new_or_the_same_board() {
     r.handle(t, Input::GiveUp { id: 1 });
     fx(&mut r);
     assert_eq!(r.phase(), Phase::Results, "a lone racer giving up ends the race");
-    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 7 });
+    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 7, match_seed: 8 });
     let t = race(&mut r, t);
     r.handle(t, Input::Start { id: 1 });
     let e = fx(&mut r);
@@ -316,6 +317,7 @@ pub(super) fn daily_room() -> Room {
         size: b.size(),
         base: b.size(),
         format: None,
+        match_seed: SEED,
         rank_by: RankBy::Steps,
         max_players: 1,
         board: b,

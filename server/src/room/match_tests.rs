@@ -193,6 +193,8 @@ fn the_host_holds_an_intermission_once_for_at_most_five_minutes_and_can_start_th
     fx(&mut r);
     r.handle(end, Input::Hold { id: 2 });
     assert_eq!(refusal(&fx(&mut r), 2), Some(ErrorCode::NotHost));
+    r.handle(end, Input::Rematch { id: 1, same_board: false, seed: 5, match_seed: 6 });
+    assert_eq!(refusal(&fx(&mut r), 1), Some(ErrorCode::WrongPhase), "no rematch during a match");
     r.handle(end + S / 2, Input::Hold { id: 1 });
     let e = fx(&mut r);
     assert!(to(&e, 2)
@@ -460,4 +462,36 @@ fn a_rival_races_the_first_round_but_never_scores() {
     );
     r.handle(start + 10 * S, Input::NextRound { id: 1 });
     assert!(r.rivals.is_empty(), "a new board: the rival stays behind");
+}
+
+#[test]
+fn the_match_seed_reaches_nobody_before_the_match_is_over() {
+    const SECRET: u64 = 987_654_321_987_654_321;
+    let mut r = room(2);
+    let mut told: Vec<ServerMsg> = Vec::new();
+    let mut keep = |r: &mut Room| {
+        let e = fx(r);
+        told.extend(to(&e, 2).into_iter().cloned());
+    };
+    let mut t = Instant::now();
+    r.handle(t, Input::SetMatch { id: 1, format: Some(settings(3, Plan::Same)), seed: SECRET });
+    r.handle(t, Input::Start { id: 1 });
+    for _ in 0..3 {
+        while r.phase() != Phase::Racing {
+            t = r.next_wake().unwrap();
+            r.handle(t, Input::Tick);
+            keep(&mut r);
+        }
+        t = round(&mut r, t, &[1, 2], &[]);
+        r.handle(t, Input::Disconnected { id: 2 });
+        r.handle(t, Input::Connected { id: 2 }); // a snapshot too
+        keep(&mut r);
+    }
+    let over = told.iter().position(|m| matches!(m, ServerMsg::MatchOver(_))).expect("match_over");
+    let secret = SECRET.to_string();
+    assert!(told.iter().filter(|m| matches!(m, ServerMsg::RaceStart { .. })).count() == 3);
+    for m in &told[..over] {
+        assert!(!serde_json::to_string(m).unwrap().contains(&secret), "the match seed leaked in {m:?}");
+    }
+    assert!(serde_json::to_string(&told[over]).unwrap().contains(&format!("\"seed\":\"{secret}\"")));
 }

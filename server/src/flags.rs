@@ -60,7 +60,7 @@ pub struct ServeArgs {
     /// Countdown length in seconds.
     #[arg(long, env = "MAZERACE_COUNTDOWN_SECS", default_value_t = Config::default().countdown_secs)]
     pub countdown_secs: u32,
-    /// Seconds between two rounds of a match (the host may start the next at once).
+    /// Seconds between two rounds of a match (0: none; the host may start the next at once).
     #[arg(long, env = "MAZERACE_INTERMISSION_SECS", default_value_t = Config::default().intermission_secs)]
     pub intermission_secs: u32,
     /// Open WebSocket connections at once.

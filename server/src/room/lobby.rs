@@ -187,8 +187,8 @@ impl Room {
         if let Some(m) = self.the_match.as_mut().filter(|m| !m.is_over()) {
             m.leave(id);
         }
+        let released = self.host == id && self.release_hold(now);
         if self.host == id {
-            self.release_hold(now);
             let next = self
                 .members
                 .iter()
@@ -202,6 +202,9 @@ impl Room {
         }
         if !self.members.is_empty() {
             self.broadcast_room();
+            if let Some(msg) = self.intermission_message().filter(|_| released) {
+                self.fx.all(msg);
+            }
             self.check_end(now);
         }
     }

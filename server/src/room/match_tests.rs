@@ -495,3 +495,19 @@ fn the_match_seed_reaches_nobody_before_the_match_is_over() {
     }
     assert!(serde_json::to_string(&told[over]).unwrap().contains(&format!("\"seed\":\"{secret}\"")));
 }
+
+#[test]
+fn an_intermission_of_zero_goes_straight_to_the_next_round() {
+    let mut r = match_room(2, 3, Plan::Same);
+    r.timings.intermission_secs = 0;
+    let t0 = Instant::now();
+    r.handle(t0, Input::Start { id: 1 });
+    let start = count_down(&mut r, t0);
+    let end = round(&mut r, start, &[1, 2], &[]);
+    let e = fx(&mut r);
+    assert!(!to(&e, 1).iter().any(|m| matches!(m, ServerMsg::Intermission { .. })), "nothing to count down");
+    assert_eq!(r.next_wake(), Some(end), "due at once");
+    r.handle(end, Input::Tick);
+    assert_eq!(r.phase(), Phase::Countdown);
+    assert_eq!(standings(&r).round, 2);
+}

@@ -180,21 +180,21 @@ impl Room {
         false
     }
 
+    /// An intermission from `now`; of length 0 (`--intermission-secs 0`)
+    /// it is due at once, so the next round follows the results at once.
     fn fresh_intermission(&self, round: u32, now: Instant) -> Intermission {
         let t = &self.timings;
-        Intermission {
-            round,
-            left: t.intermission_secs,
-            next: now + t.countdown_step,
-            held_until: None,
-            was_held: false,
-        }
+        let next = if t.intermission_secs == 0 { now } else { now + t.countdown_step };
+        Intermission { round, left: t.intermission_secs, next, held_until: None, was_held: false }
     }
 
-    /// The intermission's message, when one is on (after `results`).
+    /// The intermission's message, when one is on (after `results`); none
+    /// for an intermission of length 0, which is over as soon as it began.
     pub(super) fn intermission_message(&self) -> Option<ServerMsg> {
         match &self.stage {
-            Stage::Results { intermission: Some(i), .. } => Some(i.message()),
+            Stage::Results { intermission: Some(i), .. } if i.left > 0 || i.held_until.is_some() => {
+                Some(i.message())
+            }
             _ => None,
         }
     }
@@ -274,17 +274,18 @@ impl Room {
     }
 
     /// The host who held the intermission left: the hold ends with them,
-    /// and the countdown starts over under the next host.
-    pub(super) fn release_hold(&mut self, now: Instant) {
+    /// and the countdown starts over under the next host. `true` if a hold
+    /// ended (the caller tells everyone, after the new `room`).
+    pub(super) fn release_hold(&mut self, now: Instant) -> bool {
         let step = self.timings.countdown_step;
         let full = self.timings.intermission_secs;
-        let Stage::Results { intermission: Some(i), .. } = &mut self.stage else { return };
-        if i.held_until.take().is_some() {
-            i.left = full;
-            i.next = now + step;
-            let msg = i.message();
-            self.fx.all(msg);
+        let Stage::Results { intermission: Some(i), .. } = &mut self.stage else { return false };
+        if i.held_until.take().is_none() {
+            return false;
         }
+        i.left = full;
+        i.next = now + step;
+        true
     }
 
     /// The next round of the match: its board, and everyone who races it

@@ -22,6 +22,8 @@ mod actor;
 mod effects;
 mod lobby;
 #[cfg(test)]
+mod match_member_tests;
+#[cfg(test)]
 mod match_tests;
 mod matches;
 mod play;

@@ -34,6 +34,12 @@ fn a_join_mid_round_watches_it_and_races_the_next_on_zero_points() {
     // A spectator is never in the table.
     r.handle(end, Input::Join { id: 4, name: "p4".into(), token: "t4".into(), spectate: true });
     assert!(table(&r).iter().all(|l| l.0 != 4));
+    let e = fx(&mut r);
+    let Some(ServerMsg::Snapshot(snap)) = to(&e, 4).into_iter().find(|m| matches!(m, ServerMsg::Snapshot(_)))
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(snap.room.standings.as_ref().unwrap().lines.len(), 3, "but a spectator sees the table");
 }
 
 #[test]

@@ -103,12 +103,12 @@ impl Room {
         let (before, before_seed) = (self.settings.format, self.settings.match_seed);
         self.settings.format = format;
         self.settings.match_seed = seed;
-        // The last match's table stays up until the settings change.
-        self.the_match = None;
         if let Err((code, why)) = self.set_board(self.first_board(self.settings.board.seed())) {
             (self.settings.format, self.settings.match_seed) = (before, before_seed);
             return self.fx.to(id, error(code, why));
         }
+        // The last match's table stays up until the settings change.
+        self.the_match = None;
         tracing::info!(rounds = format.map(|f| f.rounds.get()), "match set");
         self.broadcast_room();
     }

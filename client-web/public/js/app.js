@@ -17,76 +17,81 @@ import * as leagues from './leagues.js';
 import * as replay from './replayview.js';
 
 const storageOr = (get) => {
-	try {
-		const st = get();
-		st.getItem('x');
-		return st;
-	} catch {
-		return memoryStorage();
-	}
+  try {
+    const st = get();
+    st.getItem('x');
+    return st;
+  } catch {
+    return memoryStorage();
+  }
 };
 
 const s = createState();
-const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || channelLocks());
+const store = makeStore(
+  storageOr(() => localStorage),
+  storageOr(() => sessionStorage),
+  () => Date.now(),
+  navigator.locks || channelLocks(),
+);
 const screens = [home, lobby, race, results, daily, rival, leagues, replay];
 const render = () => renderAll(s, screens);
 
 /** Names the room, for a load balancer (README, "Running several nodes"). */
 function wsUrl(st) {
-	const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
-	const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
-	const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
-	return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
+  const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
+  const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
+  const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+  return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
 }
 
 let conn = null;
 function useTransport(Transport) {
-	if (conn) conn.close();
-	conn = new Transport({
-		url: () => wsUrl(s),
-		hello: () => {
-			s.me.helloName = s.me.helloName || store.name();
-			const token = store.token();
-			return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
-		},
-		onMessage: (m) => (handle(s, m, fx), render()),
-		onState: (state, wait) => {
-			s.conn.welcomed = false;
-			s.conn.status = state;
-			s.conn.wait = wait || 0;
-			s.conn.taken = state === 'taken';
-			if (s.conn.taken) toast('You opened this game in another tab or window. Click the board to play here.');
-			render();
-		},
-	});
+  if (conn) conn.close();
+  conn = new Transport({
+    url: () => wsUrl(s),
+    hello: () => {
+      s.me.helloName = s.me.helloName || store.name();
+      const token = store.token();
+      return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
+    },
+    onMessage: (m) => (handle(s, m, fx), render()),
+    onState: (state, wait) => {
+      s.conn.welcomed = false;
+      s.conn.status = state;
+      s.conn.wait = wait || 0;
+      s.conn.taken = state === 'taken';
+      if (s.conn.taken) toast('You opened this game in another tab or window. Click the board to play here.');
+      render();
+    },
+  });
 }
 
 const fx = {
-	send: (msg) => conn.send(msg),
-	connect: () => conn.active || conn.connect(),
-	connected: () => conn.open,
-	reconnect: () => conn.restart(),
-	now: () => performance.now(),
-	later: (fn, ms) => setTimeout(() => (fn(), render()), ms),
-	store,
-	announce,
-	toast,
-	buzz,
-	bump,
-	path: () => location.pathname + location.search,
-	go: (path) => history.pushState(null, '', path),
-	loadDaily: () => daily.loadDaily(),
-	useTransport,
-	goOffline,
+  send: (msg) => conn.send(msg),
+  connect: () => conn.active || conn.connect(),
+  connected: () => conn.open,
+  reconnect: () => conn.restart(),
+  now: () => performance.now(),
+  later: (fn, ms) => setTimeout(() => (fn(), render()), ms),
+  store,
+  announce,
+  toast,
+  buzz,
+  bump,
+  path: () => location.pathname + location.search,
+  go: (path) => history.pushState(null, '', path),
+  loadDaily: () => daily.loadDaily(),
+  useTransport,
+  goOffline,
 };
 
 /** Listens on element `id` (a submit's default prevented), then renders. */
 function on(id, type, fn) {
-	document.getElementById(id).addEventListener(type, (e) => {
-		if (type === 'submit') e.preventDefault();
-		fn(e);
-		render();
-	});
+  document.getElementById(id).addEventListener(type, (e) => {
+    if (type === 'submit') e.preventDefault();
+    fn(e);
+    render();
+  });
 }
 
 const ctx = { s, fx, render, copy, watchRun: replay.watchRun, on };
@@ -94,40 +99,43 @@ useTransport(Connection);
 // Offline play loads only when going offline (README, "Size").
 let offline = null;
 async function goOffline() {
-	const { Offline } = await import('./offlinemode.js');
-	offline ||= new Offline({ s, fx, useTransport, Connection, render, toast });
-	offline.start();
+  const { Offline } = await import('./offlinemode.js');
+  offline ||= new Offline({ s, fx, useTransport, Connection, render, toast });
+  offline.start();
 }
 if (isSecureContext && navigator.serviceWorker) import('./offline/sw-register.js').then((m) => m.registerServiceWorker());
 else addEventListener('load', () => (globalThis.requestIdleCallback || setTimeout)(() => import('./offlinemode.js').catch(() => {})));
 for (const sc of screens) sc.init(ctx);
 addEventListener('popstate', () => {
-	if (location.pathname === '/' && s.room) {
-		fx.send({ type: 'leave_room' });
-		s.room = null;
-		s.view = 'home';
-		render();
-	}
+  if (location.pathname === '/' && s.room) {
+    fx.send({ type: 'leave_room' });
+    s.room = null;
+    s.view = 'home';
+    render();
+  }
 });
 
 render();
 // Once this tab knows which player it is: resume a seat, or open the invited room.
 store.claim().then(() => {
-	daily.loadDaily();
-	if (store.name()) fx.connect();
-	else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
+  daily.loadDaily();
+  if (store.name()) fx.connect();
+  else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
 // A read-only window for tests, each a getter.
 const peek = {
-	view: () => s.view,
-	board: () => s.race.board,
-	game: () => s.game.pred && s.game.pred.game,
-	room: () => s.room,
-	clock: () => s.race.clock,
-	me: () => ({ id: s.me.id, name: s.me.name }),
-	replay: replay.replayState,
-	line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
-	markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
+  view: () => s.view,
+  board: () => s.race.board,
+  game: () => s.game.pred && s.game.pred.game,
+  room: () => s.room,
+  clock: () => s.race.clock,
+  me: () => ({ id: s.me.id, name: s.me.name }),
+  replay: replay.replayState,
+  line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
+  markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
 };
-globalThis.__mazerace = Object.defineProperties({}, Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])));
+globalThis.__mazerace = Object.defineProperties(
+  {},
+  Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])),
+);

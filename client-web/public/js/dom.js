@@ -3,23 +3,23 @@
 export const $ = (id) => document.getElementById(id);
 
 export function el(tag, props = {}, ...kids) {
-	const e = document.createElement(tag);
-	for (const [k, v] of Object.entries(props)) {
-		if (v == null || v === false) continue;
-		if (k === 'text') e.textContent = v;
-		else if (k === 'class') e.className = v;
-		else if (k === 'style') e.style.cssText = v;
-		else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-		else e.setAttribute(k, v === true ? '' : v);
-	}
-	for (const kid of kids) if (kid != null) e.append(kid);
-	return e;
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v == null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else if (k === 'style') e.style.cssText = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const kid of kids) if (kid != null) e.append(kid);
+  return e;
 }
 
 export function announce(text) {
-	const a = $('announce');
-	// The same words twice in a row must still be read out.
-	a.textContent = a.textContent === text ? text + '\u00a0' : text;
+  const a = $('announce');
+  // The same words twice in a row must still be read out.
+  a.textContent = a.textContent === text ? text + '\u00a0' : text;
 }
 
 export const btn = (text, label, onclick, cls) => el('button', { type: 'button', class: cls, text, 'aria-label': label, onclick });
@@ -35,14 +35,14 @@ export const names = (label, list) => el('span', {}, `${label} (${list.length}):
 export const auth = (token) => (token ? { authorization: `Bearer ${token}` } : {});
 
 export async function getJson(path, token) {
-	const res = await fetch(path, { headers: { accept: 'application/json', ...auth(token) } });
-	if (!res.ok) throw new Error(String(res.status));
-	return res.json();
+  const res = await fetch(path, { headers: { accept: 'application/json', ...auth(token) } });
+  if (!res.ok) throw new Error(String(res.status));
+  return res.json();
 }
 
 /** An empty pill is hidden by CSS. */
 export function pill(id, text, cls = '') {
-	const e = $(id);
-	e.textContent = text;
-	e.className = `pill ${cls}`;
+  const e = $(id);
+  e.textContent = text;
+  e.className = `pill ${cls}`;
 }

@@ -6,44 +6,44 @@ export const mark = (p) => (p && p.rival ? badge('replay') : null);
 
 /** The results' button: [label, add_rival fields], or null. */
 export function choice(s) {
-	const res = s.race.results;
-	if (!res || !s.room || !isHost(s)) return null;
-	const d = s.room.daily && s.daily.result;
-	if (d && d.ranked) return ['Race the #1', { pick: 'best' }];
-	const me = (res.rankings || []).find((r) => r.player_id === s.me.id);
-	return me && me.status === 'finished' ? ['Race my last run', { pick: 'last' }] : null;
+  const res = s.race.results;
+  if (!res || !s.room || !isHost(s)) return null;
+  const d = s.room.daily && s.daily.result;
+  if (d && d.ranked) return ['Race the #1', { pick: 'best' }];
+  const me = (res.rankings || []).find((r) => r.player_id === s.me.id);
+  return me && me.status === 'finished' ? ['Race my last run', { pick: 'last' }] : null;
 }
 
 /** Back to the lobby on this board with the rival; it starts once listed. */
 export function race(s, fx, fields) {
-	if (s.room.phase === 'results') fx.send({ type: 'rematch', same_board: true });
-	s.rivalNext = true;
-	fx.send({ type: 'add_rival', ...fields });
+  if (s.room.phase === 'results') fx.send({ type: 'rematch', same_board: true });
+  s.rivalNext = true;
+  fx.send({ type: 'add_rival', ...fields });
 }
 
 /** "Race" on my line of today's table: in my room, or a practice room. */
 export function fromTable(s, fx, m, runId) {
-	if (s.room) return race(s, fx, { run_id: runId });
-	fx.send({ type: 'create_room', game: m.game, size: m.size, daily: true });
-	s.rivalNext = true;
-	fx.send({ type: 'add_rival', run_id: runId });
+  if (s.room) return race(s, fx, { run_id: runId });
+  fx.send({ type: 'create_room', game: m.game, size: m.size, daily: true });
+  s.rivalNext = true;
+  fx.send({ type: 'add_rival', run_id: runId });
 }
 
 export function init(c) {
-	const { s, fx } = c;
-	c.on('race-rival', 'click', () => {
-		const ch = choice(s);
-		if (ch) race(s, fx, ch[1]);
-	});
-	c.on('rival-add', 'click', () => {
-		const id = Number($('rival-run').value);
-		if (Number.isInteger(id) && id > 0) fx.send({ type: 'add_rival', run_id: id });
-	});
+  const { s, fx } = c;
+  c.on('race-rival', 'click', () => {
+    const ch = choice(s);
+    if (ch) race(s, fx, ch[1]);
+  });
+  c.on('rival-add', 'click', () => {
+    const id = Number($('rival-run').value);
+    if (Number.isInteger(id) && id > 0) fx.send({ type: 'add_rival', run_id: id });
+  });
 }
 
 export function render(s) {
-	const ch = choice(s);
-	$('race-rival').hidden = !ch;
-	if (ch) $('race-rival').textContent = ch[0];
-	$('rival-form').hidden = !(s.room && s.room.phase === 'lobby' && isHost(s) && !s.room.ranked);
+  const ch = choice(s);
+  $('race-rival').hidden = !ch;
+  if (ch) $('race-rival').textContent = ch[0];
+  $('rival-form').hidden = !(s.room && s.room.phase === 'lobby' && isHost(s) && !s.room.ranked);
 }

@@ -81,7 +81,7 @@ test('daily panel, a ranked run, a practice run, the leaderboard', async () => {
   assert.deepEqual(pat.problems, []);
 });
 
-test('replay: watch my own run to the end; another player\'s run today is hidden until tomorrow', async () => {
+test("replay: watch my own run to the end; another player's run today is hidden until tomorrow", async () => {
   const rita = await openPage(browser, LAPTOP, srv.url);
   await rita.page.waitForSelector('#daily:not([hidden]) #daily-list li');
   await rita.page.fill('#name', 'Rita');
@@ -100,10 +100,14 @@ test('replay: watch my own run to the end; another player\'s run today is hidden
   assert.equal(early.playing, true, 'the replay starts playing');
   assert.ok(early.i < early.last);
   await rita.page.selectOption('#rp-speed', '4');
-  await rita.page.waitForFunction(() => {
-    const r = window.__mazerace.replay;
-    return r.i === r.last && !r.playing;
-  }, null, { timeout: 30000 });
+  await rita.page.waitForFunction(
+    () => {
+      const r = window.__mazerace.replay;
+      return r.i === r.last && !r.playing;
+    },
+    null,
+    { timeout: 30000 },
+  );
   const end = await rita.page.evaluate(() => window.__mazerace.replay);
   assert.equal(end.last, dr.steps, 'one frame per stored move');
   assert.equal(end.frame.steps, dr.steps, 'the replay ends on the steps the server counted');
@@ -151,7 +155,10 @@ test('replay: watch my own run to the end; another player\'s run today is hidden
   // The browser logs the refused fetch; that 403 is the one expected, nothing else may appear.
   const expected = (x) => /status of 403 \(Forbidden\)/.test(x);
   assert.equal(rita.problems.filter(expected).length, 1);
-  assert.deepEqual(rita.problems.filter((x) => !expected(x)), []);
+  assert.deepEqual(
+    rita.problems.filter((x) => !expected(x)),
+    [],
+  );
   await rita.context.close();
 });
 
@@ -184,10 +191,14 @@ test('replay on a phone with reduced motion: a vault run with its rewind, opened
   await gus.page.click('#rp-toggle');
   await gus.page.waitForFunction(() => window.__mazerace.replay.frame.run === 2);
   await screenshot(gus.page, 'phone-15-replay-ghost-run-two');
-  await gus.page.waitForFunction(() => {
-    const x = window.__mazerace.replay;
-    return x.i === x.last && !x.playing;
-  }, null, { timeout: 30000 });
+  await gus.page.waitForFunction(
+    () => {
+      const x = window.__mazerace.replay;
+      return x.i === x.last && !x.playing;
+    },
+    null,
+    { timeout: 30000 },
+  );
   assert.equal(await gus.page.evaluate(() => window.__mazerace.replay.frame.steps), dr.steps);
   assert.deepEqual(gus.problems, []);
   await gus.context.close();

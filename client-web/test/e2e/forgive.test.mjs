@@ -37,7 +37,10 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   await p.page.click('#rewind');
   await p.page.waitForSelector('#confirm:not([hidden])');
   assert.match(await p.page.textContent('#confirm-text'), /not on the plate.*never open/);
-  assert.ok((await said(p)).some((t) => /never open the gate/.test(t)), 'said out loud too');
+  assert.ok(
+    (await said(p)).some((t) => /never open the gate/.test(t)),
+    'said out loud too',
+  );
   assert.equal(await p.page.evaluate(() => window.__mazerace.game.run), 1, 'no rewind yet');
   assert.ok(!p.frames.slice(before).some((m) => m.type === 'rewind_result'), 'nothing sent');
   await screenshot(p.page, 'laptop-20-rewind-question');
@@ -51,7 +54,11 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   await p.page.click('#again');
   await p.frame((m) => m.type === 'race_start' && m.board.seed === rs.board.seed, { from, what: 'race_start on the same board' });
   await p.page.waitForFunction(
-    (seed) => window.__mazerace.board.seed === seed && window.__mazerace.game && window.__mazerace.game.steps === 0 && document.querySelector('#results').hidden,
+    (seed) =>
+      window.__mazerace.board.seed === seed &&
+      window.__mazerace.game &&
+      window.__mazerace.game.steps === 0 &&
+      document.querySelector('#results').hidden,
     rs.board.seed,
   );
   await screenshot(p.page, 'laptop-21-same-board-again', { racing: true });
@@ -86,7 +93,7 @@ test('2. Leave during a race; a ranked daily asks first; practice says why', asy
   // The same board again is practice, and says why.
   from = p.frames.length;
   await p.page.click('#again');
-  rs = await p.frame((m) => m.type === 'race_start', { from, what: 'practice race_start' });
+  await p.frame((m) => m.type === 'race_start', { from, what: 'practice race_start' });
   await p.page.waitForSelector('#practice-note:not([hidden])');
   assert.match(await p.page.textContent('#practice-note'), /^Practice: not ranked \(your ranked try today was at \d\d:\d\d\)\.$/);
   await screenshot(p.page, 'laptop-23-practice-says-why', { racing: true });
@@ -149,12 +156,17 @@ test('4. results: par in plain words, efficiency floored against the best possib
   await play(p, walk);
   const res = await p.frame((m) => m.type === 'results', { what: 'results' });
   await p.page.waitForSelector('#results', { state: 'visible' });
-  const why = await p.page.$eval('#rankings td.why', (td) => ({ text: td.textContent, fits: td.scrollWidth <= td.clientWidth, span: td.colSpan }));
+  const why = await p.page.$eval('#rankings td.why', (td) => ({
+    text: td.textContent,
+    fits: td.scrollWidth <= td.clientWidth,
+    span: td.colSpan,
+  }));
   assert.deepEqual(why, { text: 'Out of steps', fits: true, span: 2 });
   const rv = res.reveal;
   const reveal = await p.page.textContent('#reveal');
   assert.match(reveal, new RegExp(`^Best possible: ${rv.true_par} steps`));
-  if (rv.true_par > rv.par) assert.ok(reveal.includes(`(The builder's count, ${rv.par}, ignores that the gate opens one step late.)`), reveal);
+  if (rv.true_par > rv.par)
+    assert.ok(reveal.includes(`(The builder's count, ${rv.par}, ignores that the gate opens one step late.)`), reveal);
   await screenshot(p.page, 'laptop-24-results-out-of-steps');
 
   // A maze with a detour: two moves too many, never 100%.
@@ -231,7 +243,10 @@ test('6. the live region: moves (throttled), wall bumps, an opponent finishing, 
   const moved = a.filter((t) => /^Row \d+, column \d+\.$/.test(t));
   assert.ok(moved.length >= 1 && moved.length < line.length, `moves said, throttled (${moved.length} of ${line.length})`);
   assert.ok(a.includes('Bob finished 1st.'), 'the opponent finishing');
-  assert.ok(a.some((t) => /^Race over\. You placed 2nd\./.test(t)), 'the result');
+  assert.ok(
+    a.some((t) => /^Race over\. You placed 2nd\./.test(t)),
+    'the result',
+  );
   await screenshot(ann.page, 'laptop-27-live-region-results');
   assert.deepEqual(ann.problems, []);
   assert.deepEqual(bob.problems, []);
@@ -264,7 +279,7 @@ test('7. an invite link opens a join card (game, size, host, who is in); Enter i
   guest.page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(f.payload))));
   await guest.page.goto(`${srv.url}/r/${code}?k=${room.key}`);
   await guest.page.waitForSelector('#invite:not([hidden]) >> text=Maze Escape');
-  assert.equal(asked, room.key, 'the preview is asked with the link\'s key');
+  assert.equal(asked, room.key, "the preview is asked with the link's key");
   const card = await guest.page.textContent('#invite');
   assert.match(card, new RegExp(`invited to room ${code}`));
   assert.match(card, /Normal 17×17/);
@@ -276,7 +291,11 @@ test('7. an invite link opens a join card (game, size, host, who is in); Enter i
   await guest.page.press('#name', 'Enter');
   await view(guest, 'lobby');
   await guest.frame((m) => m.type === 'room', { from, what: 'room after the keyed join' });
-  assert.deepEqual(sent.find((m) => m.type === 'join_room'), { type: 'join_room', code, key: room.key }, 'the link\'s key goes with the join');
+  assert.deepEqual(
+    sent.find((m) => m.type === 'join_room'),
+    { type: 'join_room', code, key: room.key },
+    "the link's key goes with the join",
+  );
   await host.page.waitForFunction(() => document.querySelectorAll('#players li').length === 2);
   assert.deepEqual(guest.problems, []);
   await host.context.close();
@@ -298,7 +317,10 @@ test('8. every racer drawn from the start, labelled, with a progress bar; a fini
   const rs = await ann.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
   await bob.page.waitForFunction(() => window.__mazerace.game);
   // Before anyone moves, Bob sees Ann at the start, by name.
-  await bob.page.waitForFunction(([r, c]) => window.__mazerace.markers.some((m) => m.name === 'Ann' && m.pos[0] === r && m.pos[1] === c), rs.board.start);
+  await bob.page.waitForFunction(
+    ([r, c]) => window.__mazerace.markers.some((m) => m.name === 'Ann' && m.pos[0] === r && m.pos[1] === c),
+    rs.board.start,
+  );
   assert.equal(await bob.page.$$eval('#racers .bar', (b) => b.length), 2, 'a bar per racer');
   const line = route(rs.board);
   await play(ann, line, { until: Math.floor(line.length / 2) });
@@ -326,10 +348,11 @@ test('9. phone: the results and the optimal line come where the player looks; la
   const rs = await practice(p, { game: 'maze', size: 'normal' });
   await play(p, route(rs.board));
   await p.page.waitForSelector('#results', { state: 'visible' });
-  const inView = (sel) => p.page.$eval(sel, (e) => {
-    const r = e.getBoundingClientRect();
-    return r.top >= -1 && r.top < innerHeight && r.bottom > 0;
-  });
+  const inView = (sel) =>
+    p.page.$eval(sel, (e) => {
+      const r = e.getBoundingClientRect();
+      return r.top >= -1 && r.top < innerHeight && r.bottom > 0;
+    });
   await p.page.waitForFunction(() => document.querySelector('#results-h').getBoundingClientRect().top >= -1);
   assert.ok(await inView('#results-h'), 'the results are on screen');
   await p.page.click('#watch-line');

@@ -68,8 +68,14 @@ export async function launch() {
     executablePath,
     headless: true,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
 }
@@ -108,7 +114,7 @@ export async function openPage(browser, device, url) {
   const frames = [];
   const waiters = [];
   const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message} ${(e.stack || "").split("\n").slice(1, 3).join(" ")}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message} ${(e.stack || '').split('\n').slice(1, 3).join(' ')}`));
   page.on('console', (m) => m.type() === 'error' && !/favicon|404/.test(m.text()) && problems.push(`console: ${m.text()}`));
   page.on('dialog', (d) => {
     problems.push(`dialog opened: ${d.message()}`);

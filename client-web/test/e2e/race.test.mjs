@@ -117,7 +117,10 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
       [annPos],
     );
     await ann.page.waitForFunction(() => window.__mazerace.markers.some((m) => m.name.includes('<svg')));
-    await ann.page.waitForFunction((n) => [...document.querySelectorAll('#racers li')].some((li) => li.textContent.includes(`${n} moves`)), half);
+    await ann.page.waitForFunction(
+      (n) => [...document.querySelectorAll('#racers li')].some((li) => li.textContent.includes(`${n} moves`)),
+      half,
+    );
     assert.equal(await text(ann, '#hud-steps'), `Moves ${half}`);
     await screenshot(ann.page, 'laptop-3-race-maze', { racing: true });
     await screenshot(bob.page, 'phone-3-race-maze', { racing: true });
@@ -132,8 +135,14 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
   assert.equal(res.reveal.shortest, line.length);
   assert.equal(mine.efficiency, 100);
   const rows = await ann.page.$$eval('#rankings tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-  assert.deepEqual(rows.map((r) => r[1]), ['Ann', MARKUP]);
-  assert.deepEqual(rows.map((r) => r[0]), ['1', '2']);
+  assert.deepEqual(
+    rows.map((r) => r[1]),
+    ['Ann', MARKUP],
+  );
+  assert.deepEqual(
+    rows.map((r) => r[0]),
+    ['1', '2'],
+  );
   assert.equal(rows[0][2], String(line.length));
   assert.equal(await text(ann, '#reveal'), `Best possible: ${line.length} moves (the shortest route).`);
   assert.match(await text(ann, '#mybest'), /New best!/);
@@ -217,7 +226,10 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
   assert.ok(sawOpen, 'the gate opened for Ann during run two');
   const said = [...saidBefore, ...(await ann.page.evaluate(() => window.__announced))];
   assert.ok(said.includes('Gate open.'), `the live region said the gate opened: ${JSON.stringify(said)}`);
-  assert.ok(said.some((t) => /^You finished (1st|2nd)/.test(t)), 'and that Ann finished');
+  assert.ok(
+    said.some((t) => /^You finished (1st|2nd)/.test(t)),
+    'and that Ann finished',
+  );
   await play(bob, line.slice(rw + 3));
 
   const res = await ann.frame((m) => m.type === 'results', { from: start, what: 'results' });
@@ -226,7 +238,10 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
   assert.equal(res.reveal.game, 'ghost');
   const steps = line.filter((a) => a !== 'rewind').length;
   for (const r of res.rankings) assert.equal(r.steps, steps, `${r.name}'s steps`);
-  assert.deepEqual(res.rankings.map((r) => r.rank), [1, 2]);
+  assert.deepEqual(
+    res.rankings.map((r) => r.rank),
+    [1, 2],
+  );
   const reveal = await text(ann, '#reveal');
   // The best possible first, the builder's count (par) explained after it.
   assert.match(reveal, res.reveal.true_par == null ? /unknown/ : new RegExp(`^Best possible: ${res.reveal.true_par} steps`));

@@ -11,7 +11,6 @@ import { route } from '../route.mjs';
 let srv, browser;
 serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
-
 /** As `name`, today's easy maze from the home panel (harness.mjs `playDailyMaze`). */
 async function playDaily(p, name, opts) {
   await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');

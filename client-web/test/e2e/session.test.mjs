@@ -62,8 +62,17 @@ test('a tab closed mid-race and opened again resumes the seat, every time, and i
     const welcome = frames.find((m) => m.type === 'welcome');
     assert.equal(welcome.resumed, true, `round ${round}: resumed`);
     const players = await page.evaluate(() => window.__mazerace.room.players.map((p) => [p.name, p.spectator]));
-    assert.deepEqual(players.sort(), [['Ann', false], ['Bob', false]], `round ${round}: one Ann, racing`);
-    await bob.page.waitForFunction(() => [...document.querySelectorAll('#racers .name')].filter((n) => n.textContent === 'Ann').length === 1);
+    assert.deepEqual(
+      players.sort(),
+      [
+        ['Ann', false],
+        ['Bob', false],
+      ],
+      `round ${round}: one Ann, racing`,
+    );
+    await bob.page.waitForFunction(
+      () => [...document.querySelectorAll('#racers .name')].filter((n) => n.textContent === 'Ann').length === 1,
+    );
     assert.equal(await page.textContent('#hud-run'), 'Easy 11×11', 'racing, not watching');
     tab = { page };
     // One more move on the resumed seat, answered before the tab closes again.

@@ -48,7 +48,10 @@ test('rename after connecting: a rename message, and the page takes the name the
 test('a room message under a changed name renames first, then sends it', () => {
   const { s, fx } = seated();
   request(s, fx, { type: 'create_room', game: 'maze', size: 'easy' }, 'Cy');
-  assert.deepEqual(fx.drain(), [{ type: 'rename', name: 'Cy' }, { type: 'create_room', game: 'maze', size: 'easy' }]);
+  assert.deepEqual(fx.drain(), [
+    { type: 'rename', name: 'Cy' },
+    { type: 'create_room', game: 'maze', size: 'easy' },
+  ]);
 });
 
 test('renaming is refused while racing, here and by the server; a bad name says why', () => {
@@ -99,7 +102,6 @@ test('try this board again: rematch same_board, started at once', () => {
   assert.deepEqual(fx.drain(), [{ type: 'start' }], 'a room of one starts again by itself');
   handle(s, { type: 'race_start', board: VAULT, time_limit_ms: 600000, clock: 'first_move' }, fx);
   assert.equal(s.game.pred.game.steps, 0);
-
 });
 
 test('rewind off the plate asks first and says why; on the plate it goes at once', () => {

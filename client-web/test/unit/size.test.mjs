@@ -13,8 +13,10 @@ export const BUDGET = 150 * 1024; // 153,600 bytes: issue 12's limit
 
 /** Not counted, and why. */
 export const EXCLUDED = {
-  'js/offline/': 'the offline stand-in server, board builders and service-worker glue: imported only when going offline (app.js goOffline), or by sw-register.js, itself loaded only to register the worker',
-  'js/offlinemode.js': 'imported by app.js when going offline; on plain http, where no service worker keeps it, also fetched once the page is loaded and idle, so that offline play still starts with the server gone',
+  'js/offline/':
+    'the offline stand-in server, board builders and service-worker glue: imported only when going offline (app.js goOffline), or by sw-register.js, itself loaded only to register the worker',
+  'js/offlinemode.js':
+    'imported by app.js when going offline; on plain http, where no service worker keeps it, also fetched once the page is loaded and idle, so that offline play still starts with the server gone',
   'js/racerules.js': 'the race rules for the offline stand-in (offline/localserver.js); the online page takes them from the server',
   'sw.js': 'the service worker: run by the browser beside the page, never loaded by it',
 };
@@ -37,7 +39,11 @@ export function counted() {
 
 test('every excluded path exists (a rename must not silently count or uncount a file)', () => {
   const all = files(PUBLIC);
-  for (const e of Object.keys(EXCLUDED)) assert.ok(all.some((f) => (e.endsWith('/') ? f.startsWith(e) : f === e)), e);
+  for (const e of Object.keys(EXCLUDED))
+    assert.ok(
+      all.some((f) => (e.endsWith('/') ? f.startsWith(e) : f === e)),
+      e,
+    );
 });
 
 const list = counted();

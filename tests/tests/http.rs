@@ -29,6 +29,23 @@ async fn index_and_room_links_serve_the_client() {
     srv.stop().await;
 }
 
+/// Through the real port: a browser's `Accept-Encoding` gets brotli (the
+/// unit tests in `server/src/assets_tests.rs` check every coding and 304).
+#[tokio::test]
+async fn the_client_goes_out_compressed() {
+    let srv = TestServer::start().await;
+    let raw = public("js/app.js");
+    let r = srv.get_with("/js/app.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-encoding"), Some("br"));
+    assert_eq!(r.header("vary"), Some("accept-encoding"));
+    assert!(r.body.len() * 2 < raw.len(), "{} bytes of {}", r.body.len(), raw.len());
+    let etag = r.header("etag").unwrap().to_owned();
+    let again = srv.get_with("/js/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: {etag}\r\n")).await;
+    assert_eq!(again.status, 304);
+    srv.stop().await;
+}
+
 #[tokio::test]
 async fn healthz_and_urls() {
     let srv = TestServer::start().await;

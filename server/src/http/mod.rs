@@ -87,16 +87,16 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
 }
 
 async fn index(headers: HeaderMap) -> Response {
-    assets::serve("index.html", &headers)
+    assets::serve("index.html", &headers).await
 }
 
 /// A env room link opens the client, which reads the code from the path.
 async fn room_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
-    assets::serve("index.html", &headers)
+    assets::serve("index.html", &headers).await
 }
 
 async fn static_file(uri: axum::http::Uri, headers: HeaderMap) -> Response {
-    assets::serve(uri.path().trim_start_matches('/'), &headers)
+    assets::serve(uri.path().trim_start_matches('/'), &headers).await
 }
 
 async fn healthz(State(env): State<Arc<HttpEnv>>) -> Response {

@@ -205,6 +205,9 @@ impl Actor {
             RoomCmd::AddRival { id, run_id, pick } => self.input(Input::AddRival { id, run_id, pick }),
             RoomCmd::RivalLoaded { id, run } => self.input(Input::RivalLoaded { id, run }),
             RoomCmd::RemoveRival { id, rival } => self.input(Input::RemoveRival { id, rival }),
+            RoomCmd::Preview { reply } => {
+                let _ = reply.send(self.room.preview());
+            }
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(

@@ -24,7 +24,7 @@ export function hint(s, text, warn, until = 0) {
 }
 
 export function clearRace(s) {
-  Object.assign(s.race, { board: null, live: false, results: null, countdown: 0, doneMs: null });
+  Object.assign(s.race, { board: null, live: false, results: null, countdown: 0, doneMs: null, gone: new Map() });
   Object.assign(s.game, { pred: null, confirm: null, givenUp: false });
   s.replay.line = null;
   s.outbox.queue.length = 0;
@@ -145,10 +145,14 @@ export function act(s, fx, action, { force = false } = {}) {
   if (!r.ok) return blocked(s, fx, r.reason, true);
   s.game.seq = seq;
   sendPaced(s, fx, action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
-  if (!s.race.firstMoveAt) s.race.firstMoveAt = now;
+  if (!s.race.firstMoveAt) {
+    s.race.firstMoveAt = now;
+    // A first-move clock counts from here (README, "Notes": the trail's race).
+    if (s.race.clock === 'first_move') s.race.originWall = fx.wall();
+  }
   s.game.anim = action === 'rewind' ? null : { from, t: now };
   s.game.visited.add(pred.game.pos.join(','));
-  if (b.game === 'maze') fx.store.setVisited(b.seed, [...s.game.visited]);
+  keepTrail(s, fx);
   const st = pred.game.status;
   if (st === 'won') {
     s.race.doneMs = elapsed(s, now);
@@ -167,9 +171,17 @@ export function act(s, fx, action, { force = false } = {}) {
   afterChange(s, fx);
 }
 
+/** The maze's crossed cells, kept for this race (store.js `trail`). */
+export function keepTrail(s, fx) {
+  const b = s.race.board;
+  if (b && b.game === 'maze' && s.room && s.race.originWall) fx.store.setTrail(s.room.code, b.seed, s.race.originWall, [...s.game.visited]);
+}
+
 /** Run two of a vault that will not open: not finished. */
-export function giveUp(s, fx) {
+export function giveUp(s, fx, { again = false } = {}) {
   if (!canMove(s)) return;
+  // `again`: then this board once more (a run that can no longer win, alone).
+  s.againNext = again;
   s.game.givenUp = true;
   s.game.confirm = null;
   sendPaced(s, fx, { type: 'give_up' }); // after the moves still queued
@@ -177,20 +189,20 @@ export function giveUp(s, fx) {
   fx.announce('You gave up this run. It counts as not finished.');
 }
 
-export const dailyAtStake = (s) =>
-  !!s.room &&
-  !!s.room.daily &&
-  racing(s) &&
-  !!s.game.pred &&
-  s.game.pred.game.status === 'playing' &&
-  !s.game.givenUp &&
-  s.daily.ranked !== false;
+/** My run is still on: leaving now would end it as `left`. */
+export const runAtStake = (s) => racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp;
 
-/** With the ranked daily try at stake, asks first (`force` answers). */
+export const dailyAtStake = (s) => runAtStake(s) && !!s.room.daily && s.daily.ranked !== false;
+
+/** With a run of mine still on, asks first (`force` answers): one tap must not throw a race away. */
 export function leave(s, fx, { force = false } = {}) {
-  if (!force && dailyAtStake(s)) {
+  if (!force && runAtStake(s)) {
     s.game.confirm = 'leave';
-    fx.announce('Leaving now uses your ranked try for today. Leave anyway?');
+    fx.announce(
+      dailyAtStake(s)
+        ? 'Leaving now uses your ranked try for today. Leave anyway?'
+        : 'Leaving now ends your run: it counts as not finished. Leave anyway?',
+    );
     return;
   }
   fx.send({ type: 'leave_room' });

@@ -60,6 +60,12 @@ function useTransport(Transport) {
       s.conn.status = state;
       s.conn.wait = wait || 0;
       s.conn.taken = state === 'taken';
+      if (state === 'waiting') {
+        s.conn.fails += 1;
+        // Practice alone needs no server: with none to reach, it goes offline by itself.
+        const practice = s.intent && s.intent.type === 'create_room' && !s.intent.daily && !s.intent.rank_by && s.soloNext;
+        if (practice && !s.conn.offline) goOffline();
+      }
       if (s.conn.taken) toast('You opened this game in another tab or window. Click the board to play here.');
       render();
     },
@@ -72,6 +78,7 @@ const fx = {
   connected: () => conn.open,
   reconnect: () => conn.restart(),
   now: () => performance.now(),
+  wall: () => Date.now(),
   later: (fn, ms) => setTimeout(() => (fn(), render()), ms),
   store,
   announce,

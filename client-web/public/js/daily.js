@@ -2,6 +2,7 @@
 
 import { $, el, announce, btn, cells, note, pills, getJson, nm } from './dom.js';
 import { request, openLeague } from './actions.js';
+import { siteUrl } from './lobby.js';
 import * as F from './format.js';
 import { fromTable as raceTable } from './rival.js';
 
@@ -59,12 +60,17 @@ export function init(c) {
 
 export async function loadDaily() {
   const { s, fx } = ctx;
-  const data = await getJson('/api/daily', fx.store.token()).catch(() => null);
+  const data = await getJson('/api/daily', fx.store.token()).catch((e) => {
+    // A fetch that never reached a server (not an HTTP error): it is gone.
+    if (e instanceof TypeError) s.conn.unreachable = true;
+    return null;
+  });
   const boards =
     data && Array.isArray(data.boards)
       ? data.boards.filter((b) => b && F.GAMES[b.game] && F.SIZES[b.game].some(([k]) => k === b.size))
       : [];
   s.daily.boards = boards;
+  s.daily.loaded = true;
   s.daily.date = data && typeof data.date === 'string' ? data.date : null;
   const next = Number(data && data.next_in_ms);
   s.daily.deadline = boards.length ? Date.now() + (Number.isFinite(next) && next > 0 ? next : F.msToUtcMidnight()) : 0;
@@ -122,11 +128,12 @@ export function render(s) {
 
 function renderPanel(s) {
   const boards = s.daily.boards;
+  // Until /api/daily answers, index.html's rows hold the place (no layout shift).
+  if (!s.daily.loaded) return;
   $('daily').hidden = !boards.length;
   if (!boards.length) return;
   const st = streak(s);
-  $('daily-streak').textContent = st ? `Your streak: ${F.plural(st, 'day')}` : '';
-  $('daily-streak').hidden = !st;
+  $('daily-streak').textContent = st ? `Your streak: ${F.plural(st, 'day')}` : 'No streak yet: play a board today to start one.';
   // Rebuilt only on a change: a button replaced mid-press would lose the click.
   const key = JSON.stringify(boards.map((b) => [b.game, b.size, played(s, b.game, b.size)]));
   if (key === panelKey) return;
@@ -153,9 +160,10 @@ function renderPanel(s) {
           el('span', { text: F.sizeLabel(b.game, b.size) }),
           el('span', { class: `state ${mine ? 'done' : ''}`, text: mine ? resultLine({ ...b, ...mine }) : 'Not played today' }),
         ),
-        mine ? btn('Result', `My result on today's ${label}`, () => openCard(s, b, mine)) : null,
+        // Each accessible name starts with the button's visible word (WCAG 2.5.3, label in name).
+        mine ? btn('Result', `Result: mine on today's ${label}`, () => openCard(s, b, mine)) : null,
         btn(mine ? 'Practice' : 'Play', `${mine ? 'Practice' : 'Play'} today's ${label}`, play, mine ? '' : 'primary'),
-        btn('Top', `Leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size)),
+        btn('Top', `Top: leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size)),
       ),
     );
   }
@@ -186,7 +194,7 @@ function renderCard(root, d, s) {
   head.textContent = d.ranked
     ? d.finished
       ? d.rank
-        ? `#${d.rank} of ${d.entrants} today`
+        ? `Today's rank: #${d.rank} of ${d.entrants}`
         : `Finished (${d.entrants} entrants)`
       : 'Not finished: this was your ranked try for today'
     : 'Practice run (not ranked)';
@@ -203,7 +211,9 @@ function renderCard(root, d, s) {
         {},
         nm(p.label),
         el('strong', { text: p.text }),
-        p.share ? btn('Copy', `Copy the share line for ${p.label}`, () => ctx.copy(p.share, 'Share text copied.'), 'small') : null,
+        p.share
+          ? btn('Copy', `Copy the share line for ${p.label}`, () => ctx.copy(withLink(s, p.share), 'Share text copied.'), 'small')
+          : null,
       ),
     ),
   );
@@ -212,13 +222,36 @@ function renderCard(root, d, s) {
   if (Number.isFinite(d.streak)) chips.push(`Streak: ${F.plural(d.streak, 'day')}`);
   q('[data-f=meta]').replaceChildren(...pills(chips));
   const share = q('[data-f=share]');
-  share.textContent = d.share || '';
+  share.textContent = d.share ? withLink(s, d.share) : '';
   share.hidden = q('[data-f=copy]').hidden = !d.share;
   q('[data-f=watch]').hidden = !Number.isInteger(d.run_id);
   $('lb-title').textContent = `Leaderboard · ${d.date}`;
 }
 
+/** A share line with the site's address on its own line (lobby.js siteUrl: --public-url, else the LAN address). */
+export const withLink = (s, line) => `${line}\n${siteUrl(s)}/`;
+
 const tables = new WeakMap(); // tbody -> the leaderboard it shows
+
+/**
+ * A run's Watch button. Another player's run on today's board is shown from
+ * tomorrow (no spoilers: the server answers 403 until then), so its button
+ * is disabled with that reason beside it instead of leading to a refusal.
+ */
+let laterIds = 0;
+function watchButton(e, m, mine) {
+  const today = !m.date || m.date === ctx.s.daily.date;
+  if (today && !mine) {
+    const id = `later-${++laterIds}`; // the same run may be in two tables at once
+    return el(
+      'span',
+      { class: 'later' },
+      el('button', { type: 'button', class: 'watch', disabled: true, 'aria-describedby': id, text: 'Watch' }),
+      el('span', { id, class: 'note', text: 'from tomorrow' }),
+    );
+  }
+  return btn('Watch', `Watch ${e.name}'s run`, () => ctx.watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }), 'watch');
+}
 
 /** A leaderboard, or a `league_board` (unfinished runs have no rank). */
 export function table(tbody, m, empty = 'No finishes yet today. Be the first!') {
@@ -234,9 +267,7 @@ export function table(tbody, m, empty = 'No finishes yet today. Be the first!') 
       el(
         'td',
         {},
-        run(e)
-          ? btn('Watch', `Watch ${e.name}'s run`, () => ctx.watchRun(e.run_id, { ...e, game: m.game, size: m.size, date: m.date }), 'watch')
-          : null,
+        run(e) ? watchButton(e, m, me || e.you) : null,
         me && run(e) && (tbody.id === 'lb' || m.date === ctx.s.daily.date)
           ? btn('Race', 'Race my run', () => raceTable(ctx.s, ctx.fx, m, e.run_id), 'watch')
           : null,

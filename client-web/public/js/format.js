@@ -124,7 +124,14 @@ export const leagueCode = (text) => cleanCode(text, 'l');
 export const leagueFromPath = (path) => codeFromPath(path, 'l');
 
 /** `leagues[].today`: "#1 of 3 today · 5 points". */
-export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');
+export function leagueToday(t) {
+  if (!t) return 'Not played today'; // absent before my try today (PROTOCOL.md, `leagues`)
+  // A new league ranks everyone #1 before anyone has played: say so instead.
+  if (!t.played) return 'Nobody has played today';
+  // Every ranked try scores at least 1: no points is no try of mine today.
+  if (!t.points) return `Not played today · ${t.played} played`;
+  return `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}`;
+}
 
 export function places(d) {
   const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');

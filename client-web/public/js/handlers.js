@@ -3,7 +3,7 @@
 import { readBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
-import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
+import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague, tryAgain } from './actions.js';
 import * as F from './format.js';
 
 /** A newer server may say more: unknown types are ignored. */
@@ -16,6 +16,8 @@ export const HANDLERS = {
   welcome(s, m, fx) {
     s.me.id = m.player_id;
     s.conn.welcomed = true;
+    s.conn.fails = 0;
+    s.conn.unreachable = false;
     s.conn.offline = !!m.offline;
     // The offline stand-in has no token: the daily identity stays.
     if (!m.offline) fx.store.setToken(m.token);
@@ -118,6 +120,12 @@ export const HANDLERS = {
     s.game.confirm = null;
     hint(s, '', false);
     showRoom(s, 'play');
+    if (s.room && (m.rankings || []).some((r) => r.player_id === s.me.id && r.status === 'finished')) s.ranHere = s.room.code;
+    if (s.againNext) {
+      // "Try this board again" from a run that could no longer win.
+      s.againNext = false;
+      tryAgain(s, fx);
+    }
     const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
     if (mine)
       fx.announce(
@@ -281,9 +289,25 @@ function setRoom(s, info, fx) {
     if (fx.path() !== path) fx.go(path);
     s.others.colours.clear();
   }
+  if (prev && prev.code === info.code) sayWhoLeft(s, prev, info, fx);
   const me = member(s);
   if (me) s.me.name = me.name; // the server's word on my name
   if (info.daily) dailyRanked(s, info, fx);
+}
+
+/**
+ * A member missing from the new `room` has left (or stayed away past the
+ * resume window): the others are told, and a racer stays on the racer list
+ * as `left` until the race is over (the results list them so too).
+ */
+function sayWhoLeft(s, prev, info, fx) {
+  const gone = prev.players.filter((p) => !p.rival && p.id !== s.me.id && !info.players.some((q) => q.id === p.id));
+  const raceOn = !!(s.race.live || s.race.countdown || s.race.results);
+  for (const p of gone) {
+    if (raceOn && !p.spectator) s.race.gone.set(p.id, { ...p, connected: true });
+    fx.toast(`${p.name} left${raceOn ? ' the race' : ' the room'}.`);
+    fx.announce(`${p.name} left.`);
+  }
 }
 
 /** room.ranked, else from the result kept here. */
@@ -332,7 +356,13 @@ export function startRace(s, fx, board, opts = {}) {
   const watchOnly = !opts.fresh && !opts.you;
   g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
   if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);
-  g.visited = new Set(board.game === 'maze' ? fx.store.visited(board.seed) : []);
+  // The clock's origin on the wall clock: the start signal now, the first
+  // move when it comes (actions.js act), or, resumed, now less the elapsed time.
+  const started = opts.fresh ? 0 : elapsedMs;
+  r.originWall = opts.fresh ? (r.clock === 'start' ? fx.wall() : 0) : r.firstMoveAt || r.clock === 'start' ? fx.wall() - started : 0;
+  // A fresh race starts with no trail; a resumed one gets its own back.
+  const kept = board.game === 'maze' && !opts.fresh && r.originWall && s.room ? fx.store.trail(s.room.code, board.seed, r.originWall) : [];
+  g.visited = new Set(kept);
   if (g.pred) g.visited.add(g.pred.game.pos.join(','));
   g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
   g.givenUp = !!(opts.you && opts.you.status === 'gave_up');

@@ -25,9 +25,19 @@ export function init(c) {
     s.soloNext = true;
     send(m);
   };
-  // The server out of reach: practice in the page itself.
-  $('practice').addEventListener('click', () => (s.conn.status === 'waiting' ? fx.goOffline().then(practice) : practice()));
+  // The server out of reach: practice in the page itself (and if the
+  // connection this asks for fails first, app.js goes offline then).
+  const away = () => s.conn.status === 'waiting' || s.conn.unreachable;
+  $('practice').addEventListener('click', () => (away() ? fx.goOffline().then(practice) : practice()));
   $('offline').addEventListener('click', () => fx.goOffline().then(practice));
+  // The banner's button: offline now, the player picks the game on home.
+  $('down-offline').addEventListener('click', () =>
+    fx.goOffline().then(() => {
+      if (!s.room) s.view = 'home';
+      c.render();
+      $('make').scrollIntoView({ block: 'nearest' });
+    }),
+  );
   const joinFromForm = (spectate) => {
     const text = $('code').value;
     const code = F.cleanCode(text);

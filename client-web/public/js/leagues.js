@@ -4,6 +4,7 @@ import { $, el, btn, cells, note, getJson, names, nm } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
 import { table, lbTable } from './daily.js';
 import * as F from './format.js';
+import { siteUrl } from './lobby.js';
 
 let ctx = null;
 
@@ -104,7 +105,7 @@ function renderLeague(s) {
   $('lg-h').textContent = name;
   $('lg-meta').textContent =
     `Code ${code}${info.members ? ` · ${info.members} in it` : ''}${info.today ? ` · you: ${F.leagueToday(info.today)}` : ''}`;
-  $('lg-link').value = `${location.origin}/l/${code}`;
+  $('lg-link').value = `${siteUrl(s)}/l/${code}`;
   for (const d of [7, 30]) $(`lg-${d}`).setAttribute('aria-pressed', String(L.days === d));
   $('lg-range').textContent = st && st.from ? `${st.from} to ${st.to} (UTC)` : '';
   if (standings !== st) {

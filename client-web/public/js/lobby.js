@@ -20,11 +20,19 @@ export function init(c) {
   loadLan(s);
 }
 
-// A page opened on this computer shows a link a phone on the LAN can use (GET /api/urls).
+/**
+ * The site's address for the links others open (the invite link, its QR
+ * code, the daily share line): the server's --public-url when it has one
+ * (a reverse proxy in front), else, for a page opened on this computer, an
+ * address a phone on the LAN can open, else the page's own (GET /api/urls).
+ */
+export const siteUrl = (s) => s.ui.lanBase || location.origin;
+
 async function loadLan(s) {
-  if (!/^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname)) return;
   const data = await getJson('/api/urls').catch(() => null);
-  const url = F.list(data && data.lan).find((u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u));
+  const ok = (u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u);
+  const loopback = /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname);
+  const url = ok(data && data.public) ? data.public : loopback ? F.list(data && data.lan).find(ok) : null;
   if (url) {
     s.ui.lanBase = url.replace(/\/+$/, '');
     ctx.render();
@@ -43,7 +51,7 @@ export function render(s) {
       ...(r.daily ? ['Daily'] : []),
     ]),
   );
-  const url = `${s.ui.lanBase || location.origin}${F.roomPath(r.code, r.key)}`;
+  const url = `${siteUrl(s)}${F.roomPath(r.code, r.key)}`;
   $('link').value = url;
   const qr = $('qr');
   const src = `/api/qr.svg?text=${encodeURIComponent(url)}`;

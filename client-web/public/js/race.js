@@ -2,13 +2,16 @@
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';
-import { dirTo, samePos } from './rules.js';
-import { canMove, elapsed, gateOpenNow, myGame, solo, racing } from './state.js';
+import { dirToward, samePos, canStillWin } from './rules.js';
+import { canMove, elapsed, gateOpenNow, myGame, solo, racing, alone } from './state.js';
 import { act, giveUp, leave, whereWords, dailyAtStake } from './actions.js';
 import { initBoard, requestDraw, renderRacers, boardLayout } from './raceboard.js';
 import * as F from './format.js';
 
 let ctx = null;
+
+/** A press that travels this far (CSS px) is a swipe, not a tap. */
+const SWIPE_PX = 24;
 
 const KEYS = { ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right', w: 'up', s: 'down', a: 'left', d: 'right' };
 
@@ -30,21 +33,33 @@ export function init(c) {
     run(act)(s, fx, dir);
   });
   $('overlay').addEventListener('click', () => s.conn.taken && fx.connect());
-  $('board').addEventListener('pointerdown', (e) => {
+  // On the board: a swipe moves one step its way; a tap (or click) moves one
+  // step toward the square tapped, along the axis it is farther on, so a
+  // 23x23 maze on a phone never needs a 16-pixel target.
+  const board = $('board');
+  let press = null;
+  board.addEventListener('pointerdown', (e) => {
+    if (!myGame(s) || !s.race.board) return;
+    press = { x: e.clientX, y: e.clientY, id: e.pointerId };
+    e.preventDefault();
+  });
+  board.addEventListener('pointercancel', () => (press = null));
+  board.addEventListener('pointerup', (e) => {
+    const p = press;
+    press = null;
     const g = myGame(s);
     const layout = boardLayout();
-    if (!s.race.board || !g || !layout) return;
-    const cell = cellAt($('board'), layout, e.clientX, e.clientY);
-    if (!cell) return;
-    const dir = dirTo(g.pos, cell);
-    if (dir) {
-      e.preventDefault();
-      run(act)(s, fx, dir);
-    } else if (!samePos(cell, g.pos) && canMove(s)) {
-      s.ui.hint = 'Tap a square next to you.';
-      s.ui.hintWarn = false;
-      c.render();
+    if (!p || p.id !== e.pointerId || !g || !layout) return;
+    const dx = e.clientX - p.x,
+      dy = e.clientY - p.y;
+    let dir;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) >= SWIPE_PX)
+      dir = Math.abs(dx) > Math.abs(dy) ? (dx < 0 ? 'left' : 'right') : dy < 0 ? 'up' : 'down';
+    else {
+      const cell = cellAt(board, layout, p.x, p.y);
+      dir = cell && dirToward(g.pos, cell);
     }
+    if (dir) run(act)(s, fx, dir);
   });
   c.on('pad', 'click', (e) => {
     const b = e.target.closest('[data-dir]');
@@ -52,6 +67,7 @@ export function init(c) {
   });
   c.on('rewind', 'click', () => act(s, fx, 'rewind'));
   c.on('giveup', 'click', () => giveUp(s, fx));
+  c.on('again-now', 'click', () => giveUp(s, fx, { again: true }));
   c.on('leave-race', 'click', () => leave(s, fx));
   // The stage takes the focus back either way.
   const answer = (yes) => {
@@ -77,6 +93,7 @@ export function render(s) {
   renderOverlay(s, now);
   renderRacers(s);
   $('pad').classList.toggle('on', !!s.game.pred && !s.race.results);
+  $('stage').classList.toggle('live', canMove(s));
   requestDraw();
 }
 
@@ -126,6 +143,7 @@ function renderHud(s, now) {
     if (b.game === 'maze') h = 'Find the red exit (E), bottom right.';
     else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
     else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
+    else if (doomed(g)) h = alone(s) ? NO_WAY + ' Give up, or try this board again.' : NO_WAY + ' Give up to end it.';
     else
       h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
   } else if (!g && !s.race.results) {
@@ -134,6 +152,16 @@ function renderHud(s, now) {
     h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
   } else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
   setHint(h, false);
+}
+
+const NO_WAY = 'This run cannot reach the flag: your ghost never stands on the plate, so the gate stays shut.';
+
+/** canStillWin, remembered for the position it was asked about (the HUD renders often). */
+let doomedAt = { key: '', yes: false };
+function doomed(g) {
+  const key = `${g.board.seed}|${g.run}|${g.pos}|${g.steps}|${g.replayed}`;
+  if (doomedAt.key !== key) doomedAt = { key, yes: !canStillWin(g) };
+  return doomedAt.yes;
 }
 
 const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
@@ -152,6 +180,7 @@ function renderControls(s) {
   rw.hidden = !(playing && b.game === 'ghost' && g.run === 1);
   rw.disabled = !canMove(s);
   $('giveup').hidden = !(playing && b.game === 'ghost' && g.run === 2);
+  $('again-now').hidden = !(playing && b.game === 'ghost' && g.run === 2 && alone(s) && doomed(g));
   $('leave-race').hidden = !(s.room && !s.race.results && (s.race.live || s.race.countdown));
   const q = s.game.confirm;
   const box = $('confirm');
@@ -163,11 +192,13 @@ function renderControls(s) {
       'Rewind anyway',
       'Keep walking',
     ],
-    leave: [
-      'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?',
-      'Leave and use my try',
-      'Keep playing',
-    ],
+    leave: dailyAtStake(s)
+      ? [
+          'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?',
+          'Leave and use my try',
+          'Keep playing',
+        ]
+      : ['Leave the race? Your run ends here and counts as not finished.', 'Leave the race', 'Keep playing'],
   }[q];
   if (words) ['confirm-text', 'confirm-yes', 'confirm-no'].forEach((id, i) => ($(id).textContent = words[i]));
   // The safe answer has the focus.

@@ -35,7 +35,9 @@ function stepsLeft(board, pos) {
 
 export function racerRows(s) {
   const b = s.race.board;
-  return racers(s).map((p) => {
+  const here = racers(s);
+  const gone = [...s.race.gone.values()].filter((g) => !here.some((p) => p.id === g.id));
+  return [...here, ...gone].map((p) => {
     const mine = p.id === s.me.id;
     const pr = s.others.progress.get(p.id);
     const g = mine && s.game.pred ? s.game.pred.game : null;
@@ -43,6 +45,7 @@ export function racerRows(s) {
     let status = g ? (g.status === 'won' ? 'finished' : g.status === 'playing' ? 'racing' : g.status) : pr ? pr.status : 'racing';
     if (mine && s.game.givenUp && status === 'racing') status = 'gave_up';
     if (s.race.finished.has(p.id)) status = 'finished';
+    else if (s.race.gone.has(p.id)) status = 'left';
     const left = status === 'finished' ? 0 : pr && Number.isFinite(pr.left) && !g ? pr.left : b && pos ? stepsLeft(b, pos) : null;
     return {
       id: p.id,

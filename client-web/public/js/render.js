@@ -24,12 +24,20 @@ export function glideAt(from, to, t, ms) {
   return k < 1 ? to.map((v, i) => from[i] + (v - from[i]) * k) : null;
 }
 
+/**
+ * The board's size: the backing store is the CSS size times the device
+ * pixel ratio, and every cell a whole number of DEVICE pixels (crisp at any
+ * ratio), so a 23x23 maze fills a 390-pixel phone (16.7 CSS px a cell at a
+ * ratio of 3) instead of stopping at the last whole CSS pixel.
+ */
 export function fit(canvas, n, maxW, maxH) {
   const dpr = Math.max(1, Math.min(4, globalThis.devicePixelRatio || 1));
   const avail = Math.max(120, Math.min(maxW, maxH || Infinity));
-  const cell = Math.max(4, Math.floor(avail / n));
+  const cell = Math.max(4 * dpr, Math.floor((avail * dpr) / n)) / dpr;
   const css = cell * n;
-  if (canvas.width !== Math.round(css * dpr) || canvas.style.width !== css + 'px') {
+  // Compared as set (a style reads back rounded): a resize clears the canvas.
+  if (canvas.width !== Math.round(css * dpr) || canvas.dataset.css !== String(css)) {
+    canvas.dataset.css = String(css);
     canvas.style.width = canvas.style.height = css + 'px';
     canvas.width = canvas.height = Math.round(css * dpr);
   }

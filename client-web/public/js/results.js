@@ -2,7 +2,7 @@
 
 import { $, el, cells } from './dom.js';
 import { replayFrames, Playback } from './replay.js';
-import { isHost, alone, bestPossible, efficiency } from './state.js';
+import { isHost, alone } from './state.js';
 import { rematch, tryAgain, leave } from './actions.js';
 import { requestDraw } from './raceboard.js';
 import { still } from './render.js';
@@ -26,16 +26,33 @@ export function init(c) {
   c.on('watch-line', 'click', () => (s.replay.line ? stopLine : startLine)(s));
 }
 
-/** The best possible, then the builder's count and why it differs. */
+/**
+ * The best possible in plain words, and, when the vault builder's own count
+ * (`par`, which chose the vault and its step budget) differs from it, why:
+ * shown on demand, since most players only want the number (RULES.md,
+ * "Two pars"). Returns {text, why, ask} (why and ask empty when there is
+ * nothing to explain).
+ */
 export function revealText(rv) {
-  if (!rv) return '';
-  if (rv.game === 'maze') return `Best possible: ${rv.shortest} moves (the shortest route).`;
-  if (rv.game !== 'ghost') return '';
-  if (rv.true_par == null) return `Best possible: unknown (this vault may have no solution). The builder's count was ${rv.par}.`;
-  if (rv.true_par > rv.par)
-    return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, ignores that the gate opens one step late.)`;
-  if (rv.true_par < rv.par) return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, missed a shorter line.)`;
-  return `Best possible: ${rv.true_par} steps (the builder's count, ${rv.par}, agrees).`;
+  const none = { text: '', why: '', ask: '' };
+  if (!rv) return none;
+  if (rv.game === 'maze') return { ...none, text: `Best possible: ${rv.shortest} moves (the shortest route).` };
+  if (rv.game !== 'ghost') return none;
+  const ask = `Why not the builder's ${rv.par}?`;
+  if (rv.true_par == null) {
+    const why = `The vault builder gave up looking for a checked vault and kept its last try, counted as ${rv.par} steps: it may have no solution.`;
+    return { text: 'Best possible: unknown.', why, ask: 'Why unknown?' };
+  }
+  const text = `Best possible: ${rv.true_par} steps.`;
+  if (rv.true_par > rv.par) {
+    const why = `The vault builder counted ${rv.par} steps, as if the gate opened the moment your ghost reached the plate. It opens only once the ghost already stands there, a step later, so ${rv.true_par} is the fewest any run can take.`;
+    return { text, why, ask };
+  }
+  if (rv.true_par < rv.par) {
+    const why = `The vault builder counted ${rv.par} steps for the plain two-run line. A shorter one exists (holding the plate yourself and stepping through the gate can beat it): ${rv.true_par} is the fewest.`;
+    return { text, why, ask };
+  }
+  return { ...none, text };
 }
 
 export function render(s) {
@@ -67,12 +84,12 @@ export function render(s) {
 function layout(s, m) {
   const b = s.race.board;
   const rv = m.reveal || {};
-  const best = bestPossible(rv);
   $('col-steps').textContent = (b ? b.game : rv.game) === 'ghost' ? 'Steps' : 'Moves';
   $('results-h').textContent = s.room ? `Results · ${F.label(s.room.game, s.room.size)}` : 'Results';
   $('rankings').replaceChildren(
     ...(m.rankings || []).map((r) => {
-      const eff = r.status === 'finished' ? (efficiency(best, r.steps) ?? r.efficiency ?? null) : null;
+      // The server's figure (RULES.md, "Efficiency"): the page computes no score.
+      const eff = r.status === 'finished' && Number.isFinite(r.efficiency) ? r.efficiency : null;
       const finished = r.time_ms != null;
       const [rank, name, steps] = cells([r.rank || '–', r.name, r.steps]);
       name.append(mark(r) || '');
@@ -90,7 +107,12 @@ function layout(s, m) {
       );
     }),
   );
-  $('reveal').textContent = revealText(rv);
+  const said = revealText(rv);
+  $('reveal').textContent = said.text;
+  $('reveal-why').hidden = !said.why;
+  $('reveal-why').open = false;
+  $('reveal-ask').textContent = said.ask;
+  $('reveal-because').textContent = said.why;
   const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
   const { game, size } = s.room || b || {};
   const store = ctx.fx.store;
@@ -98,7 +120,7 @@ function layout(s, m) {
     mine && mine.status === 'finished'
       ? store.recordFinish(game, size, {
           ...mine,
-          efficiency: efficiency(best, mine.steps) ?? mine.efficiency,
+          efficiency: mine.efficiency,
           offline: s.conn.offline,
         })
       : { best: store.best(game, size) };

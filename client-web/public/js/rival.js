@@ -29,15 +29,33 @@ export function fromTable(s, fx, m, runId) {
   fx.send({ type: 'add_rival', run_id: runId });
 }
 
+/** The lobby's "Race a stored run" choices: what each races, and whether this room can have it. */
+const PICKS = {
+  best: [
+    "The fastest run on today's table of this board, played back beside you (open once your own ranked try has begun).",
+    (s) => !!s.room.daily,
+  ],
+  mine: ['Your own ranked run on this board today.', (s) => !!s.room.daily],
+  last: ['Your run in the race this room just had.', (s) => s.ranHere === s.room.code],
+  id: ['A stored daily run by its number (a leaderboard or a share shows it).', () => true],
+};
+
 export function init(c) {
   const { s, fx } = c;
   c.on('race-rival', 'click', () => {
     const ch = choice(s);
     if (ch) race(s, fx, ch[1]);
   });
+  c.on('rival-pick', 'change', () => {});
   c.on('rival-add', 'click', () => {
+    const pick = $('rival-pick').value;
+    if (pick !== 'id') return fx.send({ type: 'add_rival', pick });
     const id = Number($('rival-run').value);
     if (Number.isInteger(id) && id > 0) fx.send({ type: 'add_rival', run_id: id });
+    else {
+      fx.toast('Type the run number first.');
+      $('rival-run').focus();
+    }
   });
 }
 
@@ -45,5 +63,12 @@ export function render(s) {
   const ch = choice(s);
   $('race-rival').hidden = !ch;
   if (ch) $('race-rival').textContent = ch[0];
-  $('rival-form').hidden = !(s.room && s.room.phase === 'lobby' && isHost(s) && !s.room.ranked);
+  const form = $('rival-form');
+  form.hidden = !(s.room && s.room.phase === 'lobby' && isHost(s) && !s.room.ranked);
+  if (form.hidden) return;
+  const sel = $('rival-pick');
+  for (const o of sel.options) o.hidden = o.disabled = !PICKS[o.value][1](s);
+  if (sel.selectedOptions[0]?.disabled) sel.value = [...sel.options].find((o) => !o.disabled).value;
+  $('rival-what').textContent = PICKS[sel.value][0];
+  $('rival-run').hidden = sel.value !== 'id';
 }

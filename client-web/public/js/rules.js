@@ -140,6 +140,44 @@ export function ghostAt(board, recording, k) {
   return p;
 }
 
+/**
+ * Whether a game still in play can reach its goal within its step budget.
+ * Only run two of a vault can be lost before the budget runs out: the ghost
+ * walks run one again, so after a rewind off the plate the gate opens only
+ * if the player can hold the plate beside it. A breadth-first search over
+ * (position, ghost's place in the recording), with apply() as the judge.
+ */
+export function canStillWin(g) {
+  if (g.status !== 'playing') return false;
+  if (g.board.game !== 'ghost' || g.run !== 2) return true;
+  const key = (x) => `${x.pos}|${x.replayed}`;
+  const seen = new Set([key(g)]);
+  for (let frontier = [g]; frontier.length;) {
+    const next = [];
+    for (const x of frontier) {
+      for (const d of DIRS) {
+        const y = { ...x, pos: x.pos.slice(), ghost: x.ghost && x.ghost.slice() };
+        if (!apply(y, d).ok) continue;
+        if (y.status === 'won') return true;
+        if (y.status !== 'playing' || seen.has(key(y))) continue;
+        seen.add(key(y));
+        next.push(y);
+      }
+    }
+    frontier = next;
+  }
+  return false;
+}
+
+/** The step from `a` toward `b` along the axis with the larger distance (a tap anywhere on the board), or null at `b`. */
+export function dirToward(a, b) {
+  const dr = b[0] - a[0],
+    dc = b[1] - a[1];
+  if (!dr && !dc) return null;
+  if (Math.abs(dr) >= Math.abs(dc)) return dr < 0 ? 'up' : 'down';
+  return dc < 0 ? 'left' : 'right';
+}
+
 export function dirTo(a, b) {
   const dr = b[0] - a[0],
     dc = b[1] - a[1];

@@ -9,7 +9,17 @@ export function createState() {
   return {
     view: 'home',
     back: null,
-    conn: { status: 'idle', wait: 0, welcomed: false, taken: false, offline: false, rerouted: false, back: false },
+    conn: {
+      status: 'idle',
+      wait: 0,
+      welcomed: false,
+      taken: false,
+      offline: false,
+      rerouted: false,
+      back: false,
+      fails: 0,
+      unreachable: false,
+    },
     me: { id: null, name: '', helloName: '' },
     limits: { ...DEFAULT_LIMITS },
     intent: null,
@@ -17,6 +27,9 @@ export function createState() {
     awaitingSnap: false,
     soloNext: false,
     rivalNext: false,
+    againNext: false,
+    /** The room whose last race I finished (the lobby's "my run in this room's last race"). */
+    ranHere: null,
     room: null,
     race: {
       board: null,
@@ -24,9 +37,12 @@ export function createState() {
       clock: 'start',
       startedAt: 0,
       firstMoveAt: 0,
+      originWall: 0,
       doneMs: null,
       live: false,
       finished: new Map(),
+      /** Racers who left this race: id -> their room entry (handlers.js sayWhoLeft). */
+      gone: new Map(),
       results: null,
     },
     game: {
@@ -46,6 +62,7 @@ export function createState() {
     },
     daily: {
       boards: [],
+      loaded: false,
       date: null,
       deadline: 0,
       you: null,
@@ -126,12 +143,3 @@ export function pacing(limits, rankedDaily = false) {
 
 /** Below the server's ranked floor (25 ms a move). */
 export const RANKED_MOVES_PER_SEC = 30;
-
-export const bestPossible = (reveal) => (!reveal ? null : reveal.game === 'ghost' ? (reveal.true_par ?? null) : (reveal.shortest ?? null));
-
-/** Whole percent of the best possible, floored: only an optimal run shows 100. */
-export function efficiency(best, steps) {
-  if (!Number.isFinite(best) || !Number.isFinite(steps) || steps <= 0 || best <= 0) return null;
-  if (steps <= best) return 100;
-  return Math.min(99, Math.floor((best * 100) / steps));
-}

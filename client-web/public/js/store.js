@@ -1,6 +1,9 @@
 // Everything kept in the browser (README, "Notes"); junk or a throw reads as nothing.
 
 const KEY = 'mazerace.';
+/** How far a resumed race's clock origin may be from the kept one's (network delays). */
+export const TRAIL_SLACK_MS = 2500;
+const TRAILS_KEPT = 4;
 
 /** A release function, or null; a closing tab has `waitMs` to let go. */
 function lockToken(locks, token, waitMs) {
@@ -104,11 +107,28 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
       if (t != null) lock(t, 0).then((r) => (chosen === t ? (release = r) : r && r()));
     },
 
-    visited(seed) {
-      const v = get(session, 'visited');
-      return v && v.seed === seed && Array.isArray(v.cells) ? v.cells.map(String) : [];
+    /**
+     * A maze race's trail (the cells crossed), kept per race so that it
+     * survives a reload or a tab closed and opened again (localStorage),
+     * and never shows in another race: a race is its room, its board's seed
+     * and `origin`, the wall-clock ms its clock counts from (the start
+     * signal, or the first move), which a resume knows again as now less the
+     * snapshot's `elapsed_ms`. A rematch of the same board in the same room
+     * starts later than TRAIL_SLACK_MS after the last, so it never matches.
+     */
+    trail(room, seed, origin) {
+      const t = (get(storage, 'trails') || {})[room];
+      const same = t && t.seed === seed && Number.isFinite(t.origin) && Math.abs(t.origin - origin) <= TRAIL_SLACK_MS;
+      return same && Array.isArray(t.cells) ? t.cells.map(String) : [];
     },
-    setVisited: (seed, cells) => set(session, 'visited', { seed, cells }),
+    setTrail(room, seed, origin, cells) {
+      const all = get(storage, 'trails');
+      const kept = all && typeof all === 'object' ? all : {};
+      delete kept[room];
+      // The newest last; a handful of rooms is all a player is in at once.
+      const recent = Object.entries(kept).slice(-(TRAILS_KEPT - 1));
+      set(storage, 'trails', Object.fromEntries([...recent, [room, { seed, origin, cells }]]));
+    },
 
     recordDaily(m) {
       if (!m || typeof m.date !== 'string') return;

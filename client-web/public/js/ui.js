@@ -1,6 +1,6 @@
 // Around the screens: the view and its focus, the connection pill, toasts.
 
-import { $ } from './dom.js';
+import { $, el } from './dom.js';
 import { closeReplay } from './replayview.js';
 
 const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
@@ -19,7 +19,16 @@ export function renderAll(s, screens) {
   }
   document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';
   renderConn(s);
+  renderDown(s);
   for (const sc of screens) sc.render(s);
+}
+
+/** The server out of reach (README, "The server is unreachable"): a banner that offers offline play. */
+export const serverDown = (s) =>
+  !s.conn.offline && (s.conn.unreachable || (s.conn.status === 'waiting' && (s.conn.fails >= 2 || !s.me.id)));
+
+function renderDown(s) {
+  $('down').hidden = !serverDown(s);
 }
 
 function renderConn(s) {
@@ -27,10 +36,19 @@ function renderConn(s) {
   const st = s.conn.status;
   const off = s.conn.offline;
   c.className = 'conn ' + (off ? 'off' : st === 'open' ? 'on' : st === 'connecting' || st === 'idle' ? '' : 'off');
-  c.textContent = off
-    ? `Offline · ${s.conn.back ? 'the server is back' : 'solo practice'}`
-    : ({ idle: '', open: 'Online', waiting: `Reconnecting in ${Math.ceil(s.conn.wait / 1000)} s…`, taken: 'Playing in another tab' }[st] ??
-      'Connecting…');
+  // [what, detail]: the detail is dropped on a phone (style.css), the words stay for screen readers.
+  const [what, more] = off
+    ? ['Offline', ` · ${s.conn.back ? 'the server is back' : 'solo practice'}`]
+    : ({
+        idle: [''],
+        open: ['Online'],
+        waiting: ['Reconnecting', ` in ${Math.ceil(s.conn.wait / 1000)} s…`],
+        taken: ['Playing in another tab'],
+      }[st] ?? ['Connecting…']);
+  const key = `${what}|${more}`;
+  if (c.dataset.said === key) return;
+  c.dataset.said = key;
+  c.replaceChildren(what, ...(more ? [el('span', { class: 'more', text: more })] : []));
 }
 
 export function toast(text) {

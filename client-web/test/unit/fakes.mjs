@@ -19,6 +19,7 @@ export function fakeFx({ path = '/' } = {}) {
     reconnect: () => fx.reconnects++,
     connected: () => fx.open,
     now: () => t,
+    wall: () => 1_700_000_000_000 + t,
     tick: (ms) => (t += ms),
     later: (fn, ms) => fx.timers.push({ fn, at: t + ms }),
     /** Runs the timers that are due (all of them with `all`). */

@@ -170,6 +170,8 @@ test('a daily result in leagues asks for the new standing; a daily room says why
 test('formats: today in a league, the places of a result, standings cells, codes, practice', () => {
   assert.equal(F.leagueToday({ rank: 1, points: 5, played: 2 }), '#1 of 2 today · 5 points');
   assert.equal(F.leagueToday({ rank: 2, points: 1, played: 2 }), '#2 of 2 today · 1 point');
+  assert.equal(F.leagueToday({ rank: 1, points: 0, played: 0 }), 'Nobody has played today', 'a new league: no "#1 of 0"');
+  assert.equal(F.leagueToday({ rank: 3, points: 0, played: 2 }), 'Not played today · 2 played');
   assert.equal(F.leagueToday(undefined), 'Not played today');
   const d = {
     ranked: true,

@@ -23,7 +23,7 @@ class FakeCaches {
     return {
       addAll: async (reqs) => {
         for (const r of reqs) {
-          assert.equal(r.cache, 'reload', 'installed past the HTTP cache');
+          assert.equal(r.cache, 'no-cache', 'installed revalidated with the server (a 304 for what the page has just loaded)');
           store.set(key(r), new Response(`cached ${key(r)}`));
         }
       },

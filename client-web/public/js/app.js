@@ -5,16 +5,12 @@ import { handle } from './handlers.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
 import { buzz } from './audio.js';
-import { announce } from './dom.js';
+import { announce, getJson, siteBaseFrom } from './dom.js';
 import { renderAll, toast, bump, copy } from './ui.js';
 import * as home from './home.js';
-import * as lobby from './lobby.js';
-import * as race from './race.js';
-import * as results from './results.js';
 import * as daily from './daily.js';
 import * as rival from './rival.js';
 import * as leagues from './leagues.js';
-import * as replay from './replayview.js';
 
 const storageOr = (get) => {
   try {
@@ -33,8 +29,29 @@ const store = makeStore(
   () => Date.now(),
   navigator.locks || channelLocks(),
 );
-const screens = [home, lobby, race, results, daily, rival, leagues, replay];
-const render = () => renderAll(s, screens);
+const screens = [home, daily, rival, leagues];
+/**
+ * The screens home does not show (lobby, race, results, replay) load when
+ * the player first heads for a room or a replay, not with the home page:
+ * the page over the wire stays small (README, "Size"). A room's answer takes
+ * a round trip anyway, and the import starts with the request.
+ */
+let roomScreens = null;
+let replayView = null;
+function loadRoomScreens() {
+  roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js'].map((m) => import(m))).then((mods) => {
+    for (const m of mods) m.init(ctx);
+    screens.push(...mods);
+    replayView = mods[3];
+    render();
+    return replayView;
+  });
+  return roomScreens;
+}
+function render() {
+  if (!roomScreens && (s.room || s.intent || s.lastIntent || s.view !== 'home')) loadRoomScreens();
+  renderAll(s, screens);
+}
 
 /** Names the room, for a load balancer (README, "Running several nodes"). */
 function wsUrl(st) {
@@ -101,7 +118,8 @@ function on(id, type, fn) {
   });
 }
 
-const ctx = { s, fx, render, copy, watchRun: replay.watchRun, on };
+const watchRun = (...a) => loadRoomScreens().then((replay) => replay.watchRun(...a));
+const ctx = { s, fx, render, copy, watchRun, on };
 useTransport(Connection);
 // Offline play loads only when going offline (README, "Size").
 let offline = null;
@@ -111,7 +129,16 @@ async function goOffline() {
   offline.start();
 }
 if (isSecureContext && navigator.serviceWorker) import('./offline/sw-register.js').then((m) => m.registerServiceWorker());
-else addEventListener('load', () => (globalThis.requestIdleCallback || setTimeout)(() => import('./offlinemode.js').catch(() => {})));
+else {
+  // No service worker here (plain http): what offline play needs is fetched
+  // once the page is idle, for this open tab to go offline with the server gone.
+  addEventListener('load', () =>
+    (globalThis.requestIdleCallback || setTimeout)(() => {
+      import('./offlinemode.js').catch(() => {});
+      loadRoomScreens().catch(() => {});
+    }),
+  );
+}
 for (const sc of screens) sc.init(ctx);
 addEventListener('popstate', () => {
   if (location.pathname === '/' && s.room) {
@@ -123,6 +150,13 @@ addEventListener('popstate', () => {
 });
 
 render();
+// The address for the links others open (dom.js siteUrl).
+getJson('/api/urls')
+  .then((urls) => {
+    s.ui.siteBase = siteBaseFrom(urls, location.hostname);
+    render();
+  })
+  .catch(() => {});
 // Once this tab knows which player it is: resume a seat, or open the invited room.
 store.claim().then(() => {
   daily.loadDaily();
@@ -138,9 +172,10 @@ const peek = {
   room: () => s.room,
   clock: () => s.race.clock,
   me: () => ({ id: s.me.id, name: s.me.name }),
-  replay: replay.replayState,
+  replay: () => (replayView ? replayView.replayState() : { error: null }),
   line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
   markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
+  visited: () => [...s.game.visited].sort(),
 };
 globalThis.__mazerace = Object.defineProperties(
   {},

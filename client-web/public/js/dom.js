@@ -32,6 +32,23 @@ export const tags = (list) => list.map((text) => el('span', { class: 'tag', text
 export const nm = (text) => el('span', { class: 'nm', text });
 export const names = (label, list) => el('span', {}, `${label} (${list.length}): `, ...list.flatMap((n, i) => [i ? ', ' : '', nm(n)]));
 
+/**
+ * The site's address for the links others open (the invite link, its QR
+ * code, the share lines): the server's --public-url when it has one (a
+ * reverse proxy in front), else, for a page opened on this computer, an
+ * address a phone on the LAN can open, else the page's own (app.js asks
+ * GET /api/urls).
+ */
+export const siteUrl = (s) => s.ui.siteBase || location.origin;
+
+/** The address /api/urls offers for siteUrl, or null (the page's own). */
+export function siteBaseFrom(urls, hostname) {
+  const ok = (u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u);
+  const loopback = /^(localhost|127\.0\.0\.1|\[::1\])$/.test(hostname);
+  const url = ok(urls && urls.public) ? urls.public : loopback && Array.isArray(urls && urls.lan) ? urls.lan.find(ok) : null;
+  return url ? url.replace(/\/+$/, '') : null;
+}
+
 export const auth = (token) => (token ? { authorization: `Bearer ${token}` } : {});
 
 export async function getJson(path, token) {

@@ -1,10 +1,9 @@
 // Leagues (issue 15): the home card, the /l/CODE join card, the league view.
 
-import { $, el, btn, cells, note, getJson, names, nm } from './dom.js';
+import { $, el, btn, cells, note, getJson, names, nm, siteUrl } from './dom.js';
 import { leagueAct, openLeague } from './actions.js';
 import { table, lbTable } from './daily.js';
 import * as F from './format.js';
-import { siteUrl } from './lobby.js';
 
 let ctx = null;
 

@@ -1,42 +1,19 @@
 // The lobby: the room code, link (LAN address) and QR code, who is in and ready.
 
-import { $, el, tags, getJson, badge } from './dom.js';
+import { $, el, tags, badge, siteUrl } from './dom.js';
 import { PALETTE } from './render.js';
 import { isHost, member, racers, colourOf, nameOf } from './state.js';
 import { leave } from './actions.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
 
-let ctx = null;
-
 export function init(c) {
-  ctx = c;
   const { s, fx } = c;
   c.on('start', 'click', () => fx.send({ type: 'start' }));
   c.on('ready', 'click', () => fx.send({ type: 'ready', ready: !(member(s) || {}).ready }));
   c.on('leave', 'click', () => leave(s, fx));
   c.on('qr', 'error', () => ($('qr').hidden = true));
   c.on('copy', 'click', () => c.copy($('link').value, 'Link copied.', $('link')));
-  loadLan(s);
-}
-
-/**
- * The site's address for the links others open (the invite link, its QR
- * code, the daily share line): the server's --public-url when it has one
- * (a reverse proxy in front), else, for a page opened on this computer, an
- * address a phone on the LAN can open, else the page's own (GET /api/urls).
- */
-export const siteUrl = (s) => s.ui.lanBase || location.origin;
-
-async function loadLan(s) {
-  const data = await getJson('/api/urls').catch(() => null);
-  const ok = (u) => typeof u === 'string' && /^https?:\/\/[^/]+/.test(u);
-  const loopback = /^(localhost|127\.0\.0\.1|\[::1\])$/.test(location.hostname);
-  const url = ok(data && data.public) ? data.public : loopback ? F.list(data && data.lan).find(ok) : null;
-  if (url) {
-    s.ui.lanBase = url.replace(/\/+$/, '');
-    ctx.render();
-  }
 }
 
 export function render(s) {

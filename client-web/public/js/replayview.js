@@ -14,8 +14,10 @@ export function init(c) {
   S = c.s;
 }
 
-/** Drawn on its own clock (`renderRun`), not on the page's renders. */
-export function render() {}
+/** Drawn on its own clock (`renderRun`), not on the page's renders; stopped once another view is up. */
+export function render(s) {
+  if (s.view !== 'replay' && S.replay.run) closeReplay();
+}
 
 /** Shows run `id`, or why not; `known` (a leaderboard row) heads the screen meanwhile. */
 export async function watchRun(id, known = null) {

@@ -92,7 +92,7 @@ export function createState() {
     outbox: { tokens: null, at: 0, queue: [] },
     pendingRename: null,
     timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
-    ui: { hint: '', hintWarn: false, flash: '', nameError: '', lanBase: null, invite: null },
+    ui: { hint: '', hintWarn: false, flash: '', nameError: '', siteBase: null, invite: null },
   };
 }
 

@@ -1,7 +1,6 @@
 // Around the screens: the view and its focus, the connection pill, toasts.
 
 import { $, el } from './dom.js';
-import { closeReplay } from './replayview.js';
 
 const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
@@ -10,7 +9,6 @@ let bumpTimer = 0;
 
 export function renderAll(s, screens) {
   if (shownView !== s.view) {
-    if (shownView === 'replay') closeReplay();
     shownView = s.view;
     document.body.dataset.view = s.view;
     for (const id of VIEWS) $(id).hidden = id !== s.view;

@@ -33,7 +33,7 @@ async function coldLoad(device, url) {
   });
   await p.page.goto(url, { waitUntil: 'networkidle' });
   // The daily panel is the last thing home asks for.
-  await p.page.waitForSelector('#daily:not([hidden])');
+  await p.page.waitForSelector('#daily[data-loaded]');
   await p.page.waitForLoadState('networkidle');
   assert.deepEqual(p.problems, []);
   await p.context.close();

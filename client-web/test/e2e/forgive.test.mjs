@@ -74,7 +74,7 @@ test('2. Leave during a race; a ranked daily asks first; practice says why', asy
   await p.page.click('#leave-race');
   await view(p, 'home');
 
-  await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await p.page.waitForSelector('#daily[data-loaded] #daily-list li');
   let from = p.frames.length;
   await p.page.click('button[aria-label="Play today\'s Maze Escape · Easy 11×11"]');
   let rs = await p.frame((m) => m.type === 'race_start', { from, what: 'daily race_start' });
@@ -107,7 +107,7 @@ test('2. Leave during a race; a ranked daily asks first; practice says why', asy
 test('3. home shows each daily board played today, result, rank, streak and countdown; a click shows the card', async () => {
   const p = await openPage(browser, PHONE, srv.url);
   await p.page.fill('#name', 'Streaker');
-  await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await p.page.waitForSelector('#daily[data-loaded] #daily-list li');
   const from = p.frames.length;
   await p.page.click('button[aria-label="Play today\'s Ghost · Small 6×6"]');
   const rs = await p.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
@@ -135,16 +135,16 @@ test('3. home shows each daily board played today, result, rank, streak and coun
   await p.page.reload();
   await p.page.waitForFunction((sel) => /Played: #\d+ of \d+/.test(document.querySelector(sel)?.textContent || ''), row);
   assert.equal(await p.page.textContent('#daily-streak'), `Your streak: ${day.you.streak} day${day.you.streak === 1 ? '' : 's'}`);
-  await p.page.click(`${row} button[aria-label^="My result"]`);
+  await p.page.click(`${row} button[aria-label^="Result: mine"]`);
   await p.page.waitForSelector('#dcard-wrap:not([hidden])');
-  assert.equal(await p.page.textContent('#dcard [data-f=head]'), `#${dr.rank} of ${dr.entrants} today`);
+  assert.equal(await p.page.textContent('#dcard [data-f=head]'), `Today's rank: #${dr.rank} of ${dr.entrants}`);
   await p.page.locator('#dcard').scrollIntoViewIfNeeded();
   await screenshot(p.page, 'phone-20-home-daily-played');
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });
 
-test('4. results: par in plain words, efficiency floored against the best possible, "Out of steps" fits', async () => {
+test("4. results: par in plain words (the why on demand), the server's efficiency (rounded, not floored), 'Out of steps' fits", async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
   await p.page.fill('#name', 'Wanderer');
   // A vault walked into the ground: back and forth until the budget is gone.
@@ -163,10 +163,14 @@ test('4. results: par in plain words, efficiency floored against the best possib
   }));
   assert.deepEqual(why, { text: 'Out of steps', fits: true, span: 2 });
   const rv = res.reveal;
-  const reveal = await p.page.textContent('#reveal');
-  assert.match(reveal, new RegExp(`^Best possible: ${rv.true_par} steps`));
-  if (rv.true_par > rv.par)
-    assert.ok(reveal.includes(`(The builder's count, ${rv.par}, ignores that the gate opens one step late.)`), reveal);
+  assert.equal(await p.page.textContent('#reveal'), `Best possible: ${rv.true_par} steps.`, 'plain words: no builder in the sentence');
+  // The builder's count and why it differs, only when asked (and only when it differs).
+  assert.equal(await p.page.isVisible('#reveal-why'), rv.true_par !== rv.par);
+  if (rv.true_par !== rv.par) {
+    assert.equal(await p.page.isVisible('#reveal-because'), false, 'folded until asked');
+    await p.page.click('#reveal-ask');
+    assert.match(await p.page.textContent('#reveal-because'), new RegExp(`counted ${rv.par} steps`));
+  }
   await screenshot(p.page, 'laptop-24-results-out-of-steps');
 
   // A maze with a detour: two moves too many, never 100%.
@@ -177,15 +181,23 @@ test('4. results: par in plain words, efficiency floored against the best possib
   const mb = parseBoard(ms.board);
   const detour = ['up', 'down', 'left', 'right'].find((d) => bfsPath(mb, mb.start, mb.start) && d !== line[0] && isOpen(mb, d));
   const back2 = { up: 'down', down: 'up', left: 'right', right: 'left' };
-  const walk2 = detour ? [detour, back2[detour], ...line] : [line[0], back2[line[0]], ...line];
+  const first = detour || line[0];
+  // As many detours as it takes for rounding and flooring to differ (15/22 is 68.2%, 15/24 62.5%).
+  const short = line.length;
+  const k = [1, 2, 3, 4, 5, 6, 7, 8].find(
+    (n) => Math.round((short * 100) / (short + 2 * n)) !== Math.floor((short * 100) / (short + 2 * n)),
+  );
+  const walk2 = [...Array.from({ length: k }, () => [first, back2[first]]).flat(), ...line];
   await play(p, walk2);
   const res2 = await p.frame((m) => m.type === 'results' && m.reveal.game === 'maze', { what: 'maze results' });
   await p.page.waitForSelector('#results', { state: 'visible' });
   const mine = res2.rankings[0];
-  assert.equal(mine.steps, line.length + 2);
-  const want = Math.floor((res2.reveal.shortest * 100) / mine.steps);
-  assert.ok(want < 100);
-  assert.equal(await p.page.textContent('#rankings tr td:nth-child(5)'), `${want}%`, 'floored, not rounded');
+  assert.equal(mine.steps, line.length + 2 * k);
+  const floored = Math.floor((res2.reveal.shortest * 100) / mine.steps);
+  assert.equal(mine.efficiency, Math.round((res2.reveal.shortest * 100) / mine.steps), 'the server rounds (RULES.md)');
+  assert.notEqual(mine.efficiency, floored);
+  assert.equal(await p.page.textContent('#rankings tr td:nth-child(5)'), `${mine.efficiency}%`, "the server's figure, not the page's own");
+  assert.match(await p.page.textContent('#mybest'), new RegExp(`^Your best on Maze Escape Easy 11×11: ${mine.efficiency}% ·`));
   assert.equal(await p.page.textContent('#reveal'), `Best possible: ${res2.reveal.shortest} moves (the shortest route).`);
   await screenshot(p.page, 'laptop-25-results-efficiency');
   assert.deepEqual(p.problems, []);

@@ -21,14 +21,14 @@ export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor:
  * Starts `mazerace serve` (on `port`, or a free one); resolves to {url, stop}.
  * Builds the binary when it is missing.
  */
-export async function startServer({ port = 0 } = {}) {
+export async function startServer({ port = 0, args = [] } = {}) {
   const bin = process.env.MAZERACE_BIN || resolve(REPO, 'target/debug/mazerace');
   if (!existsSync(bin)) {
     const b = spawnSync('cargo', ['build', '-p', 'mazerace-server'], { cwd: REPO, stdio: 'inherit' });
     if (b.status !== 0) throw new Error('cargo build -p mazerace-server failed');
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'mazerace-e2e-'));
-  const proc = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir, '--metrics-bind', ''], {
+  const proc = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir, '--metrics-bind', '', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
   });
@@ -222,4 +222,21 @@ export function serverAndBrowser(use) {
     await srv?.stop();
     console.log(`screenshots: ${SHOTS}`);
   });
+}
+
+const AXE = resolve(HERE, '../../node_modules/axe-core/axe.min.js');
+
+/**
+ * axe-core's WCAG 2.x A/AA rules, best practices and its experimental rules
+ * (label-content-name-mismatch is one) on the page as it is now; resolves
+ * to the violations (id, help, the first nodes' selectors).
+ */
+export async function axe(page) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice', 'experimental'];
+  const r = await page.evaluate(
+    (values) => window.axe.run(document, { runOnly: { type: 'tag', values }, resultTypes: ['violations'] }),
+    tags,
+  );
+  return r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
 }

@@ -7,13 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, openPage, screenshot, play, playDailyMaze, LAPTOP } from './harness.mjs';
 import { route } from '../route.mjs';
+import { clock } from '../../public/js/format.js';
 
 let srv, browser;
 serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
 /** As `name`, today's easy maze from the home panel (harness.mjs `playDailyMaze`). */
 async function playDaily(p, name, opts) {
-  await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await p.page.waitForSelector('#daily[data-loaded] #daily-list li');
   await p.page.fill('#name', name);
   return playDailyMaze(p, opts);
 }
@@ -55,12 +56,19 @@ test('race the #1 after a daily: the rival races beside me and the results rank 
   assert.equal(res.rankings.length, 2);
   await p.page.waitForSelector('#rankings .badge');
   assert.match(await p.page.textContent('#rankings'), /Ann\s*replay/);
+  // One time per run: the card under the results says the table's time for my run (issue 23).
+  const mine = res.rankings.find((x) => x.player_id === rs2.you_id || (!x.rival && x.name === 'Vera'));
+  await p.page.waitForSelector('#daily-card:not([hidden]) #daily-meta .pill');
+  const chips = await p.page.$$eval('#daily-meta .pill', (ps) => ps.map((x) => x.textContent));
+  const shown = await p.page.$eval('#rankings tr.me td:nth-child(4)', (td) => td.textContent);
+  assert.ok(chips.includes(shown), `the card (${chips}) says the table's ${shown}`);
+  assert.equal(shown, clock(mine.time_ms));
   await screenshot(p.page, 'laptop-41-rival-results');
 
   // "Race" on my line of today's table, from the home page's leaderboard.
   await p.page.click('#leave2');
   await p.page.waitForSelector('body[data-view="home"]');
-  await p.page.click('button[aria-label="Leaderboard for today\'s Maze Escape · Easy 11×11"]');
+  await p.page.click('button[aria-label="Top: leaderboard for today\'s Maze Escape · Easy 11×11"]');
   await p.page.waitForSelector('#ranks-rows button[aria-label="Race my run"]');
   from = p.frames.length;
   await p.page.click('#ranks-rows button[aria-label="Race my run"]');

@@ -177,7 +177,7 @@ export function keepTrail(s, fx) {
   if (b && b.game === 'maze' && s.room && s.race.originWall) fx.store.setTrail(s.room.code, b.seed, s.race.originWall, [...s.game.visited]);
 }
 
-/** Run two of a vault that will not open: not finished. */
+/** Run two of a vault that will not open: end the run now, not finished. */
 export function giveUp(s, fx, { again = false } = {}) {
   if (!canMove(s)) return;
   // `again`: then this board once more (a run that can no longer win, alone).
@@ -225,7 +225,7 @@ export function tryAgain(s, fx) {
   fx.send(s.lastIntent);
 }
 
-/** Queued, not dropped: the moves are on screen already. */
+/** Paced below welcome.limits' rate, queued not dropped: the moves are already on screen. */
 export function sendPaced(s, fx, msg) {
   const o = s.outbox;
   const { cap, perSec } = pacing(s.limits, !!(s.room && s.room.daily && s.room.ranked));

@@ -121,7 +121,9 @@ function on(id, type, fn) {
 const watchRun = (...a) => loadRoomScreens().then((replay) => replay.watchRun(...a));
 const ctx = { s, fx, render, copy, watchRun, on };
 useTransport(Connection);
-// Offline play loads only when going offline (README, "Size").
+// Offline play is loaded only when going offline (README, "Size"): the
+// service worker keeps it cached where there can be one; a plain-HTTP page
+// has none, so it fetches the modules once the page is idle, for the open tab.
 let offline = null;
 async function goOffline() {
   const { Offline } = await import('./offlinemode.js');
@@ -157,14 +159,14 @@ getJson('/api/urls')
     render();
   })
   .catch(() => {});
-// Once this tab knows which player it is: resume a seat, or open the invited room.
+// Resume a seat, or open the invited room straight away, once this tab knows which player it is.
 store.claim().then(() => {
   daily.loadDaily();
   if (store.name()) fx.connect();
   else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
-// A read-only window for tests, each a getter.
+// A read-only window for tests and debugging, each a getter.
 const peek = {
   view: () => s.view,
   board: () => s.race.board,

@@ -1,4 +1,6 @@
-// A handler per server message: it updates the state, asks `fx` for effects (no DOM).
+// Every server message: a table from type to a handler that updates the state
+// and asks `fx` for effects (no DOM: node --test feeds it messages); the
+// caller renders.
 
 import { readBoard } from './rules.js';
 import { Predictor } from './predict.js';
@@ -331,7 +333,7 @@ function confirm(s, m, fx) {
   afterChange(s, fx);
 }
 
-/** `fresh` (race_start) forgets the last race's finishes, a snapshot keeps them. */
+/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a reconnect's snapshot keeps them. */
 export function startRace(s, fx, board, opts = {}) {
   const r = s.race;
   const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;

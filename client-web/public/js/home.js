@@ -76,7 +76,8 @@ export function init(c) {
   c.on('name', 'change', () => s.conn.welcomed && !s.room && rename(s, fx, name()));
   c.on('brand', 'click', (e) => {
     e.preventDefault();
-    if (s.room) leave(s, fx, { force: true });
+    // The logo leaves the room too, and asks first while my run is on, as Leave does.
+    if (s.room) leave(s, fx);
     else {
       s.view = 'home';
       fx.go('/');

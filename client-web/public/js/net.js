@@ -6,7 +6,11 @@ export function backoff(n, rand = Math.random) {
   return Math.round(base * (0.75 + rand() * 0.5));
 }
 
-/** This player was resumed on another connection. */
+/**
+ * The server's close code when this player was resumed on another
+ * connection (another tab or device): reconnecting would take it back and
+ * start a tug of war, so the page waits for the person to choose.
+ */
 export const TAKEN_OVER = 4003;
 
 export class Connection {

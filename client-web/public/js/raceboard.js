@@ -1,4 +1,6 @@
-// The race board and the racer list (README, "Notes").
+// The race board and the racer list: every racer from the start, with a
+// progress bar. Finishers leave the board so the goal stays in sight; the
+// results' optimal line is drawn from replay.js's frames.
 
 import { $, el, badge } from './dom.js';
 import { fit, draw, PALETTE, still, glideAt } from './render.js';

@@ -1,4 +1,7 @@
-// Draws a board on a canvas. Every landmark also has a shape: nothing is told by colour alone.
+// Draws a board on a canvas, crisp at any devicePixelRatio: the backing store
+// is the CSS size times the ratio (see `fit`). The Okabe-Ito palette stays
+// distinct for colour-blind players, and every landmark also has a shape and
+// a letter: nothing is told by colour alone.
 
 export const PALETTE = {
   you: '#0072B2',

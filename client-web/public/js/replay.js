@@ -1,8 +1,15 @@
-// Actions replayed through rules.js as frames, and the playback player (pure).
+// Actions replayed through rules.js as frames, and the one playback player,
+// used for a stored daily run (replayview.js) and for the optimal line in the
+// results. Pure: no DOM, no timers; the view drives `tick()`.
 
 import { newGame, apply, gateOpen } from './rules.js';
 
-/** frames[k]: the state after k actions (`from`: this run's first frame); stops at the first refused. */
+/**
+ * Frames for `actions` on a parsed board: frames[0] is the start, frames[k]
+ * the state after k actions ({pos, ghost, run, steps, status, gateOpen, from},
+ * `from` being the frame this run began at, for the trail). Stops at the first
+ * action the rules refuse and reports it as `refused` ({index, action, reason}).
+ */
 export function replayFrames(board, actions) {
   const g = newGame(board);
   const snap = (from) => ({
@@ -89,7 +96,12 @@ export class Playback {
   }
 }
 
-/** Whether the replay ends as the server says (README, "Notes"). */
+/**
+ * Whether the replayed run ends where the server says it did: the same steps,
+ * and finished exactly when the run is 'finished' (a run that ran out of steps
+ * or was abandoned ends short of the goal, so "finished" must match the
+ * replay's own status).
+ */
 export function agrees(frames, refused, run) {
   const end = frames[frames.length - 1];
   return !refused && end.steps === run.steps && (end.status === 'won') === (run.state === 'finished');

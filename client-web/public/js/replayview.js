@@ -1,4 +1,7 @@
-// The replay screen: a stored daily run (GET /api/daily/runs/{id}), played back.
+// The replay screen: a stored daily run (GET /api/daily/runs/{id}), played
+// back. Runs on today's boards belong to their player until tomorrow (the
+// server's refusal is shown as text); moves glide unless the player prefers
+// reduced motion, and then it opens on the whole run.
 
 import { $, announce, pill, pills, auth } from './dom.js';
 import { readBoard } from './rules.js';
@@ -19,7 +22,11 @@ export function render(s) {
   if (s.view !== 'replay' && S.replay.run) closeReplay();
 }
 
-/** Shows run `id`, or why not; `known` (a leaderboard row) heads the screen meanwhile. */
+/**
+ * Fetches run `id` and shows it, or the reason it cannot be shown. `known`
+ * ({name, steps, time_ms, game, size} from a leaderboard row) heads the
+ * screen while it loads, and stays when the run is hidden.
+ */
 export async function watchRun(id, known = null) {
   closeReplay();
   const mine = ++S.replay.opened;
@@ -231,7 +238,7 @@ $('rp-back').addEventListener('click', () => {
 });
 addEventListener('resize', () => S.replay.run && queuePaint());
 
-// A focused control keeps its own keys.
+// A focused control keeps its own keys (the seek bar's arrows, a button's space).
 document.addEventListener('keydown', (e) => {
   if (!S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
   const t = e.target;

@@ -1,4 +1,9 @@
-// Rivals (issue 16): a stored run the server plays back as a racer (README, "Notes").
+// Rivals: race a stored run, which the server plays back as one more racer.
+// The results' "Race the #1" (once my ranked try is spent: the server allows
+// today's #1 then) or "Race my last run" (practice), the "Race" button (my
+// best) on my own line of today's tables (daily.js), the host's "Race a
+// stored run" in the lobby, and the start once the room lists the rival
+// (handlers.js). Rivals are drawn like any racer, marked "replay".
 import { $, badge } from './dom.js';
 import { isHost } from './state.js';
 

@@ -8,25 +8,37 @@ export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, 
 export function createState() {
   return {
     view: 'home',
+    /** The view the replay screen's Back returns to. */
     back: null,
     conn: {
       status: 'idle',
       wait: 0,
       welcomed: false,
       taken: false,
+      /** Playing against the offline stand-in (offline/localserver.js): solo practice, nothing ranked. */
       offline: false,
+      /** A `wrong_node` answer already sent us to the room's node once. */
       rerouted: false,
+      /** Offline, and the server answers again. */
       back: false,
+      /** Failed connection attempts since the last welcome (the "can't reach the server" banner). */
       fails: 0,
+      /** /api/daily could not be fetched at all: no server at this address now. */
       unreachable: false,
     },
+    // name: the server's word (welcome or renamed); helloName: the name sent in the last hello.
     me: { id: null, name: '', helloName: '' },
     limits: { ...DEFAULT_LIMITS },
+    /** A message to send once welcomed. */
     intent: null,
+    /** The last room message (retried after `already_in_room`). */
     lastIntent: null,
     awaitingSnap: false,
+    /** Start a room of one as soon as its lobby appears. */
     soloNext: false,
+    /** Start once the room lists the rival asked for. */
     rivalNext: false,
+    /** At the results of a run given up from "Try this board again": ask for the same board. */
     againNext: false,
     /** The room whose last race I finished (the lobby's "my run in this room's last race"). */
     ranHere: null,
@@ -34,9 +46,12 @@ export function createState() {
     race: {
       board: null,
       countdown: 0,
+      /** 'start' or 'first_move', fixed at race_start (race.rs Clock). */
       clock: 'start',
+      /** now() at the start signal, less `elapsed_ms` on a resume. */
       startedAt: 0,
       firstMoveAt: 0,
+      /** Date.now() the race's clock counts from for me (the trail's race: store.js `trail`). */
       originWall: 0,
       doneMs: null,
       live: false,
@@ -46,18 +61,22 @@ export function createState() {
       results: null,
     },
     game: {
+      /** My Predictor (null when watching). */
       pred: null,
       seq: 0,
       visited: new Set(),
       gateWas: false,
+      /** {from, t} while my marker glides. */
       anim: null,
       givenUp: false,
+      /** 'rewind' or 'leave' while a question is asked. */
       confirm: null,
       lastMoveSaid: 0,
     },
     others: {
       progress: new Map(),
       colours: new Map(),
+      /** Other racers' markers as last drawn (tests read them). */
       markers: [],
     },
     daily: {
@@ -65,9 +84,12 @@ export function createState() {
       loaded: false,
       date: null,
       deadline: 0,
+      /** /api/daily's `you` (or the same shape rebuilt from stored results). */
       you: null,
       result: null,
+      /** room.ranked (null: the server did not say). */
       ranked: null,
+      /** Why a daily room is not ranked (room.practice). */
       practice: null,
       rankedAt: null,
       card: null,
@@ -75,20 +97,24 @@ export function createState() {
       ranksOf: null,
     },
     leagues: {
+      /** My leagues; null before the server's answer. */
       mine: null,
       open: null,
       invite: null,
       boards: new Map(),
       standings: null,
       days: 7,
+      /** A league message awaiting its answer (its error goes to the leagues card). */
       pending: null,
       error: '',
     },
     replay: {
       line: null,
       run: null,
+      /** Counts openings of the replay screen, so a fetch answering late is ignored. */
       opened: 0,
     },
+    /** The moves paced below the server's message rate (actions.js sendPaced). */
     outbox: { tokens: null, at: 0, queue: [] },
     pendingRename: null,
     timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },

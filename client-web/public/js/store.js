@@ -1,11 +1,24 @@
-// Everything kept in the browser (README, "Notes"); junk or a throw reads as nothing.
+// Everything kept in the browser. Storage can throw (disabled, full) or hold
+// junk: both read as nothing.
+//
+// One player per live tab. A tab playing as a token holds a Web Lock named
+// after it for as long as it lives; the browser drops the lock the moment the
+// tab closes. So a tab closed mid-race and a new one opened a second later
+// resumes the same player (a claim kept in localStorage used to live 10 s
+// after its tab died, so the new tab started as a new player, joined its own
+// race as a watcher and was listed twice), while two tabs open at once are
+// still two players. The best result is kept per game AND size.
 
 const KEY = 'mazerace.';
 /** How far a resumed race's clock origin may be from the kept one's (network delays). */
 export const TRAIL_SLACK_MS = 2500;
 const TRAILS_KEPT = 4;
 
-/** A release function, or null; a closing tab has `waitMs` to let go. */
+/**
+ * Takes the lock for `token`, waiting up to `waitMs` for a tab that is
+ * closing to let go. Resolves to a release function, or null when another
+ * live tab holds it.
+ */
 function lockToken(locks, token, waitMs) {
   return new Promise((resolve) => {
     let release;
@@ -24,7 +37,12 @@ function lockToken(locks, token, waitMs) {
   });
 }
 
-/** Web Locks' `request` over a BroadcastChannel where there is no navigator.locks (README, "Notes"). */
+/**
+ * Web Locks' `request` over a BroadcastChannel, for pages without
+ * navigator.locks (it needs a secure context; a phone on a plain-HTTP LAN
+ * address has none): a live tab holding a name answers when asked; a closed
+ * one cannot, so its name is free at once. `close()` ends it (tests).
+ */
 export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
   if (!BC) return null;
   const ch = new BC('mazerace.locks');
@@ -52,7 +70,7 @@ export function channelLocks(BC = globalThis.BroadcastChannel, waitMs = 150) {
   };
 }
 
-/** locks: null, every claim succeeds. */
+/** storage: localStorage; session: sessionStorage; locks: navigator.locks or channelLocks() (null: every claim succeeds). */
 export function makeStore(storage, session, now = () => Date.now(), locks = null) {
   const get = (s, k) => {
     try {
@@ -83,7 +101,11 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     muted: () => get(storage, 'muted') === true,
     setMuted: (m) => set(storage, 'muted', !!m),
 
-    /** Before connecting: this tab's token from before a reload, else the shared one, if no live tab holds it. */
+    /**
+     * Decides the token this tab plays as (once, before connecting): its own
+     * from before a reload, else the browser's shared one, whichever no other
+     * live tab holds; null to start as a new player.
+     */
     async claim() {
       for (const t of new Set([get(session, 'token'), get(storage, 'token')])) {
         if (typeof t !== 'string') continue;

@@ -5,6 +5,7 @@
 // offline files runs beside the page once it has loaded and is printed
 // apart (client-web/README.md, "Size").
 import { test } from 'node:test';
+import { request } from 'node:http';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, openPage, LAPTOP, PHONE } from './harness.mjs';
 
@@ -13,6 +14,20 @@ serverAndBrowser((s, b) => ([srv, browser] = [s, b]));
 
 /** The home page's budget over the wire (issue 23): 64 KiB. */
 export const BUDGET = 64 * 1024;
+
+/** The bytes `path` takes over the wire (status line, headers, brotli body) from the server at `base`. */
+function wireBytes(base, path) {
+  return new Promise((ok, fail) => {
+    const req = request(new URL(path, base), { headers: { 'accept-encoding': 'br, gzip' } }, (res) => {
+      let n = Buffer.byteLength(`HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n\r\n`);
+      for (let i = 0; i < res.rawHeaders.length; i += 2) n += Buffer.byteLength(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`);
+      res.on('data', (d) => (n += d.length));
+      res.on('end', () => ok(n));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
 
 /** Loads `url` in a fresh context; resolves to [{url, bytes, encoding, type}]. */
 async function coldLoad(device, url) {
@@ -53,5 +68,15 @@ for (const [label, device] of [
     const files = got.filter((r) => /\.(js|css)$|\/$/.test(new URL(r.url).pathname));
     for (const r of files) assert.equal(r.encoding, 'br', `${r.url} is sent brotli-compressed`);
     assert.ok(total <= BUDGET, `${total} bytes over the wire: ${total - BUDGET} over the budget of ${BUDGET}`);
+    // Not counted: the service worker's precache of the files the page did not load (README, "Size").
+    const sw = await (await fetch(`${srv.url}/sw.js`)).text();
+    const precached = JSON.parse(/const FILES = (\[.*?\]);/s.exec(sw)[1]);
+    const loaded = new Set(got.map((r) => new URL(r.url).pathname));
+    const rest = precached.filter((f) => !loaded.has(f));
+    let precache = 0;
+    for (const f of rest) precache += await wireBytes(srv.url, f);
+    t.diagnostic(
+      `the service worker's precache, beside the page: ${rest.length} more files, ${precache} bytes (the page's own come back as 304s)`,
+    );
   });
 }

@@ -35,7 +35,8 @@ test('daily panel, a ranked run, a practice run, the leaderboard', async () => {
   assert.equal(await daisy.page.textContent('#daily-head'), `Today's rank: #1 of ${first.dr.entrants}`);
   assert.match(await daisy.page.textContent('#daily-meta'), /Streak: 1 day\b/);
   const share = await daisy.page.textContent('#share');
-  assert.equal(share, first.dr.share);
+  // The server's line, and the site's address under it (on loopback with no LAN: the page's own).
+  assert.equal(share, `${first.dr.share}\n${srv.url}/`);
   assert.ok(share.includes(first.dr.date));
   await daisy.page.click('#copy-share');
   assert.equal(await daisy.page.evaluate(() => navigator.clipboard.readText()), share);

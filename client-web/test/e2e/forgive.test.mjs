@@ -66,12 +66,15 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   await p.context.close();
 });
 
-test('2. Leave during a race; a ranked daily asks first; practice says why', async () => {
+test('2. Leave during a race asks first (a ranked daily says its try is used); practice says why', async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
   await p.page.fill('#name', 'Leaver');
   await practice(p, { game: 'maze', size: 'easy' });
   await p.page.waitForSelector('#leave-race', { state: 'visible' });
   await p.page.click('#leave-race');
+  await p.page.waitForSelector('#confirm:not([hidden])');
+  assert.match(await p.page.textContent('#confirm-text'), /^Leave the race\?/);
+  await p.page.click('#confirm-yes');
   await view(p, 'home');
 
   await p.page.waitForSelector('#daily[data-loaded] #daily-list li');
@@ -97,8 +100,11 @@ test('2. Leave during a race; a ranked daily asks first; practice says why', asy
   await p.page.waitForSelector('#practice-note:not([hidden])');
   assert.match(await p.page.textContent('#practice-note'), /^Practice: not ranked \(your ranked try today was at \d\d:\d\d\)\.$/);
   await screenshot(p.page, 'laptop-23-practice-says-why', { racing: true });
-  // Leaving practice does not ask.
+  // Leaving practice asks too (the run still ends), without the ranked warning.
   await p.page.click('#leave-race');
+  await p.page.waitForSelector('#confirm:not([hidden])');
+  assert.doesNotMatch(await p.page.textContent('#confirm-text'), /ranked/);
+  await p.page.click('#confirm-yes');
   await view(p, 'home');
   assert.deepEqual(p.problems, []);
   await p.context.close();

@@ -70,7 +70,8 @@ test('a league: make, join by link, play the daily, the table and standings in o
   assert.match(b.leagues[0].share, /#2 of 2$/);
   await bob.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
   await bob.page.click('#daily-places button');
-  assert.equal(await bob.page.evaluate(() => navigator.clipboard.readText()), b.leagues[0].share);
+  // The league's line, and the site's address on a line of its own.
+  assert.equal(await bob.page.evaluate(() => navigator.clipboard.readText()), `${b.leagues[0].share}\n${srv.url}/`);
   await screenshot(bob.page, 'phone-51-league-daily-result');
 
   // Ann's home shows her standing today; her league's page lists Ann then Bob.

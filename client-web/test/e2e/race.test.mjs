@@ -94,10 +94,12 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
   await bob.frame((m) => m.type === 'race_start', { from: bobStart, what: "Bob's race_start" });
   assert.equal(rs.board.game, 'maze');
   await ann.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.room.phase === 'racing');
-  // Crisp on the 3x phone: the backing store is the CSS size times the pixel ratio.
+  // Crisp on the 3x phone: the backing store is the CSS size times the pixel
+  // ratio, and every cell a whole number of device pixels.
   const px = await bob.page.$eval('#board', (c) => [c.width, parseFloat(c.style.width), devicePixelRatio]);
   assert.equal(px[2], 3);
-  assert.equal(px[0], px[1] * 3);
+  assert.equal(px[0], Math.round(px[1] * 3));
+  assert.equal(px[0] % rs.board.n, 0, `${px[0]} device pixels make ${rs.board.n} whole cells`);
   assert.ok(px[1] >= 300 && px[1] <= 390, `the board fits the phone's width (${px[1]}px)`);
 
   // Up from the top-left start is the edge of the board: refused on the spot.

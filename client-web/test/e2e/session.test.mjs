@@ -126,6 +126,7 @@ test('the clock rule comes from the race: an opponent leaving mid-race does not 
   assert.equal(rs.clock, 'start');
   await play(ann, route(rs.board), { until: 2 });
   await bob.page.click('#leave-race');
+  await bob.page.click('#confirm-yes'); // leaving a race asks first
   await view(bob, 'home');
   await ann.page.waitForFunction(() => window.__mazerace.room.players.length === 1);
   assert.equal(await ann.page.evaluate(() => window.__mazerace.clock), 'start', 'the rule of the race');

@@ -40,6 +40,8 @@ test('race the #1 after a daily: the rival races beside me and the results rank 
   const rs2 = await p.frame((m) => m.type === 'race_start', { from, what: 'the rival race' });
   assert.equal(rs2.clock, 'start');
   await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
+  // A person's reaction: the first move when the race's clock (from the start signal) shows 0:00.6.
+  await p.page.waitForFunction(() => /^0:00\.[6-9]|^0:0[1-9]/.test(document.querySelector('#hud-time').textContent));
   const line = route(rs2.board);
   await play(p, line, { until: Math.floor(line.length / 2) });
   await p.page.waitForSelector(`#racers li[data-id="${rival.id}"] .badge`);
@@ -57,7 +59,10 @@ test('race the #1 after a daily: the rival races beside me and the results rank 
   await p.page.waitForSelector('#rankings .badge');
   assert.match(await p.page.textContent('#rankings'), /Ann\s*replay/);
   // One time per run: the card under the results says the table's time for my run (issue 23).
-  const mine = res.rankings.find((x) => x.player_id === rs2.you_id || (!x.rival && x.name === 'Vera'));
+  const mine = res.rankings.find((x) => !x.rival && x.name === 'Vera');
+  // The server's two clocks for this one run: the race's (from the start signal) and the stored daily's (from the first move).
+  const stored = await p.frame((m) => m.type === 'daily_result', { from, what: "the practice run's daily_result" });
+  assert.notEqual(clock(stored.time_ms), clock(mine.time_ms), 'the two differ by the reaction time');
   await p.page.waitForSelector('#daily-card:not([hidden]) #daily-meta .pill');
   const chips = await p.page.$$eval('#daily-meta .pill', (ps) => ps.map((x) => x.textContent));
   const shown = await p.page.$eval('#rankings tr.me td:nth-child(4)', (td) => td.textContent);

@@ -86,7 +86,8 @@ export function init(c) {
   c.on('mute', 'click', () => fx.store.setMuted(!fx.store.muted()));
   $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
   fillSizes();
-  drawDemos();
+  // Below the fold: drawn once the page is idle, not before its first paint.
+  (globalThis.requestIdleCallback || setTimeout)(drawDemos);
   const invited = F.codeFromPath(fx.path());
   if (invited) openInvite(s, invited, F.keyFrom(fx.path()));
 }

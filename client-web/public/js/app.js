@@ -2,6 +2,8 @@
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
+import { leave, runAtStake } from './actions.js';
+import { roomPath } from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
 import { buzz } from './audio.js';
@@ -144,6 +146,12 @@ else {
 for (const sc of screens) sc.init(ctx);
 addEventListener('popstate', () => {
   if (location.pathname === '/' && s.room) {
+    // The browser's Back is a tap too: with my run still on, stay and ask (as Leave does).
+    if (runAtStake(s)) {
+      history.pushState(null, '', roomPath(s.room.code, s.room.key));
+      leave(s, fx);
+      return render();
+    }
     fx.send({ type: 'leave_room' });
     s.room = null;
     s.view = 'home';

@@ -55,6 +55,12 @@ for (const [label, device] of [
     await screenshot(p.page, `${label}-60-leave-asks`);
     await p.page.click('#confirm-no');
     assert.equal(await p.page.evaluate(() => document.body.dataset.view), 'play');
+    // The browser's Back is one tap too: it asks the same question.
+    await p.page.goBack();
+    await p.page.waitForSelector('#confirm:not([hidden])');
+    assert.match(p.page.url(), /\/r\/LOCAL|\/r\/[A-Z0-9]{5}/, 'still at the room link');
+    await p.page.click('#confirm-no');
+    assert.equal(await p.page.evaluate(() => document.body.dataset.view), 'play');
     assert.ok(!p.frames.slice(from).some((m) => m.type === 'room'), 'still in the race');
     await play(p, route(rs.board).slice(1), { until: 1 });
     await p.page.click('#leave-race');

@@ -3,7 +3,7 @@
 import { createState } from './state.js';
 import { handle } from './handlers.js';
 import { leave, runAtStake } from './actions.js';
-import { roomPath } from './format.js';
+import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
 import { buzz } from './audio.js';
@@ -148,7 +148,7 @@ addEventListener('popstate', () => {
   if (location.pathname === '/' && s.room) {
     // The browser's Back is a tap too: with my run still on, stay and ask (as Leave does).
     if (runAtStake(s)) {
-      history.pushState(null, '', roomPath(s.room.code, s.room.key));
+      history.pushState(null, '', F.roomPath(s.room.code, s.room.key));
       leave(s, fx);
       return render();
     }
@@ -169,6 +169,8 @@ getJson('/api/urls')
   .catch(() => {});
 // Resume a seat, or open the invited room straight away, once this tab knows which player it is.
 store.claim().then(() => {
+  // A player who may be resumed into a room (a token), or a room link: its screens now.
+  if (store.token() || F.codeFromPath(location.pathname)) loadRoomScreens();
   daily.loadDaily();
   if (store.name()) fx.connect();
   else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();

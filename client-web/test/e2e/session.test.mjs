@@ -73,6 +73,8 @@ test('a tab closed mid-race and opened again resumes the seat, every time, and i
     await bob.page.waitForFunction(
       () => [...document.querySelectorAll('#racers .name')].filter((n) => n.textContent === 'Ann').length === 1,
     );
+    // The race screen is loaded with the room (app.js loadRoomScreens): wait for its HUD.
+    await page.waitForFunction(() => document.querySelector('#hud-run').textContent !== '');
     assert.equal(await page.textContent('#hud-run'), 'Easy 11×11', 'racing, not watching');
     tab = { page };
     // One more move on the resumed seat, answered before the tab closes again.

@@ -148,6 +148,11 @@ pub struct Config {
     /// single-threaded (current-thread) runtime. Only `mazerace serve` reads
     /// it; tests run the server on their own runtime.
     pub worker_threads: Option<usize>,
+    /// The address players reach the site at (`https://race.example.org`,
+    /// no trailing slash) when a reverse proxy stands in front: the
+    /// client's invite and share links use it. `None`: the page's own
+    /// address, or the LAN address when it was opened on this machine.
+    pub public_url: Option<String>,
 }
 
 impl Default for Config {
@@ -201,6 +206,7 @@ impl Default for Config {
             listen_backlog: 4096,
             metrics_bind: Some(SocketAddr::from(([127, 0, 0, 1], 9464))),
             worker_threads: None,
+            public_url: None,
         }
     }
 }

@@ -139,6 +139,23 @@ pub struct ServeArgs {
     /// Runtime worker threads (default: one per core; 0: a single-threaded runtime).
     #[arg(long, env = "MAZERACE_WORKER_THREADS")]
     pub worker_threads: Option<usize>,
+    /// The site's address behind a reverse proxy (http:// or https://), for the invite and share links; absent: the page's own address.
+    #[arg(long, env = "MAZERACE_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<String>,
+}
+
+/// `--public-url`: an http(s) URL with a host, kept without a trailing slash.
+fn parse_public_url(s: &str) -> Result<String, String> {
+    let url = s.trim().trim_end_matches('/');
+    let host = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")).unwrap_or("");
+    let ok = !host.is_empty()
+        && !host.starts_with('/')
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    if ok {
+        Ok(url.to_owned())
+    } else {
+        Err(format!("{s:?} is not a site address: use http://HOST or https://HOST[/PATH]"))
+    }
 }
 
 /// `--node-id`: exactly one character of [`CODE_ALPHABET`] (upper case).
@@ -229,6 +246,7 @@ impl ServeArgs {
             send_buffer_bytes: self.send_buffer_bytes,
             listen_backlog: self.listen_backlog.max(1),
             metrics_bind: self.metrics_bind.0,
+            public_url: self.public_url,
             ..base
         }
     }
@@ -310,6 +328,16 @@ mod tests {
             assert!(err.as_deref().is_some_and(|e| e.contains("room-code alphabet")), "{bad}: {err:?}");
         }
         assert!(Cli::try_parse_from(["mazerace", "--trusted-proxy", "10.0.0.0/40"]).is_err());
+    }
+
+    #[test]
+    fn the_public_url_is_an_http_address() {
+        let c =
+            Cli::parse_from(["mazerace", "--public-url", "https://race.example.org/"]).serve.into_config();
+        assert_eq!(c.public_url.as_deref(), Some("https://race.example.org"), "no trailing slash");
+        for bad in ["race.example.org", "ftp://x", "https://", "https:///x", "http://a b"] {
+            assert!(Cli::try_parse_from(["mazerace", "--public-url", bad]).is_err(), "{bad}");
+        }
     }
 
     /// Every flag left out gives exactly `Config::default()`'s value.

@@ -104,7 +104,7 @@ impl Server {
         let sh = &self.inner;
         let cfg = &sh.config;
         let addr = listener.local_addr()?;
-        let _ = sh.urls.set(Urls::for_addr(addr));
+        let _ = sh.urls.set(Urls::for_addr(addr).with_public(cfg.public_url.clone()));
         if let Err(e) = accept::set_backlog(&listener, cfg.listen_backlog) {
             tracing::warn!(error = %e, backlog = cfg.listen_backlog, "could not set the listen backlog");
         }

@@ -120,6 +120,11 @@ impl ConnEnv {
         })
     }
 
+    /// The open room with this code (the HTTP room preview asks).
+    pub fn room(&self, code: &str) -> Option<crate::room::RoomHandle> {
+        self.rooms.get(code)
+    }
+
     /// Rooms open now.
     pub fn room_count(&self) -> usize {
         self.rooms.len()

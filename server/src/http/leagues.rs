@@ -60,7 +60,7 @@ fn too_many() -> Response {
 }
 
 async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
-    crate::assets::serve("index.html", &headers)
+    crate::assets::serve("index.html", &headers).await
 }
 
 /// Runs `op` for `token` (empty: an anonymous read) and answers its JSON.

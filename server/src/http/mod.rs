@@ -2,11 +2,13 @@
 //! and the rest of `client-web/public/`), `GET /healthz`, the lobby helpers
 //! `GET /api/qr.svg?text=...` and `GET /api/urls`, the daily challenge's
 //! JSON (`GET /api/daily`, `GET /api/daily/{date}/{game}/{size}`,
-//! `GET /api/daily/runs/{id}`), and the upgrade to a WebSocket at `/ws`
+//! `GET /api/daily/runs/{id}`), an invite's room preview
+//! (`GET /api/rooms/{code}?k=KEY`), and the upgrade to a WebSocket at `/ws`
 //! with the socket settings for many players.
 
 mod leagues;
 mod reveal;
+mod rooms;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
@@ -82,21 +84,22 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
         .route("/api/daily/{date}/{game}/{size}", get(daily_table))
         .merge(reveal::routes())
         .merge(leagues::routes())
+        .merge(rooms::routes())
         .fallback(get(static_file))
         .with_state(env)
 }
 
 async fn index(headers: HeaderMap) -> Response {
-    assets::serve("index.html", &headers)
+    assets::serve("index.html", &headers).await
 }
 
 /// A env room link opens the client, which reads the code from the path.
 async fn room_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
-    assets::serve("index.html", &headers)
+    assets::serve("index.html", &headers).await
 }
 
 async fn static_file(uri: axum::http::Uri, headers: HeaderMap) -> Response {
-    assets::serve(uri.path().trim_start_matches('/'), &headers)
+    assets::serve(uri.path().trim_start_matches('/'), &headers).await
 }
 
 async fn healthz(State(env): State<Arc<HttpEnv>>) -> Response {
@@ -118,7 +121,7 @@ async fn healthz(State(env): State<Arc<HttpEnv>>) -> Response {
 async fn urls(State(env): State<Arc<HttpEnv>>) -> Response {
     match env.urls.get() {
         Some(u) => Json(u.clone()).into_response(),
-        None => Json(Urls { local: String::new(), lan: Vec::new() }).into_response(),
+        None => Json(Urls { local: String::new(), lan: Vec::new(), public: None }).into_response(),
     }
 }
 

@@ -210,6 +210,9 @@ impl Actor {
             RoomCmd::SetMatch { id, format, seed } => self.input(Input::SetMatch { id, format, seed }),
             RoomCmd::Hold { id } => self.input(Input::Hold { id }),
             RoomCmd::NextRound { id } => self.input(Input::NextRound { id }),
+            RoomCmd::Preview { reply } => {
+                let _ = reply.send(self.room.preview());
+            }
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(

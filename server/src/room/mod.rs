@@ -115,10 +115,31 @@ impl RoomHandle {
         self.ask(|reply| RoomCmd::Reattach { id, outbox, reply }).await.unwrap_or(false)
     }
 
+    /// What an invite card shows of the room (`None`: the room is gone).
+    pub async fn preview(&self) -> Option<RoomPreview> {
+        self.ask(|reply| RoomCmd::Preview { reply }).await
+    }
+
     /// Renames member `id`; `false` while they race (or the room is gone).
     pub async fn rename(&self, id: PlayerId, name: Arc<str>) -> Option<bool> {
         self.ask(|reply| RoomCmd::Rename { id, name, reply }).await
     }
+}
+
+/// `GET /api/rooms/{code}?k=KEY`: what someone holding the invite link
+/// sees before joining (PROTOCOL.md, "HTTP on the same port").
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct RoomPreview {
+    pub code: String,
+    pub game: Game,
+    pub size: Size,
+    pub phase: mazerace_protocol::messages::Phase,
+    /// The host's name.
+    pub host: String,
+    /// The racers' names (rivals included), in the room's order.
+    pub players: Vec<String>,
+    pub spectators: u32,
+    pub max_players: u32,
 }
 
 /// A player entering a room.
@@ -217,6 +238,10 @@ pub enum RoomCmd {
     },
     NextRound {
         id: PlayerId,
+    },
+    /// An invite card's question (see [`RoomPreview`]).
+    Preview {
+        reply: oneshot::Sender<RoomPreview>,
     },
 }
 

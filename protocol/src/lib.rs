@@ -12,11 +12,13 @@
 //! - [`daily`]: the daily seed derivation.
 //! - [`league`]: leagues' wire shapes (tables, standings).
 //! - [`messages`]: every WebSocket message, client to server and back.
+//! - [`close`]: the WebSocket close codes the server sends.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod close;
 pub mod daily;
 pub mod ghost;
 pub mod grid;

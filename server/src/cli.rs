@@ -79,7 +79,7 @@ pub fn main() -> ExitCode {
 /// `mazerace serve`: bind, print the URLs, serve until SIGINT/SIGTERM.
 pub fn serve(config: Config) -> anyhow::Result<()> {
     crate::logs::init(config.log_format);
-    crate::fdlimit::prepare(config.max_connections);
+    crate::edge::fdlimit::prepare(config.max_connections);
     let rt = match config.worker_threads {
         Some(0) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,
         Some(n) => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build()?,
@@ -109,7 +109,7 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
         let server = Server::new(config, Some(Arc::new(hook)))?;
         {
             let mut out = std::io::stdout().lock();
-            out.write_all(crate::net::banner(bound).as_bytes())?;
+            out.write_all(crate::edge::net::banner(bound).as_bytes())?;
             out.flush()?;
         }
         let stopper = server.clone();

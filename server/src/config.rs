@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::proxy::TrustedProxies;
+use crate::edge::proxy::TrustedProxies;
 
 /// The hard ceiling on racers per room, whatever the flags or a
 /// `create_room` ask for: a room's broadcasts cost O(members) each.

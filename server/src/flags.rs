@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::config::{Config, LogFormat, MAX_PLAYERS_CAP};
+use crate::edge::proxy::TrustedProxies;
 use crate::ids::CODE_ALPHABET;
-use crate::proxy::TrustedProxies;
 
 /// `mazerace serve` flags. Every flag also reads `MAZERACE_<NAME>`. Each
 /// default is read from [`Config::default`], never written twice; the

@@ -18,7 +18,7 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
 };
 
-use crate::outbox::close;
+use mazerace_protocol::close;
 
 /// Why a socket was turned away at accept, before any HTTP was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +33,8 @@ pub enum Refusal {
 const CLOSE_CODES: [(u16, &str); 11] = [
     (close::NORMAL, "normal"),
     (close::GOING_AWAY, "shutdown"),
-    (1002, "protocol_error"),
-    (1007, "invalid_data"),
+    (close::PROTOCOL_ERROR, "protocol_error"),
+    (close::INVALID_DATA, "invalid_data"),
     (close::POLICY, "flood"),
     (close::TOO_BIG, "too_big"),
     (close::TRY_LATER, "server_full"),

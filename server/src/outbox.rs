@@ -34,29 +34,15 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::stream::SplitSink;
 use futures_util::SinkExt;
+use mazerace_protocol::close;
 use mazerace_protocol::messages::ServerMsg;
 use tokio::sync::{oneshot, Notify};
 
-use crate::gate::SockCtl;
+use crate::edge::gate::SockCtl;
 use crate::metrics;
 
 /// A serialised server message, shared between all its recipients.
 pub type Frame = Utf8Bytes;
-
-/// Close codes the server uses (PROTOCOL.md lists them).
-pub mod close {
-    pub const NORMAL: u16 = 1000;
-    pub const GOING_AWAY: u16 = 1001;
-    pub const PROTOCOL_ERROR: u16 = 1002;
-    pub const INVALID_DATA: u16 = 1007;
-    pub const POLICY: u16 = 1008;
-    pub const TOO_BIG: u16 = 1009;
-    pub const TRY_LATER: u16 = 1013;
-    pub const HELLO_TIMEOUT: u16 = 4000;
-    pub const IDLE_TIMEOUT: u16 = 4001;
-    pub const TOO_SLOW: u16 = 4002;
-    pub const TAKEN_OVER: u16 = 4003;
-}
 
 /// Serialises one message. Serialising our own enums cannot fail (no maps
 /// with non-string keys, no foreign `Serialize`); should it ever, the client
@@ -113,7 +99,7 @@ pub struct Outbox {
 
 impl Outbox {
     /// An outbox for connection `conn`. Made inside a WebSocket's task (the
-    /// `/ws` handler sets [`crate::gate::SOCKET`]), it also reaches the socket.
+    /// `/ws` handler sets [`crate::edge::gate::SOCKET`]), it also reaches the socket.
     pub fn new(capacity: usize, conn: u64) -> Self {
         let (kill, killed) = oneshot::channel();
         Outbox {
@@ -124,7 +110,7 @@ impl Outbox {
                 killed: Mutex::new(Some(killed)),
                 capacity: capacity.max(1),
                 conn,
-                socket: crate::gate::current_socket(),
+                socket: crate::edge::gate::current_socket(),
             }),
         }
     }

@@ -9,7 +9,7 @@
 //! when `shutdown_grace` is over, whichever comes first: no client can hold
 //! the server up (a half-sent request, a peer that never answers a close).
 //!
-//! The sockets are accepted by [`crate::accept`] (limits, timeouts, socket
+//! The sockets are accepted by [`crate::edge::accept`] (limits, timeouts, socket
 //! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
 
 use std::net::SocketAddr;
@@ -22,15 +22,15 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::accept::{self, ServeOpts};
 use crate::config::Config;
 use crate::conn::{ConnEnv, ConnParts};
 use crate::daily::DailyHook;
-use crate::gate::{Gate, GateLimits};
+use crate::edge::accept::{self, ServeOpts};
+use crate::edge::gate::{Gate, GateLimits};
+use crate::edge::limits::JoinLimiter;
+use crate::edge::net::Urls;
+use crate::edge::proxy::TrustedProxies;
 use crate::http::{HttpEnv, UpgradeLimits};
-use crate::limits::JoinLimiter;
-use crate::net::Urls;
-use crate::proxy::TrustedProxies;
 
 /// What the server holds for itself; each part it serves gets its own
 /// environment ([`ConnEnv`] for connections, [`HttpEnv`] for the HTTP
@@ -65,7 +65,7 @@ impl Server {
             config.max_connections,
             config.reserve_connections,
             config.max_conns_per_addr,
-            crate::gate::file_limit(),
+            crate::edge::fdlimit::file_limit(),
         ));
         // One permit per open WebSocket: `max_connections`, or fewer so that
         // WebSockets alone never fill the gate's limit and its reserve stays

@@ -14,11 +14,11 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::address::PerAddress;
 use crate::config::Config;
 use crate::daily::DailyHook;
+use crate::edge::address::PerAddress;
+use crate::edge::limits::JoinLimiter;
 use crate::ids::Ids;
-use crate::limits::JoinLimiter;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
 use crate::sessions::Sessions;

@@ -11,9 +11,9 @@ use tokio::time::{sleep, Instant};
 use tracing::Instrument;
 
 use super::Conn;
-use crate::outbox::close;
 use crate::room::RoomCmd;
 use crate::sessions::Session;
+use mazerace_protocol::close;
 
 /// Where the connection's session is.
 pub(super) enum Lobby {

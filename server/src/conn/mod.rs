@@ -23,8 +23,9 @@ use tokio::time::{sleep_until, timeout, Instant};
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tracing::Instrument;
 
-use crate::limits::TokenBucket;
-use crate::outbox::{close, run_writer, Outbox};
+use crate::edge::limits::TokenBucket;
+use crate::outbox::{run_writer, Outbox};
+use mazerace_protocol::close;
 
 mod deadlines;
 mod env;

@@ -27,10 +27,10 @@ use crate::assets;
 use crate::config::{Config, WRITE_BUFFER_BYTES};
 use crate::conn::ConnEnv;
 use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, DailyHook, QueryError, Replay};
-use crate::gate::{SockCtl, SOCKET};
-use crate::limits::JoinLimiter;
-use crate::net::Urls;
-use crate::proxy::TrustedProxies;
+use crate::edge::gate::{SockCtl, SOCKET};
+use crate::edge::limits::JoinLimiter;
+use crate::edge::net::Urls;
+use crate::edge::proxy::TrustedProxies;
 
 /// What the HTTP routes are given: the connections' environment (to hand
 /// each upgraded socket over, and for the counts in `/healthz`), the daily

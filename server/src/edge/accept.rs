@@ -33,9 +33,9 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_service::Service;
 
-use crate::gate::{Admit, Gate, Slot, SockCtl};
+use super::gate::{Admit, Gate, Slot, SockCtl};
+use super::proxy::TrustedProxies;
 use crate::metrics::{self, Refusal};
-use crate::proxy::TrustedProxies;
 
 /// The largest request head accepted (hyper answers 431 past it). A
 /// browser's is well under 8 KiB; hyper's default would let each waiting

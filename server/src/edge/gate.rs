@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::AbortHandle;
 
-use crate::address::AddressKey;
+use super::address::AddressKey;
 use crate::metrics::{self, Refusal};
 
 /// The gate's numbers (see the module header).
@@ -48,7 +48,7 @@ impl GateLimits {
     pub fn new(max_connections: usize, reserve: usize, per_addr: usize, files: Option<u64>) -> GateLimits {
         let mut max_sockets = max_connections.saturating_add(reserve);
         if let Some(files) = files {
-            let usable = files.saturating_sub(crate::fdlimit::RESERVED_FILES);
+            let usable = files.saturating_sub(super::fdlimit::RESERVED_FILES);
             max_sockets = max_sockets.min(usize::try_from(usable).unwrap_or(usize::MAX));
         }
         let max_sockets = max_sockets.max(1);
@@ -224,14 +224,6 @@ pub fn current_socket() -> Option<SockCtl> {
     SOCKET.try_with(SockCtl::clone).ok()
 }
 
-/// The soft open-file limit now, if the platform tells.
-pub fn file_limit() -> Option<u64> {
-    match rlimit::getrlimit(rlimit::Resource::NOFILE) {
-        Ok((soft, _)) if soft != rlimit::INFINITY => Some(soft),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,7 +258,7 @@ mod tests {
     #[test]
     fn limits_fit_under_the_file_limit() {
         let l = GateLimits::new(50_000, 64, 0, Some(1024));
-        assert_eq!(l.max_sockets, 1024 - crate::fdlimit::RESERVED_FILES as usize);
+        assert_eq!(l.max_sockets, 1024 - crate::edge::fdlimit::RESERVED_FILES as usize);
         assert_eq!(l.evict_at, l.max_sockets - 64);
         assert_eq!(
             GateLimits::new(10, 4, 0, None),

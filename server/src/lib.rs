@@ -31,7 +31,6 @@ pub mod daily;
 mod daily_leagues;
 pub mod daily_store;
 mod edge;
-mod flags;
 pub mod gen;
 mod http;
 mod ids;
@@ -57,6 +56,5 @@ pub use daily::{
 };
 pub use daily_store::StoreHook;
 use edge::limits;
-pub use flags::ServeArgs;
 pub use ids::is_code_shaped;
 pub use server::Server;

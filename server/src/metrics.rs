@@ -29,6 +29,26 @@ pub enum Refusal {
     Full,
 }
 
+/// How a client ended its connection (not a close the server asked for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerLeft {
+    /// It sent a close frame (the server echoes it).
+    CloseFrame,
+    /// Its stream ended (a FIN) without a close frame.
+    Eof,
+    /// Its socket was reset (an RST).
+    Reset,
+    /// Any other failure of the socket.
+    Error,
+}
+
+const PEER_LEFT: [(PeerLeft, &str); 4] = [
+    (PeerLeft::CloseFrame, "close_frame"),
+    (PeerLeft::Eof, "eof"),
+    (PeerLeft::Reset, "reset"),
+    (PeerLeft::Error, "error"),
+];
+
 /// Close codes with a series of their own; any other is counted as `other`.
 const CLOSE_CODES: [(u16, &str); 11] = [
     (close::NORMAL, "normal"),
@@ -71,6 +91,9 @@ struct Metrics {
     accept_errors: IntCounter,
     closed: [IntCounter; CLOSE_CODES.len()],
     closed_other: IntCounter,
+    left: [IntCounter; PEER_LEFT.len()],
+    upgrades_delayed: IntCounter,
+    upgrades_refused: IntCounter,
     progress_sent: IntCounter,
     progress_coalesced: IntCounter,
     log_lines_dropped: IntCounter,
@@ -133,6 +156,18 @@ impl Metrics {
             "Closes the server asked for, by code",
             &["code", "reason"],
         );
+        let left = counters(
+            &r,
+            "mazerace_clients_left_total",
+            "Connections the client ended, by how (close_frame, eof without one, reset, error)",
+            &["how"],
+        );
+        let penalised = counters(
+            &r,
+            "mazerace_upgrades_penalised_total",
+            "Upgrades from an address with violations: delayed, or refused (429)",
+            &["outcome"],
+        );
         let rejected =
             counters(&r, "mazerace_moves_rejected_total", "Moves and rewinds refused", &["reason"]);
         let rooms = gauges(&r, "mazerace_rooms", "Open rooms by phase", &["phase"]);
@@ -159,6 +194,9 @@ impl Metrics {
             ),
             closed: CLOSE_CODES.map(|(code, why)| closed.with_label_values(&[&code.to_string(), why])),
             closed_other: closed.with_label_values(&["other", "other"]),
+            left: PEER_LEFT.map(|(_, how)| left.with_label_values(&[how])),
+            upgrades_delayed: penalised.with_label_values(&["delayed"]),
+            upgrades_refused: penalised.with_label_values(&["refused"]),
             progress_sent: counter(
                 &r,
                 "mazerace_progress_frames_sent_total",
@@ -276,6 +314,24 @@ pub fn client_closed(code: u16) {
     }
 }
 
+/// `mazerace_clients_left_total{how}`: the client ended its connection
+/// (never counted as a close of the server's).
+pub fn peer_left(how: PeerLeft) {
+    if let Some(i) = PEER_LEFT.iter().position(|(h, _)| *h == how) {
+        M.left[i].inc();
+    }
+}
+
+/// `mazerace_upgrades_penalised_total{outcome="delayed"|"refused"}`: an
+/// upgrade from an address whose connections were closed for violations.
+pub fn upgrade_penalised(refused: bool) {
+    if refused {
+        M.upgrades_refused.inc();
+    } else {
+        M.upgrades_delayed.inc();
+    }
+}
+
 /// `mazerace_progress_frames_sent_total`.
 pub fn progress_sent() {
     M.progress_sent.inc();
@@ -384,6 +440,8 @@ mod tests {
         move_rejected(Reject::GateClosed);
         client_closed(close::TOO_SLOW);
         client_closed(4999);
+        peer_left(PeerLeft::Eof);
+        upgrade_penalised(true);
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -394,6 +452,8 @@ mod tests {
             ("mazerace_moves_rejected_total{reason=\"gate_closed\"}", 1.0),
             ("mazerace_clients_closed_total{code=\"4002\",reason=\"too_slow\"}", 1.0),
             ("mazerace_clients_closed_total{code=\"other\",reason=\"other\"}", 1.0),
+            ("mazerace_clients_left_total{how=\"eof\"}", 1.0),
+            ("mazerace_upgrades_penalised_total{outcome=\"refused\"}", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

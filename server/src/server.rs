@@ -29,6 +29,7 @@ use crate::edge::accept::{self, ServeOpts};
 use crate::edge::gate::{Gate, GateLimits};
 use crate::edge::limits::JoinLimiter;
 use crate::edge::net::Urls;
+use crate::edge::penalty::Penalties;
 use crate::edge::proxy::TrustedProxies;
 use crate::http::{HttpEnv, UpgradeLimits};
 
@@ -72,11 +73,13 @@ impl Server {
         // free for `/healthz` and new clients (see `gate`).
         let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
+        let penalties = Arc::new(Penalties::new(config.violation_penalty));
         let conn = Arc::new(ConnEnv::new(
             &config,
             ConnParts {
                 daily: daily.clone(),
                 joins: Arc::clone(&joins),
+                penalties: Arc::clone(&penalties),
                 shutdown: shutdown.clone(),
                 tracker: tracker.clone(),
                 websockets,
@@ -87,6 +90,7 @@ impl Server {
             conn: Arc::clone(&conn),
             daily,
             joins,
+            penalties,
             urls: Arc::clone(&urls),
             upgrade: UpgradeLimits::new(&config),
             tracker: tracker.clone(),
@@ -123,9 +127,11 @@ impl Server {
                         tracing::info!(addr = %a, "serving /metrics");
                     }
                     // An operator's scraper, not the public: a few sockets, no reserve.
-                    let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, 0, 0, None));
+                    // Past the limit each new socket evicts the oldest (none
+                    // is ever upgraded), so idle sockets cannot lock it out.
+                    let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, METRICS_RESERVE, 0, None));
                     let app = Router::new().route("/metrics", get(metrics));
-                    let none = TrustedProxies::default();
+                    let none = Arc::new(TrustedProxies::default());
                     let task =
                         accept::serve(l, app, gate, opts, none, sh.shutdown.clone(), sh.tracker.clone());
                     sh.tracker.spawn(task);
@@ -136,7 +142,7 @@ impl Server {
             }
         }
         let app = crate::http::router(Arc::clone(&sh.http));
-        let trusted = cfg.trusted_proxies.clone();
+        let trusted = Arc::new(cfg.trusted_proxies.clone());
         accept::serve(
             listener,
             app,
@@ -193,8 +199,10 @@ impl Server {
     }
 }
 
-/// Sockets the `/metrics` listener holds at once.
+/// Sockets the `/metrics` listener holds at once ...
 const METRICS_SOCKETS: usize = 16;
+/// ... and past them, each new one closing the oldest.
+const METRICS_RESERVE: usize = 16;
 
 async fn metrics() -> axum::response::Response {
     use axum::response::IntoResponse;

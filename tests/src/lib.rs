@@ -44,6 +44,9 @@ pub fn test_config() -> Config {
         // its own tests (tests/tests/daily_fair.rs, the room's unit tests).
         ranked_move_floor: Duration::ZERO,
         close_linger: Duration::from_millis(200),
+        // The fuzzer and the bad-input tests break the rules on purpose and
+        // reconnect at once; the penalty has its own test (violations.rs).
+        violation_penalty: Duration::ZERO,
         // Tests run many servers in one process: none binds the metrics port.
         metrics_bind: None,
         ..Config::default()

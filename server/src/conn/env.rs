@@ -1,6 +1,7 @@
 //! What a connection is given, and all it may reach: [`ConnEnv`] holds the
 //! room registry and the sessions it joins and creates in, the per-address
-//! slots and the failed-join limiter it is counted against, the daily hook,
+//! slots, the failed-join limiter and the violation penalty it is counted
+//! against, the daily hook,
 //! the server's shutdown token and task tracker, and [`ConnLimits`], the
 //! handful of settings a connection reads. Built once by
 //! [`crate::server::Server::new`]; the HTTP side shares it to hand each
@@ -18,6 +19,7 @@ use crate::config::Config;
 use crate::daily::DailyHook;
 use crate::edge::address::PerAddress;
 use crate::edge::limits::JoinLimiter;
+use crate::edge::penalty::Penalties;
 use crate::ids::Ids;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
@@ -81,6 +83,9 @@ pub struct ConnEnv {
     pub(super) room_slots: Arc<PerAddress>,
     /// Live sessions per network address.
     pub(super) session_slots: Arc<PerAddress>,
+    /// Shared with the `/ws` route: addresses closed for violations wait
+    /// before their next upgrade.
+    pub(super) penalties: Arc<Penalties>,
     pub(super) daily: Option<Arc<dyn DailyHook>>,
     pub(super) shutdown: CancellationToken,
     pub(super) tracker: TaskTracker,
@@ -93,6 +98,7 @@ pub struct ConnEnv {
 pub struct ConnParts {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
+    pub penalties: Arc<Penalties>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
     /// WebSockets open at once.
@@ -101,7 +107,7 @@ pub struct ConnParts {
 
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
-        let ConnParts { daily, joins, shutdown, tracker, websockets } = parts;
+        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets } = parts;
         let room_env = RoomEnv::new(cfg, daily.clone(), tracker.clone(), shutdown.clone());
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
@@ -112,6 +118,7 @@ impl ConnEnv {
             joins,
             room_slots: PerAddress::new(cfg.max_rooms_per_address),
             session_slots: PerAddress::new(cfg.max_sessions_per_address),
+            penalties,
             daily,
             shutdown,
             tracker,

@@ -1,14 +1,19 @@
-//! One WebSocket connection, as transport: a task that reads frames, keeps
-//! the deadlines (`deadlines.rs`) and the flood gate, and hands each message
-//! to the lobby service (`lobby.rs`: `hello`, the session and the room
-//! commands; `requests.rs`: creating and joining rooms, leaderboards).
-//! Writes go through the connection's [`Outbox`] and its writer task; all
-//! a connection reaches of the server is its [`ConnEnv`] (`env.rs`).
+//! One WebSocket connection, as transport: one task reads and writes the
+//! socket (`socket.rs`), keeps the deadlines (`deadlines.rs`) and the flood
+//! gate, and hands each message to the lobby service (`lobby.rs`: `hello`,
+//! the session and the room commands; `requests.rs`: creating and joining
+//! rooms, leaderboards). What others send the player goes through the
+//! connection's [`Outbox`], which wakes this task; all a connection reaches
+//! of the server is its [`ConnEnv`] (`env.rs`).
 //!
 //! Recoverable mistakes (bad JSON, a message out of place) are answered with
 //! an `error` and the connection goes on; fatal ones close it with a code
-//! and a reason (PROTOCOL.md, "Close codes"). Nothing a client sends can
-//! make this task panic or disturb another connection.
+//! and a reason (PROTOCOL.md, "Close codes"). A connection closed for a
+//! violation (a flood, a bad frame) is not read again, and its address
+//! waits before its next upgrade (`edge/penalty.rs`). How the peer left is
+//! counted as what happened: a close frame, a FIN without one, a reset
+//! ([`crate::metrics::peer_left`]). Nothing a client sends can make this
+//! task panic or disturb another connection.
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -16,36 +21,37 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::StreamExt;
+use mazerace_protocol::close;
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, ServerMsg};
-use tokio::time::{sleep_until, timeout, Instant};
+use tokio::time::{sleep_until, Instant};
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tracing::Instrument;
 
 use crate::edge::limits::TokenBucket;
-use crate::outbox::{run_writer, Outbox};
-use mazerace_protocol::close;
+use crate::edge::SockCtl;
+use crate::metrics::{self, PeerLeft};
+use crate::outbox::Outbox;
 
 mod deadlines;
 mod env;
 mod leagues;
 mod lobby;
 mod requests;
+mod socket;
 
 use deadlines::{Deadlines, Due};
 pub use env::{ConnEnv, ConnLimits, ConnParts};
 use lobby::Lobby;
+use socket::{Event, Finish, Socket};
 
 /// Runs one upgraded socket to its end. Every byte of the returned future
-/// is paid per connected player, hence two choices: the socket comes already
-/// split, and this is a plain fn rather than an `async fn` wrapping
-/// `run_inner`. An async fn keeps its arguments for its whole life, so
-/// either way the future would carry a dead copy of the socket or of its
-/// halves.
+/// is paid per connected player, hence a plain fn rather than an `async fn`
+/// wrapping `run_inner`: an async fn keeps its arguments for its whole
+/// life, so the future would carry a dead copy of the socket.
 pub fn run(
     env: Arc<ConnEnv>,
-    (sink, stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
+    ws: WebSocket,
+    sock: Option<SockCtl>,
     peer: SocketAddr,
     alive: TaskTrackerToken,
 ) -> impl Future<Output = ()> {
@@ -59,7 +65,7 @@ pub fn run(
         // line grew by one `room=` per join). Events name their room.
         player = tracing::field::Empty
     );
-    run_inner(env, sink, stream, peer, id, alive).instrument(span)
+    run_inner(env, ws, sock, peer, id, alive).instrument(span)
 }
 
 #[derive(PartialEq, Eq)]
@@ -94,8 +100,8 @@ struct Conn {
 
 async fn run_inner(
     env: Arc<ConnEnv>,
-    sink: SplitSink<WebSocket, Message>,
-    mut stream: SplitStream<WebSocket>,
+    ws: WebSocket,
+    sock: Option<SockCtl>,
     peer: SocketAddr,
     id: u64,
     // Held to the end: shutdown waits for every connection's task.
@@ -103,9 +109,8 @@ async fn run_inner(
 ) {
     // A reference, not a copy: the config would cost every connection its size.
     let cfg = &env.limits;
-    let outbox = Outbox::new(cfg.outbox_capacity, id);
-    let mut writer = tokio::spawn(run_writer(outbox.clone(), sink, cfg.close_linger).in_current_span());
-    let mut writer_done = false;
+    let outbox = Outbox::new(cfg.outbox_capacity, id, sock);
+    let mut socket = Socket::new(ws, outbox.clone());
 
     let Ok(_slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
         tracing::warn!("connection refused: server full");
@@ -114,8 +119,7 @@ async fn run_inner(
             message: "the server is full; try again later".into(),
         });
         outbox.close(close::TRY_LATER, "server full");
-        let _ = timeout(cfg.close_linger, &mut writer).await;
-        writer.abort();
+        socket.finish(Finish::Polite, cfg.close_linger).await;
         return;
     };
     tracing::debug!("connected");
@@ -142,71 +146,80 @@ async fn run_inner(
     let shutdown_token = env.shutdown.child_token();
     let shutdown = shutdown_token.cancelled();
     tokio::pin!(shutdown);
-    let mut peer_closed = false;
 
-    loop {
+    let finish = loop {
         tokio::select! {
             biased;
             () = &mut shutdown => {
                 outbox.send_msg(&ServerMsg::ServerShutdown);
                 outbox.close(close::GOING_AWAY, "server shutting down");
-                break;
+                break Finish::Polite;
             }
-            _ = &mut writer => {
-                // The socket failed, or the outbox was aborted (too slow, taken over).
-                writer_done = true;
-                if let Some(code) = outbox.close_code() {
-                    tracing::info!(code, "connection closed by the server");
-                }
-                break;
-            }
-            frame = stream.next() => {
+            event = socket.next() => {
+                let frame = match event {
+                    Event::Written(w) => {
+                        // The close the outbox asked for is out, the outbox
+                        // was aborted (too slow), or the socket failed.
+                        if let Some(code) = outbox.close_code() {
+                            tracing::info!(code, "connection closed by the server");
+                        }
+                        break Finish::Written(w);
+                    }
+                    Event::Read(frame) => frame,
+                };
                 deadlines.last_frame = Instant::now();
                 match frame {
-                    None => { peer_closed = true; break; }
-                    Some(Err(e)) => {
-                        match ReadFailure::of(&e) {
-                            ReadFailure::TooBig => {
-                                tracing::info!("message over the size limit: closing with 1009");
-                                let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                                outbox.close(close::TOO_BIG, reason);
-                            }
-                            // RFC 6455 7.4.1: a protocol violation is 1002,
-                            // a text frame that is not UTF-8 is 1007.
-                            ReadFailure::Protocol => {
-                                tracing::info!(error = %e, "protocol violation: closing with 1002");
-                                outbox.close(close::PROTOCOL_ERROR, "protocol violation");
-                            }
-                            ReadFailure::NotUtf8 => {
-                                tracing::info!("text frame not UTF-8: closing with 1007");
-                                outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
-                            }
-                            ReadFailure::Gone => {
-                                tracing::debug!(error = %e, "read failed");
-                                peer_closed = true;
-                            }
-                        }
-                        break;
+                    None => {
+                        metrics::peer_left(PeerLeft::Eof);
+                        break Finish::PeerGone;
                     }
+                    Some(Err(e)) => match ReadFailure::of(&e) {
+                        ReadFailure::TooBig => {
+                            tracing::info!("message over the size limit: closing with 1009");
+                            let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
+                            outbox.close(close::TOO_BIG, reason);
+                            break Finish::Violation;
+                        }
+                        // RFC 6455 7.4.1: a protocol violation is 1002,
+                        // a text frame that is not UTF-8 is 1007.
+                        ReadFailure::Protocol => {
+                            tracing::info!(error = %e, "protocol violation: closing with 1002");
+                            outbox.close(close::PROTOCOL_ERROR, "protocol violation");
+                            break Finish::Violation;
+                        }
+                        ReadFailure::NotUtf8 => {
+                            tracing::info!("text frame not UTF-8: closing with 1007");
+                            outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
+                            break Finish::Violation;
+                        }
+                        ReadFailure::Left(how) => {
+                            tracing::debug!(error = %e, "the peer left");
+                            metrics::peer_left(how);
+                            break Finish::PeerGone;
+                        }
+                    },
                     Some(Ok(Message::Text(text))) => {
                         if conn.on_text(text.as_str()).await == Flow::Stop {
-                            break;
+                            break Finish::Violation;
                         }
                     }
                     Some(Ok(Message::Binary(_))) => match conn.admit() {
-                        Gate::Stop => break,
+                        Gate::Stop => break Finish::Violation,
                         Gate::Refuse => {}
                         Gate::Pass => {
                             conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
                         }
                     },
-                    Some(Ok(Message::Close(_))) => { peer_closed = true; break; }
+                    Some(Ok(Message::Close(_))) => {
+                        metrics::peer_left(PeerLeft::CloseFrame);
+                        break Finish::PeerClosed;
+                    }
                     // Pings are answered by tungstenite; pongs prove
                     // liveness. Both count against the message rate: a
                     // flood of pings is a flood (each one costs a pong).
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
                         if conn.admit() == Gate::Stop {
-                            break;
+                            break Finish::Violation;
                         }
                     }
                 }
@@ -217,12 +230,12 @@ async fn run_inner(
                     Due::Hello => {
                         tracing::info!("no hello in time: closing with 4000");
                         outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
-                        break;
+                        break Finish::Polite;
                     }
                     Due::Idle => {
                         tracing::info!("silent peer: closing with 4001");
                         outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
-                        break;
+                        break Finish::Polite;
                     }
                     Due::Ping => outbox.ping(),
                     Due::Nothing => {}
@@ -230,30 +243,18 @@ async fn run_inner(
                 timer.as_mut().reset(deadlines.next(cfg, said_hello));
             }
         }
-    }
+    };
 
     conn.detach().await;
-
-    // Close politely: let the writer send what is queued and the close frame,
-    // then read until the client's close reply (dropping a socket with
-    // unread input would reset it and could lose our close frame).
-    if !writer_done {
-        if !outbox.is_closing() {
-            outbox.close(close::NORMAL, "");
+    if matches!(finish, Finish::Violation) {
+        // Not read again, reset when dropped (nothing lingers for it), and
+        // its address waits before its next upgrade.
+        if let Some(sock) = outbox.socket() {
+            sock.reset_on_close();
         }
-        let _ = timeout(cfg.close_linger, async {
-            let _ = (&mut writer).await;
-            if !peer_closed {
-                while let Some(Ok(m)) = stream.next().await {
-                    if matches!(m, Message::Close(_)) {
-                        break;
-                    }
-                }
-            }
-        })
-        .await;
-        writer.abort();
+        env.penalties.violation(conn.ip);
     }
+    socket.finish(finish, cfg.close_linger).await;
     tracing::debug!("disconnected");
 }
 
@@ -265,24 +266,33 @@ enum ReadFailure {
     Protocol,
     /// A text frame whose payload is not UTF-8.
     NotUtf8,
-    /// The socket itself failed or ended: nobody to tell.
-    Gone,
+    /// The peer left without a close frame: a FIN, a reset, a failure.
+    Left(PeerLeft),
 }
 
 impl ReadFailure {
     fn of(e: &axum::Error) -> ReadFailure {
+        use tokio_tungstenite::tungstenite::error::ProtocolError;
         use tokio_tungstenite::tungstenite::Error as WsError;
         let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
         while let Some(err) = src {
             match err.downcast_ref::<WsError>() {
                 Some(WsError::Capacity(_)) => return ReadFailure::TooBig,
+                // The stream ended (a FIN) with no close frame first: the
+                // peer left, it broke nothing we could still tell it about.
+                Some(WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake)) => {
+                    return ReadFailure::Left(PeerLeft::Eof)
+                }
                 Some(WsError::Protocol(_)) => return ReadFailure::Protocol,
                 Some(WsError::Utf8(_)) => return ReadFailure::NotUtf8,
-                Some(_) => return ReadFailure::Gone,
+                Some(WsError::Io(io)) if io.kind() == std::io::ErrorKind::ConnectionReset => {
+                    return ReadFailure::Left(PeerLeft::Reset)
+                }
+                Some(_) => return ReadFailure::Left(PeerLeft::Error),
                 None => src = err.source(),
             }
         }
-        ReadFailure::Gone
+        ReadFailure::Left(PeerLeft::Error)
     }
 }
 

@@ -14,8 +14,9 @@
 //! - With the reserve full too, the new socket is refused (503).
 //!
 //! A [`SockCtl`] is the handle on a socket that outlives the accept loop:
-//! the HTTP handler marks it upgraded, and the outbox asks for its queued
-//! data to be dropped when it closes a slow client (SO_LINGER 0). It is the
+//! the HTTP handler marks it upgraded and hands it to the connection, whose
+//! outbox asks for the socket's queued data to be dropped when it closes a
+//! slow client or a violator (SO_LINGER 0). It is the
 //! gate and the socket's number, no allocation of its own: every socket's
 //! state lives in the gate's maps. (A small object allocated per socket at
 //! accept and kept for the socket's life measured +1.5 KiB of RSS per idle
@@ -209,19 +210,6 @@ impl SockCtl {
             *flags |= RESET;
         }
     }
-}
-
-tokio::task_local! {
-    /// The socket of the WebSocket connection this task serves (set by the
-    /// `/ws` handler around the connection's future, read by `Outbox::new`),
-    /// so the outbox can reach its socket without the connection code
-    /// passing it along.
-    pub static SOCKET: SockCtl;
-}
-
-/// The socket of the connection this task serves, if any.
-pub fn current_socket() -> Option<SockCtl> {
-    SOCKET.try_with(SockCtl::clone).ok()
 }
 
 #[cfg(test)]

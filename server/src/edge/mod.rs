@@ -11,6 +11,10 @@
 //! - `proxy`: `--trusted-proxy`, and [`ClientAddr`], the one answer to "who
 //!   is this request from" that every route uses.
 //! - `limits`: token buckets and the failed-join limiter.
+//! - `penalty`: an address whose connections broke the rules waits before
+//!   its next upgrades.
+//! - `strict`: request heads refused with 400 (no Host, bare LF, a bad
+//!   `Sec-WebSocket-Key`).
 //! - `net`: the LAN addresses and the start-up banner.
 //! - `fdlimit`: the open-file limit.
 
@@ -20,7 +24,9 @@ pub mod fdlimit;
 pub mod gate;
 pub mod limits;
 pub mod net;
+pub mod penalty;
 pub mod proxy;
+pub mod strict;
 
 pub use gate::SockCtl;
 pub use proxy::ClientAddr;

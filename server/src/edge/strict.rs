@@ -46,7 +46,10 @@ pub const BAD_REQUEST: &[u8] =
 /// It looks at heads only: from the connection's start, and again after
 /// each final response the server writes, up to the empty line that ends
 /// the head; bodies and, after a `101`, WebSocket frames are never looked
-/// at. Three bytes of state per socket.
+/// at. Three bytes of state per socket. A head pipelined behind another
+/// (sent before the answer to the one before it) arrives with that one's
+/// body, so it is not looked at: telling it from a body would take parsing
+/// the framing, which is hyper's job.
 #[derive(Debug)]
 pub struct HeadScan {
     mode: Mode,

@@ -21,8 +21,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
+use futures_util::future::Either;
 use mazerace_protocol::close;
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, ServerMsg};
+use mazerace_protocol::Action;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{sleep_until, Instant};
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tracing::Instrument;
@@ -45,9 +48,10 @@ use lobby::Lobby;
 use socket::{Event, Finish, Socket};
 
 /// Runs one upgraded socket to its end. Every byte of the returned future
-/// is paid per connected player, hence a plain fn rather than an `async fn`
-/// wrapping `run_inner`: an async fn keeps its arguments for its whole
-/// life, so the future would carry a dead copy of the socket.
+/// is paid per connected player, hence a plain fn that builds the socket
+/// and the connection before any future exists: an `async fn` keeps its
+/// arguments for its whole life, so the future would carry a dead copy of
+/// the WebSocket (368 bytes) beside the one in use.
 pub fn run(
     env: Arc<ConnEnv>,
     ws: WebSocket,
@@ -65,7 +69,37 @@ pub fn run(
         // line grew by one `room=` per join). Events name their room.
         player = tracing::field::Empty
     );
-    run_inner(env, ws, sock, peer, id, alive).instrument(span)
+    // A reference, not a copy: the config would cost every connection its size.
+    let cfg = &env.limits;
+    let outbox = Outbox::new(cfg.outbox_capacity, id, sock);
+    let socket = Socket::new(ws, outbox.clone());
+    let Ok(slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
+        // Boxed: rare, and its future would size every connection's.
+        return Either::Left(Box::pin(refuse_full(socket, outbox, cfg.close_linger).instrument(span)));
+    };
+    let conn = Conn {
+        env: Arc::clone(&env),
+        id,
+        ip: peer.ip(),
+        outbox,
+        lobby: Lobby::AwaitingHello,
+        msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
+        strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
+        rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
+        leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
+    };
+    Either::Right(run_inner(conn, socket, slot, alive).instrument(span))
+}
+
+/// Past `max_connections`: `server_full`, then 1013.
+async fn refuse_full(socket: Socket, outbox: Outbox, linger: std::time::Duration) {
+    tracing::warn!("connection refused: server full");
+    outbox.send_msg(&ServerMsg::Error {
+        code: ErrorCode::ServerFull,
+        message: "the server is full; try again later".into(),
+    });
+    outbox.close(close::TRY_LATER, "server full");
+    socket.finish(Finish::Polite, linger).await;
 }
 
 #[derive(PartialEq, Eq)]
@@ -98,164 +132,157 @@ struct Conn {
     leagues: TokenBucket,
 }
 
-async fn run_inner(
-    env: Arc<ConnEnv>,
-    ws: WebSocket,
-    sock: Option<SockCtl>,
-    peer: SocketAddr,
-    id: u64,
-    // Held to the end: shutdown waits for every connection's task.
-    _alive: TaskTrackerToken,
-) {
-    // A reference, not a copy: the config would cost every connection its size.
-    let cfg = &env.limits;
-    let outbox = Outbox::new(cfg.outbox_capacity, id, sock);
-    let mut socket = Socket::new(ws, outbox.clone());
-
-    let Ok(_slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
-        tracing::warn!("connection refused: server full");
-        outbox.send_msg(&ServerMsg::Error {
-            code: ErrorCode::ServerFull,
-            message: "the server is full; try again later".into(),
-        });
-        outbox.close(close::TRY_LATER, "server full");
-        socket.finish(Finish::Polite, cfg.close_linger).await;
-        return;
-    };
-    tracing::debug!("connected");
-
-    let mut conn = Conn {
-        env: Arc::clone(&env),
-        id,
-        ip: peer.ip(),
-        outbox: outbox.clone(),
-        lobby: Lobby::AwaitingHello,
-        msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
-        strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
-        rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
-        leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
-    };
-    let mut deadlines = Deadlines::new(Instant::now(), cfg);
-    let timer = sleep_until(deadlines.next(cfg, false));
-    tokio::pin!(timer);
-    // A child of the server-wide token, waited on by one future made once:
-    // polling `cancelled()` takes the token's lock, and a child's lock is
-    // this connection's alone (the server-wide one would be taken by every
-    // connection on every message). A fresh future per message would also
-    // join and leave the waiter list each time.
-    let shutdown_token = env.shutdown.child_token();
-    let shutdown = shutdown_token.cancelled();
-    tokio::pin!(shutdown);
-
-    let finish = loop {
-        tokio::select! {
-            biased;
-            () = &mut shutdown => {
-                outbox.send_msg(&ServerMsg::ServerShutdown);
-                outbox.close(close::GOING_AWAY, "server shutting down");
-                break Finish::Polite;
+/// The connection's life once admitted. A plain fn around an `async move`
+/// block, not an `async fn`: an async fn's arguments are stored twice in
+/// its future (rust-lang/rust#62958), here the connection and its socket.
+fn run_inner(
+    mut conn: Conn,
+    mut socket: Socket,
+    // Held to the end: a place among `max_connections` ...
+    slot: OwnedSemaphorePermit,
+    // ... and shutdown waits for every connection's task.
+    alive: TaskTrackerToken,
+) -> impl Future<Output = ()> {
+    async move {
+        let _held = (slot, alive);
+        tracing::debug!("connected");
+        let finish = conn.serve(&mut socket).await;
+        // Once per connection, and the largest states of the future: boxed,
+        // so that an idle player's task does not carry room for them.
+        Box::pin(conn.detach()).await;
+        if matches!(finish, Finish::Violation) {
+            // Not read again, reset when dropped (nothing lingers for it),
+            // and its address waits before its next upgrade.
+            if let Some(sock) = conn.outbox.socket() {
+                sock.reset_on_close();
             }
-            event = socket.next() => {
-                let frame = match event {
-                    Event::Written(w) => {
-                        // The close the outbox asked for is out, the outbox
-                        // was aborted (too slow), or the socket failed.
-                        if let Some(code) = outbox.close_code() {
-                            tracing::info!(code, "connection closed by the server");
-                        }
-                        break Finish::Written(w);
-                    }
-                    Event::Read(frame) => frame,
-                };
-                deadlines.last_frame = Instant::now();
-                match frame {
-                    None => {
-                        metrics::peer_left(PeerLeft::Eof);
-                        break Finish::PeerGone;
-                    }
-                    Some(Err(e)) => match ReadFailure::of(&e) {
-                        ReadFailure::TooBig => {
-                            tracing::info!("message over the size limit: closing with 1009");
-                            let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                            outbox.close(close::TOO_BIG, reason);
-                            break Finish::Violation;
-                        }
-                        // RFC 6455 7.4.1: a protocol violation is 1002,
-                        // a text frame that is not UTF-8 is 1007.
-                        ReadFailure::Protocol => {
-                            tracing::info!(error = %e, "protocol violation: closing with 1002");
-                            outbox.close(close::PROTOCOL_ERROR, "protocol violation");
-                            break Finish::Violation;
-                        }
-                        ReadFailure::NotUtf8 => {
-                            tracing::info!("text frame not UTF-8: closing with 1007");
-                            outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
-                            break Finish::Violation;
-                        }
-                        ReadFailure::Left(how) => {
-                            tracing::debug!(error = %e, "the peer left");
-                            metrics::peer_left(how);
-                            break Finish::PeerGone;
-                        }
-                    },
-                    Some(Ok(Message::Text(text))) => {
-                        if conn.on_text(text.as_str()).await == Flow::Stop {
-                            break Finish::Violation;
-                        }
-                    }
-                    Some(Ok(Message::Binary(_))) => match conn.admit() {
-                        Gate::Stop => break Finish::Violation,
-                        Gate::Refuse => {}
-                        Gate::Pass => {
-                            conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
-                        }
-                    },
-                    Some(Ok(Message::Close(_))) => {
-                        metrics::peer_left(PeerLeft::CloseFrame);
-                        break Finish::PeerClosed;
-                    }
-                    // Pings are answered by tungstenite; pongs prove
-                    // liveness. Both count against the message rate: a
-                    // flood of pings is a flood (each one costs a pong).
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
-                        if conn.admit() == Gate::Stop {
-                            break Finish::Violation;
-                        }
-                    }
-                }
-            }
-            () = &mut timer => {
-                let said_hello = conn.lobby.said_hello();
-                match deadlines.due(Instant::now(), cfg, said_hello) {
-                    Due::Hello => {
-                        tracing::info!("no hello in time: closing with 4000");
-                        outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
-                        break Finish::Polite;
-                    }
-                    Due::Idle => {
-                        tracing::info!("silent peer: closing with 4001");
-                        outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
-                        break Finish::Polite;
-                    }
-                    Due::Ping => outbox.ping(),
-                    Due::Nothing => {}
-                }
-                timer.as_mut().reset(deadlines.next(cfg, said_hello));
-            }
+            conn.env.penalties.violation(conn.ip);
         }
-    };
-
-    conn.detach().await;
-    if matches!(finish, Finish::Violation) {
-        // Not read again, reset when dropped (nothing lingers for it), and
-        // its address waits before its next upgrade.
-        if let Some(sock) = outbox.socket() {
-            sock.reset_on_close();
-        }
-        env.penalties.violation(conn.ip);
+        let linger = conn.env.limits.close_linger;
+        drop(conn);
+        Box::pin(socket.finish(finish, linger)).await;
+        tracing::debug!("disconnected");
     }
-    socket.finish(finish, cfg.close_linger).await;
-    tracing::debug!("disconnected");
+}
+
+impl Conn {
+    /// The connection's life: messages, deadlines and shutdown until one of
+    /// them ends it; how it is to be closed.
+    async fn serve(&mut self, socket: &mut Socket) -> Finish {
+        let env = Arc::clone(&self.env);
+        let cfg = &env.limits;
+        let outbox = self.outbox.clone();
+        let conn = self;
+        let mut deadlines = Deadlines::new(Instant::now(), cfg);
+        let timer = sleep_until(deadlines.next(cfg, false));
+        tokio::pin!(timer);
+        // A child of the server-wide token, waited on by one future made once:
+        // polling `cancelled()` takes the token's lock, and a child's lock is
+        // this connection's alone (the server-wide one would be taken by every
+        // connection on every message). A fresh future per message would also
+        // join and leave the waiter list each time.
+        let shutdown_token = env.shutdown.child_token();
+        let shutdown = shutdown_token.cancelled();
+        tokio::pin!(shutdown);
+
+        loop {
+            tokio::select! {
+                biased;
+                () = &mut shutdown => {
+                    outbox.send_msg(&ServerMsg::ServerShutdown);
+                    outbox.close(close::GOING_AWAY, "server shutting down");
+                    return Finish::Polite;
+                }
+                event = socket.next() => {
+                    let frame = match event {
+                        Event::Written(w) => {
+                            // The close the outbox asked for is out, the outbox
+                            // was aborted (too slow), or the socket failed.
+                            if let Some(code) = outbox.close_code() {
+                                tracing::info!(code, "connection closed by the server");
+                            }
+                            return Finish::Written(w);
+                        }
+                        Event::Read(frame) => frame,
+                    };
+                    deadlines.last_frame = Instant::now();
+                    match frame {
+                        None => {
+                            metrics::peer_left(PeerLeft::Eof);
+                            return Finish::PeerGone;
+                        }
+                        Some(Err(e)) => match ReadFailure::of(&e) {
+                            ReadFailure::TooBig => {
+                                tracing::info!("message over the size limit: closing with 1009");
+                                let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
+                                outbox.close(close::TOO_BIG, reason);
+                                return Finish::Violation;
+                            }
+                            // RFC 6455 7.4.1: a protocol violation is 1002,
+                            // a text frame that is not UTF-8 is 1007.
+                            ReadFailure::Protocol => {
+                                tracing::info!(error = %e, "protocol violation: closing with 1002");
+                                outbox.close(close::PROTOCOL_ERROR, "protocol violation");
+                                return Finish::Violation;
+                            }
+                            ReadFailure::NotUtf8 => {
+                                tracing::info!("text frame not UTF-8: closing with 1007");
+                                outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
+                                return Finish::Violation;
+                            }
+                            ReadFailure::Left(how) => {
+                                tracing::debug!(error = %e, "the peer left");
+                                metrics::peer_left(how);
+                                return Finish::PeerGone;
+                            }
+                        },
+                        Some(Ok(Message::Text(text))) => {
+                            if conn.on_text(text.as_str()).await == Flow::Stop {
+                                return Finish::Violation;
+                            }
+                        }
+                        Some(Ok(Message::Binary(_))) => match conn.admit() {
+                            Gate::Stop => return Finish::Violation,
+                            Gate::Refuse => {}
+                            Gate::Pass => {
+                                conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
+                            }
+                        },
+                        Some(Ok(Message::Close(_))) => {
+                            metrics::peer_left(PeerLeft::CloseFrame);
+                            return Finish::PeerClosed;
+                        }
+                        // Pings are answered by tungstenite; pongs prove
+                        // liveness. Both count against the message rate: a
+                        // flood of pings is a flood (each one costs a pong).
+                        Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                            if conn.admit() == Gate::Stop {
+                                return Finish::Violation;
+                            }
+                        }
+                    }
+                }
+                () = &mut timer => {
+                    let said_hello = conn.lobby.said_hello();
+                    match deadlines.due(Instant::now(), cfg, said_hello) {
+                        Due::Hello => {
+                            tracing::info!("no hello in time: closing with 4000");
+                            outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
+                            return Finish::Polite;
+                        }
+                        Due::Idle => {
+                            tracing::info!("silent peer: closing with 4001");
+                            outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
+                            return Finish::Polite;
+                        }
+                        Due::Ping => outbox.ping(),
+                        Due::Nothing => {}
+                    }
+                    timer.as_mut().reset(deadlines.next(cfg, said_hello));
+                }
+            }
+        }
+    }
 }
 
 /// What a failed read means for the close.
@@ -336,12 +363,43 @@ impl Conn {
             Gate::Refuse => return Flow::Go,
             Gate::Stop => return Flow::Stop,
         }
-        match ClientMsg::decode(text) {
-            Ok(msg) => self.dispatch(msg).await,
+        let msg = match ClientMsg::decode(text) {
+            Ok(msg) => msg,
             Err(e) => {
                 self.error(e.code, clip(e.message, 200));
+                return Flow::Go;
             }
+        };
+        // The hot path inline: a player's move or rewind straight to the room.
+        let act = match (&msg, self.session()) {
+            (ClientMsg::Move { dir, seq }, Some(s)) => Some((Arc::clone(s), *seq, Action::Move(*dir))),
+            (ClientMsg::Rewind { seq }, Some(s)) => Some((Arc::clone(s), *seq, Action::Rewind)),
+            _ => None,
+        };
+        match act {
+            Some((s, seq, action)) => {
+                drop(msg);
+                self.act(&s, seq, action).await;
+            }
+            // Everything else is rare next to moves, so it runs boxed: its
+            // future would otherwise size every connection's task.
+            None => Box::pin(self.dispatch(msg)).await,
         }
         Flow::Go
     }
+}
+
+/// Every connected player's task holds this future: its size is memory per
+/// player. Before one task owned the socket it was 1,664 bytes plus a
+/// writer task (768) and the split socket's lock (400); the first single
+/// task was 2,896 (a dead copy of the WebSocket, the close and the lobby's
+/// futures inline).
+#[cfg(test)]
+#[test]
+fn the_connection_future_stays_small() {
+    fn future_size<A, B, C, D, E, F: Future>(_: fn(A, B, C, D, E) -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+    let size = future_size(run);
+    assert!(size <= 2048, "the connection's future is {size} bytes");
 }

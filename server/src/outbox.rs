@@ -35,9 +35,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
 
-use axum::extract::ws::Utf8Bytes;
 use mazerace_protocol::close;
 use mazerace_protocol::messages::ServerMsg;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::edge::SockCtl;
 use crate::metrics;

@@ -31,7 +31,7 @@ use crate::edge::limits::JoinLimiter;
 use crate::edge::net::Urls;
 use crate::edge::penalty::Penalties;
 use crate::edge::proxy::TrustedProxies;
-use crate::http::{HttpEnv, UpgradeLimits};
+use crate::http::HttpEnv;
 
 /// What the server holds for itself; each part it serves gets its own
 /// environment ([`ConnEnv`] for connections, [`HttpEnv`] for the HTTP
@@ -92,7 +92,6 @@ impl Server {
             joins,
             penalties,
             urls: Arc::clone(&urls),
-            upgrade: UpgradeLimits::new(&config),
             tracker: tracker.clone(),
         });
         let inner =

@@ -15,7 +15,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::Config;
+use crate::config::{Config, WRITE_BUFFER_BYTES};
 use crate::daily::DailyHook;
 use crate::edge::address::PerAddress;
 use crate::edge::limits::JoinLimiter;
@@ -24,12 +24,15 @@ use crate::ids::Ids;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
 use crate::sessions::Sessions;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 /// The settings a connection reads, copied out of [`Config`] once (a
 /// connection keeps a reference to its env, never a copy per player).
 #[derive(Debug, Clone, Copy)]
 pub struct ConnLimits {
     pub outbox_capacity: usize,
+    pub read_buffer_bytes: usize,
+    pub write_buffer_max: usize,
     pub close_linger: Duration,
     pub max_message_bytes: usize,
     pub hello_timeout: Duration,
@@ -51,6 +54,8 @@ impl ConnLimits {
     pub fn new(cfg: &Config) -> Self {
         ConnLimits {
             outbox_capacity: cfg.outbox_capacity,
+            read_buffer_bytes: cfg.read_buffer_bytes,
+            write_buffer_max: cfg.write_buffer_max,
             close_linger: cfg.close_linger,
             max_message_bytes: cfg.max_message_bytes,
             hello_timeout: cfg.hello_timeout,
@@ -65,6 +70,21 @@ impl ConnLimits {
             max_players: cfg.max_players,
             node_id: cfg.node_id,
         }
+    }
+}
+
+impl ConnLimits {
+    /// The WebSocket's buffers and limits (see the config fields).
+    pub fn websocket(&self) -> WebSocketConfig {
+        WebSocketConfig::default()
+            // Small: it is paid per connected player.
+            .read_buffer_size(self.read_buffer_bytes)
+            // Frames gathered before a write (see the constant) ...
+            .write_buffer_size(WRITE_BUFFER_BYTES)
+            // ... and a client that stops reading cannot grow it past this.
+            .max_write_buffer_size(self.write_buffer_max)
+            .max_message_size(Some(self.max_message_bytes))
+            .max_frame_size(Some(self.max_message_bytes))
     }
 }
 

@@ -20,19 +20,19 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, WebSocket};
 use futures_util::future::Either;
+use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper_util::rt::TokioIo;
 use mazerace_protocol::close;
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, ServerMsg};
 use mazerace_protocol::Action;
 use tokio::sync::OwnedSemaphorePermit;
-use tokio::time::{sleep_until, Instant};
-use tokio_util::task::task_tracker::TaskTrackerToken;
+use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::WebSocketStream;
 use tracing::Instrument;
 
 use crate::edge::limits::TokenBucket;
 use crate::edge::SockCtl;
-use crate::metrics::{self, PeerLeft};
 use crate::outbox::Outbox;
 
 mod deadlines;
@@ -40,25 +40,48 @@ mod env;
 mod leagues;
 mod lobby;
 mod requests;
+mod serve;
 mod socket;
 
-use deadlines::{Deadlines, Due};
 pub use env::{ConnEnv, ConnLimits, ConnParts};
 use lobby::Lobby;
-use socket::{Event, Finish, Socket};
+use socket::{Finish, Socket};
+
+/// A player's WebSocket, on the socket hyper upgraded.
+pub type Ws = WebSocketStream<TokioIo<Upgraded>>;
+
+/// The connection's task from the `/ws` handshake on: once hyper has
+/// written the 101 and handed the socket over, the WebSocket on it, then
+/// [`run`]. A plain fn around an `async move` block: an `async fn` stores
+/// its arguments twice in its future (rust-lang/rust#62958), and this one
+/// lives as long as the player.
+// Not an `async fn`, on purpose (see above).
+#[allow(clippy::manual_async_fn)]
+pub fn upgraded(
+    env: Arc<ConnEnv>,
+    upgrade: OnUpgrade,
+    sock: SockCtl,
+    peer: SocketAddr,
+) -> impl Future<Output = ()> {
+    async move {
+        let io = match upgrade.await {
+            Ok(io) => io,
+            Err(e) => return tracing::debug!(%peer, error = %e, "websocket upgrade failed"),
+        };
+        // A player now: no longer evicted, counted as a WebSocket.
+        sock.upgraded();
+        let config = env.limits.websocket();
+        let ws = WebSocketStream::from_raw_socket(TokioIo::new(io), Role::Server, Some(config)).await;
+        run(env, ws, Some(sock), peer).await;
+    }
+}
 
 /// Runs one upgraded socket to its end. Every byte of the returned future
 /// is paid per connected player, hence a plain fn that builds the socket
 /// and the connection before any future exists: an `async fn` keeps its
 /// arguments for its whole life, so the future would carry a dead copy of
-/// the WebSocket (368 bytes) beside the one in use.
-pub fn run(
-    env: Arc<ConnEnv>,
-    ws: WebSocket,
-    sock: Option<SockCtl>,
-    peer: SocketAddr,
-    alive: TaskTrackerToken,
-) -> impl Future<Output = ()> {
+/// the WebSocket beside the one in use.
+pub fn run(env: Arc<ConnEnv>, ws: Ws, sock: Option<SockCtl>, peer: SocketAddr) -> impl Future<Output = ()> {
     let id = env.next_conn.fetch_add(1, Ordering::Relaxed);
     let span = tracing::info_span!(
         "conn",
@@ -88,7 +111,7 @@ pub fn run(
         rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
         leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
     };
-    Either::Right(run_inner(conn, socket, slot, alive).instrument(span))
+    Either::Right(run_inner(conn, socket, slot).instrument(span))
 }
 
 /// Past `max_connections`: `server_full`, then 1013.
@@ -135,16 +158,15 @@ struct Conn {
 /// The connection's life once admitted. A plain fn around an `async move`
 /// block, not an `async fn`: an async fn's arguments are stored twice in
 /// its future (rust-lang/rust#62958), here the connection and its socket.
+#[allow(clippy::manual_async_fn)]
 fn run_inner(
     mut conn: Conn,
     mut socket: Socket,
-    // Held to the end: a place among `max_connections` ...
+    // Held to the end: a place among `max_connections`.
     slot: OwnedSemaphorePermit,
-    // ... and shutdown waits for every connection's task.
-    alive: TaskTrackerToken,
 ) -> impl Future<Output = ()> {
     async move {
-        let _held = (slot, alive);
+        let _held = slot;
         tracing::debug!("connected");
         let finish = conn.serve(&mut socket).await;
         // Once per connection, and the largest states of the future: boxed,
@@ -162,164 +184,6 @@ fn run_inner(
         drop(conn);
         Box::pin(socket.finish(finish, linger)).await;
         tracing::debug!("disconnected");
-    }
-}
-
-impl Conn {
-    /// The connection's life: messages, deadlines and shutdown until one of
-    /// them ends it; how it is to be closed.
-    async fn serve(&mut self, socket: &mut Socket) -> Finish {
-        let env = Arc::clone(&self.env);
-        let cfg = &env.limits;
-        let outbox = self.outbox.clone();
-        let conn = self;
-        let mut deadlines = Deadlines::new(Instant::now(), cfg);
-        let timer = sleep_until(deadlines.next(cfg, false));
-        tokio::pin!(timer);
-        // A child of the server-wide token, waited on by one future made once:
-        // polling `cancelled()` takes the token's lock, and a child's lock is
-        // this connection's alone (the server-wide one would be taken by every
-        // connection on every message). A fresh future per message would also
-        // join and leave the waiter list each time.
-        let shutdown_token = env.shutdown.child_token();
-        let shutdown = shutdown_token.cancelled();
-        tokio::pin!(shutdown);
-
-        loop {
-            tokio::select! {
-                biased;
-                () = &mut shutdown => {
-                    outbox.send_msg(&ServerMsg::ServerShutdown);
-                    outbox.close(close::GOING_AWAY, "server shutting down");
-                    return Finish::Polite;
-                }
-                event = socket.next() => {
-                    let frame = match event {
-                        Event::Written(w) => {
-                            // The close the outbox asked for is out, the outbox
-                            // was aborted (too slow), or the socket failed.
-                            if let Some(code) = outbox.close_code() {
-                                tracing::info!(code, "connection closed by the server");
-                            }
-                            return Finish::Written(w);
-                        }
-                        Event::Read(frame) => frame,
-                    };
-                    deadlines.last_frame = Instant::now();
-                    match frame {
-                        None => {
-                            metrics::peer_left(PeerLeft::Eof);
-                            return Finish::PeerGone;
-                        }
-                        Some(Err(e)) => match ReadFailure::of(&e) {
-                            ReadFailure::TooBig => {
-                                tracing::info!("message over the size limit: closing with 1009");
-                                let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                                outbox.close(close::TOO_BIG, reason);
-                                return Finish::Violation;
-                            }
-                            // RFC 6455 7.4.1: a protocol violation is 1002,
-                            // a text frame that is not UTF-8 is 1007.
-                            ReadFailure::Protocol => {
-                                tracing::info!(error = %e, "protocol violation: closing with 1002");
-                                outbox.close(close::PROTOCOL_ERROR, "protocol violation");
-                                return Finish::Violation;
-                            }
-                            ReadFailure::NotUtf8 => {
-                                tracing::info!("text frame not UTF-8: closing with 1007");
-                                outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
-                                return Finish::Violation;
-                            }
-                            ReadFailure::Left(how) => {
-                                tracing::debug!(error = %e, "the peer left");
-                                metrics::peer_left(how);
-                                return Finish::PeerGone;
-                            }
-                        },
-                        Some(Ok(Message::Text(text))) => {
-                            if conn.on_text(text.as_str()).await == Flow::Stop {
-                                return Finish::Violation;
-                            }
-                        }
-                        Some(Ok(Message::Binary(_))) => match conn.admit() {
-                            Gate::Stop => return Finish::Violation,
-                            Gate::Refuse => {}
-                            Gate::Pass => {
-                                conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
-                            }
-                        },
-                        Some(Ok(Message::Close(_))) => {
-                            metrics::peer_left(PeerLeft::CloseFrame);
-                            return Finish::PeerClosed;
-                        }
-                        // Pings are answered by tungstenite; pongs prove
-                        // liveness. Both count against the message rate: a
-                        // flood of pings is a flood (each one costs a pong).
-                        Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
-                            if conn.admit() == Gate::Stop {
-                                return Finish::Violation;
-                            }
-                        }
-                    }
-                }
-                () = &mut timer => {
-                    let said_hello = conn.lobby.said_hello();
-                    match deadlines.due(Instant::now(), cfg, said_hello) {
-                        Due::Hello => {
-                            tracing::info!("no hello in time: closing with 4000");
-                            outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
-                            return Finish::Polite;
-                        }
-                        Due::Idle => {
-                            tracing::info!("silent peer: closing with 4001");
-                            outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
-                            return Finish::Polite;
-                        }
-                        Due::Ping => outbox.ping(),
-                        Due::Nothing => {}
-                    }
-                    timer.as_mut().reset(deadlines.next(cfg, said_hello));
-                }
-            }
-        }
-    }
-}
-
-/// What a failed read means for the close.
-enum ReadFailure {
-    /// A message or frame over the size limit.
-    TooBig,
-    /// A frame RFC 6455 forbids (unmasked, reserved bits or opcode, ...).
-    Protocol,
-    /// A text frame whose payload is not UTF-8.
-    NotUtf8,
-    /// The peer left without a close frame: a FIN, a reset, a failure.
-    Left(PeerLeft),
-}
-
-impl ReadFailure {
-    fn of(e: &axum::Error) -> ReadFailure {
-        use tokio_tungstenite::tungstenite::error::ProtocolError;
-        use tokio_tungstenite::tungstenite::Error as WsError;
-        let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
-        while let Some(err) = src {
-            match err.downcast_ref::<WsError>() {
-                Some(WsError::Capacity(_)) => return ReadFailure::TooBig,
-                // The stream ended (a FIN) with no close frame first: the
-                // peer left, it broke nothing we could still tell it about.
-                Some(WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake)) => {
-                    return ReadFailure::Left(PeerLeft::Eof)
-                }
-                Some(WsError::Protocol(_)) => return ReadFailure::Protocol,
-                Some(WsError::Utf8(_)) => return ReadFailure::NotUtf8,
-                Some(WsError::Io(io)) if io.kind() == std::io::ErrorKind::ConnectionReset => {
-                    return ReadFailure::Left(PeerLeft::Reset)
-                }
-                Some(_) => return ReadFailure::Left(PeerLeft::Error),
-                None => src = err.source(),
-            }
-        }
-        ReadFailure::Left(PeerLeft::Error)
     }
 }
 
@@ -397,9 +261,10 @@ impl Conn {
 #[cfg(test)]
 #[test]
 fn the_connection_future_stays_small() {
-    fn future_size<A, B, C, D, E, F: Future>(_: fn(A, B, C, D, E) -> F) -> usize {
+    fn future_size<A, B, C, D, F: Future>(_: fn(A, B, C, D) -> F) -> usize {
         std::mem::size_of::<F>()
     }
-    let size = future_size(run);
+    let size = future_size(upgraded);
+    eprintln!("the connection task's future: {size} bytes");
     assert!(size <= 2048, "the connection's future is {size} bytes");
 }

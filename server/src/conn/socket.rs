@@ -18,10 +18,12 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use futures_util::{Sink, SinkExt, StreamExt};
 use tokio::time::timeout;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
+use super::Ws;
 use crate::outbox::{CloseReq, Frame, Outbox, Taken};
 
 /// A ready socket goes on; a pending one ends the poll as it is, a failed
@@ -53,7 +55,7 @@ pub enum Written {
 /// What [`Socket::next`] saw.
 pub enum Event {
     /// The next message, an error, or the end of the stream.
-    Read(Option<Result<Message, axum::Error>>),
+    Read(Option<Result<Message, WsError>>),
     /// The writing ended (see [`Written`]).
     Written(Written),
 }
@@ -80,7 +82,7 @@ pub enum Finish {
 
 /// The connection's socket and what is in hand to write.
 pub struct Socket {
-    ws: WebSocket,
+    ws: Ws,
     outbox: Outbox,
     /// The batch being written (its capacity kept from batch to batch).
     frames: Vec<Frame>,
@@ -96,7 +98,7 @@ pub struct Socket {
 }
 
 impl Socket {
-    pub fn new(ws: WebSocket, outbox: Outbox) -> Socket {
+    pub fn new(ws: Ws, outbox: Outbox) -> Socket {
         Socket {
             ws,
             outbox,
@@ -238,11 +240,11 @@ impl Socket {
     }
 }
 
-fn failed(e: axum::Error) -> Written {
+fn failed(e: WsError) -> Written {
     tracing::debug!(error = %e, "socket write failed");
     Written::Failed
 }
 
 fn close_message(c: &CloseReq) -> Message {
-    Message::Close(Some(CloseFrame { code: c.code, reason: Utf8Bytes::from(c.reason.to_string()) }))
+    Message::Close(Some(CloseFrame { code: c.code.into(), reason: Utf8Bytes::from(c.reason.to_string()) }))
 }

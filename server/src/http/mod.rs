@@ -10,19 +10,18 @@ mod reveal;
 
 use std::sync::{Arc, OnceLock};
 
-use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Extension, Path, Query, State};
+use axum::extract::{Extension, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
+use tokio_tungstenite::tungstenite::handshake::server::create_response_with_body;
 use tokio_util::task::TaskTracker;
 
 use mazerace_protocol::Game;
 
 use crate::assets;
-use crate::config::{Config, WRITE_BUFFER_BYTES};
 use crate::conn::ConnEnv;
 use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, DailyHook, QueryError, Replay};
 use crate::edge::limits::JoinLimiter;
@@ -33,8 +32,8 @@ use crate::edge::{ClientAddr, SockCtl};
 /// What the HTTP routes are given: the connections' environment (to hand
 /// each upgraded socket over, and for the counts in `/healthz`), the daily
 /// hook, the failed-join limiter the league joins share with the socket's
-/// room joins, the violation penalty the upgrade waits on, the URLs to
-/// show, and the upgrade's socket settings.
+/// room joins, the violation penalty the upgrade waits on, and the URLs to
+/// show.
 pub struct HttpEnv {
     pub conn: Arc<ConnEnv>,
     pub daily: Option<Arc<dyn DailyHook>>,
@@ -42,26 +41,8 @@ pub struct HttpEnv {
     pub penalties: Arc<Penalties>,
     /// Set once the listener is bound.
     pub urls: Arc<OnceLock<Urls>>,
-    pub upgrade: UpgradeLimits,
     /// Counts each socket from its handshake on, so shutdown waits for it.
     pub tracker: TaskTracker,
-}
-
-/// The settings of the upgrade to a WebSocket (see the config fields).
-pub struct UpgradeLimits {
-    pub read_buffer_bytes: usize,
-    pub write_buffer_max: usize,
-    pub max_message_bytes: usize,
-}
-
-impl UpgradeLimits {
-    pub fn new(cfg: &Config) -> Self {
-        UpgradeLimits {
-            read_buffer_bytes: cfg.read_buffer_bytes,
-            write_buffer_max: cfg.write_buffer_max,
-            max_message_bytes: cfg.max_message_bytes,
-        }
-    }
 }
 
 /// Longest text `/api/qr.svg` encodes (a room link is far shorter).
@@ -239,8 +220,14 @@ async fn ws(
     State(env): State<Arc<HttpEnv>>,
     ClientAddr(peer): ClientAddr,
     Extension(sock): Extension<SockCtl>,
-    upgrade: WebSocketUpgrade,
+    mut req: Request,
 ) -> Response {
+    // The handshake's checks (a GET over HTTP/1.1, `Upgrade: websocket`,
+    // version 13, a key) and its 101, as tungstenite makes them.
+    let answer = match create_response_with_body(&req, axum::body::Body::empty) {
+        Ok(answer) => answer,
+        Err(e) => return api_error(StatusCode::BAD_REQUEST, format!("not a WebSocket upgrade: {e}")),
+    };
     // An address whose connections broke the rules waits its turn first.
     match env.penalties.turn(peer.ip()) {
         Turn::Now => {}
@@ -260,25 +247,11 @@ async fn ws(
             return r;
         }
     }
-    let cfg = &env.upgrade;
-    // Counted from the handshake on, so shutdown waits for this socket even
-    // if it is still being upgraded.
-    let alive = env.tracker.token();
-    let conn = Arc::clone(&env.conn);
-    upgrade
-        // Small: it is paid per connected player (see the config field).
-        .read_buffer_size(cfg.read_buffer_bytes)
-        // Frames gathered before a write (see the constant) ...
-        .write_buffer_size(WRITE_BUFFER_BYTES)
-        // ... and a client that stops reading cannot grow it past this.
-        .max_write_buffer_size(cfg.write_buffer_max)
-        .max_message_size(cfg.max_message_bytes)
-        .max_frame_size(cfg.max_message_bytes)
-        .on_failed_upgrade(|e| tracing::debug!(error = %e, "websocket upgrade failed"))
-        .on_upgrade(move |socket| {
-            // A player now: no longer evicted, counted as a WebSocket; the
-            // connection's outbox is handed the socket's handle.
-            sock.upgraded();
-            crate::conn::run(conn, socket, Some(sock), peer, alive)
-        })
+    // The connection's one task, tracked from now (so shutdown waits for it
+    // while it is still being upgraded); it takes the socket once hyper has
+    // written the 101 and handed it over.
+    let upgrade = hyper::upgrade::on(&mut req);
+    drop(req);
+    env.tracker.spawn(crate::conn::upgraded(Arc::clone(&env.conn), upgrade, sock, peer));
+    answer
 }

@@ -155,6 +155,7 @@ impl Server {
         // The listener is closed (dropped): upgraded sockets, HTTP
         // connections, rooms and timers are ours to wait for, up to the grace.
         sh.shutdown.cancel();
+        sh.conn.shut_down();
         sh.tracker.close();
         if tokio::time::timeout(cfg.shutdown_grace, sh.tracker.wait()).await.is_err() {
             tracing::warn!(

@@ -2,7 +2,7 @@
 //! room registry and the sessions it joins and creates in, the per-address
 //! slots, the failed-join limiter and the violation penalty it is counted
 //! against, the daily hook,
-//! the server's shutdown token and task tracker, and [`ConnLimits`], the
+//! the server's shutdown token and task tracker, the live connections, and [`ConnLimits`], the
 //! handful of settings a connection reads. Built once by
 //! [`crate::server::Server::new`]; the HTTP side shares it to hand each
 //! upgraded socket to [`super::run`].
@@ -24,6 +24,8 @@ use crate::ids::Ids;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
 use crate::sessions::Sessions;
+
+use super::live::Live;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 /// The settings a connection reads, copied out of [`Config`] once (a
@@ -111,6 +113,8 @@ pub struct ConnEnv {
     pub(super) tracker: TaskTracker,
     /// One permit per open WebSocket (see [`crate::server::Server::new`]).
     pub(super) conn_slots: Arc<Semaphore>,
+    /// Every live connection, for the shutdown (`live.rs`).
+    pub(super) live: Arc<Live>,
     pub(super) next_conn: AtomicU64,
 }
 
@@ -143,6 +147,7 @@ impl ConnEnv {
             shutdown,
             tracker,
             conn_slots: Arc::new(Semaphore::new(websockets)),
+            live: Arc::default(),
             next_conn: AtomicU64::new(1),
         })
     }
@@ -155,5 +160,11 @@ impl ConnEnv {
     /// Sessions alive now (connected or waiting for a resume).
     pub fn session_count(&self) -> usize {
         self.sessions.len()
+    }
+
+    /// Shutdown: every connection, and every one that comes after, is sent
+    /// `server_shutdown` and closed with 1001.
+    pub fn shut_down(&self) {
+        self.live.shut_down();
     }
 }

@@ -38,6 +38,7 @@ use crate::outbox::Outbox;
 mod deadlines;
 mod env;
 mod leagues;
+mod live;
 mod lobby;
 mod requests;
 mod serve;
@@ -166,7 +167,8 @@ fn run_inner(
     slot: OwnedSemaphorePermit,
 ) -> impl Future<Output = ()> {
     async move {
-        let _held = slot;
+        // Shutdown reaches the connection through its outbox, from now on.
+        let _held = (slot, conn.env.live.join(&conn.outbox));
         tracing::debug!("connected");
         let finish = conn.serve(&mut socket).await;
         // Once per connection, and the largest states of the future: boxed,

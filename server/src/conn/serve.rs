@@ -1,12 +1,13 @@
-//! The connection's life after the upgrade: messages, deadlines and the
-//! shutdown, `select!`ed in the connection's one task, until one of them
+//! The connection's life after the upgrade: messages and deadlines (and
+//! the shutdown, which comes through the outbox), `select!`ed in the
+//! connection's one task, until one of them
 //! ends it; and what a failed read means for the close. Each message goes
 //! through the flood gate to the lobby service (`mod.rs`, `lobby.rs`).
 
 use std::sync::Arc;
 
 use mazerace_protocol::close;
-use mazerace_protocol::messages::{ErrorCode, ServerMsg};
+use mazerace_protocol::messages::ErrorCode;
 use tokio::time::{sleep_until, Instant};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
@@ -26,23 +27,12 @@ impl Conn {
         let mut deadlines = Deadlines::new(Instant::now(), cfg);
         let timer = sleep_until(deadlines.next(cfg, false));
         tokio::pin!(timer);
-        // A child of the server-wide token, waited on by one future made once:
-        // polling `cancelled()` takes the token's lock, and a child's lock is
-        // this connection's alone (the server-wide one would be taken by every
-        // connection on every message). A fresh future per message would also
-        // join and leave the waiter list each time.
-        let shutdown_token = env.shutdown.child_token();
-        let shutdown = shutdown_token.cancelled();
-        tokio::pin!(shutdown);
-
+        // Shutdown comes through the outbox (`live.rs`): `server_shutdown`
+        // and the 1001 close are written like any frame, then the socket
+        // says the writing is over.
         loop {
             tokio::select! {
                 biased;
-                () = &mut shutdown => {
-                    outbox.send_msg(&ServerMsg::ServerShutdown);
-                    outbox.close(close::GOING_AWAY, "server shutting down");
-                    return Finish::Polite;
-                }
                 event = socket.next() => {
                     let frame = match event {
                         Event::Written(w) => {

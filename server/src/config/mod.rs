@@ -123,11 +123,13 @@ pub struct Config {
     pub outbox_capacity: usize,
     /// Bytes of each socket's read buffer (paid per connected player; a larger message still arrives whole).
     ///
-    /// Client messages are small (a move is ~40 bytes); a larger one (up to
-    /// `max_message_bytes`) still arrives whole, since tungstenite reserves a
-    /// frame's full length from its header. 1 KiB measured 7.1 KiB of server
-    /// memory per idle player, 4 KiB 10.1 KiB.
-    #[arg(long, env = "MAZERACE_READ_BUFFER_BYTES", default_value = "1024")]
+    /// Client messages are small (a move is ~45 bytes, a `hello` with a
+    /// token ~110); a larger one (up to `max_message_bytes`) still arrives
+    /// whole, since tungstenite reserves a frame's full length from its
+    /// header. Per idle player (19,936 of them, one task per socket): 1 KiB
+    /// measured 6.8 KiB of server memory, 512 bytes 6.3 KiB, 256 bytes 6.2;
+    /// 512 still takes ten moves in one read.
+    #[arg(long, env = "MAZERACE_READ_BUFFER_BYTES", default_value = "512")]
     pub read_buffer_bytes: usize,
     /// Bytes tungstenite may hold for one socket before writes fail.
     #[arg(skip = 64 * 1024_usize)]

@@ -38,6 +38,9 @@ macro_rules! ready_or_fail {
     };
 }
 
+/// Frames an idle connection keeps room for in its batch.
+const IDLE_BATCH: usize = 4;
+
 /// Batches written in one wake before the task yields to others (a room
 /// that never stops sending must not keep a worker to itself).
 const BATCHES_PER_WAKE: usize = 4;
@@ -191,7 +194,12 @@ impl Socket {
                 self.close = close;
                 Poll::Ready(Ok(true))
             }
-            Taken::Nothing => Poll::Ready(Ok(false)),
+            Taken::Nothing => {
+                // Idle now: a burst (a room filling) grew the batch; what a
+                // quiet player keeps is room for a few frames.
+                self.frames.shrink_to(IDLE_BATCH);
+                Poll::Ready(Ok(false))
+            }
             Taken::Killed => Poll::Ready(Err(Written::Killed)),
         }
     }

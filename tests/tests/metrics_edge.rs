@@ -10,26 +10,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use mazerace_server::Config;
-use mazerace_tests::{http_get, test_config, wait_until, RawClient, TestServer};
+use mazerace_tests::{metric, scrape_metrics, test_config, wait_until, RawClient, TestServer};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
-
-async fn scrape(addr: SocketAddr) -> HashMap<String, f64> {
-    let r = http_get(&addr.to_string(), "/metrics", "").await;
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.text()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .filter_map(|l| {
-            let (k, v) = l.rsplit_once(' ')?;
-            Some((k.to_owned(), v.parse().ok()?))
-        })
-        .collect()
-}
-
-fn get(m: &HashMap<String, f64>, series: &str) -> f64 {
-    m.get(series).copied().unwrap_or_else(|| panic!("{series} is not exported"))
-}
 
 const LEFT_EOF: &str = "mazerace_clients_left_total{how=\"eof\"}";
 const LEFT_RESET: &str = "mazerace_clients_left_total{how=\"reset\"}";
@@ -41,8 +24,8 @@ const CLOSED_1002: &str = "mazerace_clients_closed_total{code=\"1002\",reason=\"
 async fn until_moved(maddr: SocketAddr, before: &HashMap<String, f64>, series: &str, by: f64) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
-        let now = scrape(maddr).await;
-        if get(&now, series) - get(before, series) >= by {
+        let now = scrape_metrics(maddr).await;
+        if metric(&now, series) - metric(before, series) >= by {
             return;
         }
         assert!(tokio::time::Instant::now() < deadline, "{series} did not move by {by}");
@@ -62,9 +45,9 @@ async fn idle_sockets_do_not_lock_out_the_scraper_and_leaving_is_counted_as_it_h
     for _ in 0..40 {
         idle.push(TcpStream::connect(maddr).await.unwrap());
     }
-    let before = scrape(maddr).await;
+    let before = scrape_metrics(maddr).await;
     for series in [LEFT_EOF, LEFT_RESET, LEFT_CLOSE, CLOSED_1000, CLOSED_1002] {
-        get(&before, series);
+        metric(&before, series);
     }
 
     // A FIN without a close frame.
@@ -85,9 +68,9 @@ async fn idle_sockets_do_not_lock_out_the_scraper_and_leaving_is_counted_as_it_h
     c.close().await;
     until_moved(maddr, &before, LEFT_CLOSE, 1.0).await;
 
-    let after = scrape(maddr).await;
-    assert_eq!(get(&after, CLOSED_1002), get(&before, CLOSED_1002), "a FIN is not a protocol error");
-    assert_eq!(get(&after, CLOSED_1000), get(&before, CLOSED_1000), "the server closed nothing itself");
+    let after = scrape_metrics(maddr).await;
+    assert_eq!(metric(&after, CLOSED_1002), metric(&before, CLOSED_1002), "a FIN is not a protocol error");
+    assert_eq!(metric(&after, CLOSED_1000), metric(&before, CLOSED_1000), "the server closed nothing itself");
     drop(idle);
     srv.stop().await;
 }

@@ -77,8 +77,15 @@ impl Conn {
                             }
                         },
                         Some(Ok(Message::Text(text))) => {
-                            if conn.on_text(text.as_str()).await == Flow::Stop {
+                            // The socket goes on being written while the
+                            // message is handled (a store call may take a
+                            // while): the room's frames do not wait for it.
+                            let (flow, written) = socket.writing_while(conn.on_text(text.as_str())).await;
+                            if flow == Flow::Stop {
                                 return Finish::Violation;
+                            }
+                            if let Some(w) = written {
+                                return Finish::Written(w);
                             }
                         }
                         Some(Ok(Message::Binary(_))) => match conn.admit() {

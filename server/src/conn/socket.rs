@@ -13,7 +13,7 @@
 //! [`Socket::finish`] is the close: what the connection's end calls for,
 //! bounded by the close linger whatever the client does.
 
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -119,6 +119,25 @@ impl Socket {
     /// Cancel-safe: all its state is in `self`.
     pub async fn next(&mut self) -> Event {
         poll_fn(|cx| self.poll_event(cx, true)).await
+    }
+
+    /// Runs `work` to its end, writing what the outbox holds meanwhile (but
+    /// reading nothing: the next message waits for this one). How the
+    /// writing ended, if it did.
+    pub async fn writing_while<T>(&mut self, work: impl Future<Output = T>) -> (T, Option<Written>) {
+        let mut work = std::pin::pin!(work);
+        let mut ended = None;
+        let out = poll_fn(|cx| {
+            if let Poll::Ready(out) = work.as_mut().poll(cx) {
+                return Poll::Ready(out);
+            }
+            if let Poll::Ready(Event::Written(w)) = self.poll_event(cx, false) {
+                ended = Some(w);
+            }
+            Poll::Pending
+        })
+        .await;
+        (out, ended)
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>, read: bool) -> Poll<Event> {

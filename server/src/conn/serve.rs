@@ -80,7 +80,8 @@ impl Conn {
                             // The socket goes on being written while the
                             // message is handled (a store call may take a
                             // while): the room's frames do not wait for it.
-                            let (flow, written) = socket.writing_while(conn.on_text(text.as_str())).await;
+                            let work = std::pin::pin!(conn.on_text(text.as_str()));
+                            let (flow, written) = socket.writing_while(work).await;
                             if flow == Flow::Stop {
                                 return Finish::Violation;
                             }

@@ -123,21 +123,22 @@ impl Socket {
 
     /// Runs `work` to its end, writing what the outbox holds meanwhile (but
     /// reading nothing: the next message waits for this one). How the
-    /// writing ended, if it did.
-    pub async fn writing_while<T>(&mut self, work: impl Future<Output = T>) -> (T, Option<Written>) {
-        let mut work = std::pin::pin!(work);
+    /// writing ended, if it did. `work` comes pinned by the caller and this
+    /// is no `async fn`, so its future is held once, not copied in.
+    pub fn writing_while<'a, F: Future>(
+        &'a mut self,
+        mut work: Pin<&'a mut F>,
+    ) -> impl Future<Output = (F::Output, Option<Written>)> + 'a {
         let mut ended = None;
-        let out = poll_fn(|cx| {
+        poll_fn(move |cx| {
             if let Poll::Ready(out) = work.as_mut().poll(cx) {
-                return Poll::Ready(out);
+                return Poll::Ready((out, ended.take()));
             }
             if let Poll::Ready(Event::Written(w)) = self.poll_event(cx, false) {
                 ended = Some(w);
             }
             Poll::Pending
         })
-        .await;
-        (out, ended)
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>, read: bool) -> Poll<Event> {

@@ -107,6 +107,12 @@ pub struct Config {
     pub join_attempts: u32,
     /// ... and the time to earn one more.
     pub join_refill: Duration,
+    /// Room joins (found and let in, by code or link) one address may make
+    /// in a burst: each join is a `room` update to every member, so a
+    /// join/leave loop is bounded here ...
+    pub room_joins: u32,
+    /// ... and the time to earn one more.
+    pub room_join_refill: Duration,
     /// Live rooms one network address (IPv4, or IPv6 /64) may hold open.
     pub max_rooms_per_address: u32,
     /// Live sessions (players, connected or waiting for a resume) one
@@ -186,6 +192,10 @@ impl Default for Config {
             room_refill: Duration::from_secs(30),
             join_attempts: 10,
             join_refill: Duration::from_secs(6),
+            // A LAN party behind one NAT filling a room and its audience at
+            // once, then a join a second.
+            room_joins: 40,
+            room_join_refill: Duration::from_secs(1),
             max_rooms_per_address: 64,
             max_sessions_per_address: 256,
             ranked_move_floor: Duration::from_millis(25),

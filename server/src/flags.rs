@@ -84,6 +84,9 @@ pub struct ServeArgs {
     /// Failed joins per address in a burst (one more every 6 s).
     #[arg(long, env = "MAZERACE_JOIN_ATTEMPTS", default_value_t = Config::default().join_attempts)]
     pub join_attempts: u32,
+    /// Room joins per address (IPv6: per /64) in a burst (one more every 1 s).
+    #[arg(long, env = "MAZERACE_ROOM_JOINS", default_value_t = Config::default().room_joins)]
+    pub room_joins: u32,
     /// Live rooms per network address (IPv6: per /64).
     #[arg(long, env = "MAZERACE_MAX_ROOMS_PER_ADDRESS", default_value_t = Config::default().max_rooms_per_address)]
     pub max_rooms_per_address: u32,
@@ -211,6 +214,7 @@ impl ServeArgs {
             flood_strikes: self.flood_strikes,
             rooms_per_conn: self.rooms_per_conn,
             join_attempts: self.join_attempts,
+            room_joins: self.room_joins,
             max_rooms_per_address: self.max_rooms_per_address,
             max_sessions_per_address: self.max_sessions_per_address,
             ranked_move_floor: Duration::from_millis(self.ranked_move_floor_ms),
@@ -330,6 +334,7 @@ mod tests {
             format!("capped at {MAX_PLAYERS_CAP}"),
             format!("one more every {} s", d.room_refill.as_secs()),
             format!("one more every {} s", d.join_refill.as_secs()),
+            format!("one more every {} s", d.room_join_refill.as_secs()),
         ] {
             assert!(help.contains(&phrase), "{phrase:?} not in\n{help}");
         }

@@ -1,6 +1,6 @@
 //! What a connection is given, and all it may reach: [`ConnEnv`] holds the
 //! room registry and the sessions it joins and creates in, the per-address
-//! slots and the failed-join limiter it is counted against, the daily hook,
+//! slots and the join budgets it is counted against, the daily hook,
 //! the server's shutdown token and task tracker, and [`ConnLimits`], the
 //! handful of settings a connection reads. Built once by
 //! [`crate::server::Server::new`]; the HTTP side shares it to hand each
@@ -77,6 +77,8 @@ pub struct ConnEnv {
     pub(super) sessions: Sessions,
     /// Shared with the HTTP league routes: one failed-join budget per address.
     pub(super) joins: Arc<JoinLimiter>,
+    /// Room joins per address (a join/leave loop makes every member hear of each).
+    pub(super) room_joins: JoinLimiter,
     /// Live rooms per network address.
     pub(super) room_slots: Arc<PerAddress>,
     /// Live sessions per network address.
@@ -110,6 +112,7 @@ impl ConnEnv {
             room_env: Arc::new(room_env),
             sessions: Sessions::default(),
             joins,
+            room_joins: JoinLimiter::new(cfg.room_joins, cfg.room_join_refill),
             room_slots: PerAddress::new(cfg.max_rooms_per_address),
             session_slots: PerAddress::new(cfg.max_sessions_per_address),
             daily,

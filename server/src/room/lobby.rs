@@ -106,7 +106,7 @@ impl Room {
 
     pub(super) fn countdown_message(&mut self, seconds: u32) {
         let board = self.public_board();
-        self.fx.all(ServerMsg::Countdown { seconds, board });
+        self.announce(ServerMsg::Countdown { seconds, board });
     }
 
     pub(super) fn begin_race(&mut self, now: Instant) {
@@ -125,7 +125,8 @@ impl Room {
         tracing::info!(seed = self.settings.board.seed(), "race started");
         self.stage = Stage::Racing(race);
         self.broadcast_room();
-        self.fx.all(ServerMsg::RaceStart { board: self.public_board(), time_limit_ms, clock });
+        let board = self.public_board();
+        self.announce(ServerMsg::RaceStart { board, time_limit_ms, clock });
     }
 
     pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64, match_seed: u64) {
@@ -203,7 +204,7 @@ impl Room {
         if !self.members.is_empty() {
             self.broadcast_room();
             if let Some(msg) = self.intermission_message().filter(|_| released) {
-                self.fx.all(msg);
+                self.announce(msg);
             }
             self.check_end(now);
         }

@@ -7,6 +7,9 @@
 //!   racing, results as one enum), with time as an argument.
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
+//! - `updates.rs`: `room` coalescing (and the messages that follow a `room`).
+//! - `view.rs`: what members see: `room` (its size bounded whatever the
+//!   audience), `snapshot`.
 //! - `rival.rs`: stored runs raced as rivals (`add_rival`).
 //! - `matches.rs`: a match of several rounds: its settings, the
 //!   intermission between rounds, the table and the tally.
@@ -35,6 +38,9 @@ mod rival_tests;
 mod state;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod update_tests;
+mod updates;
 mod view;
 
 use std::sync::Arc;
@@ -254,6 +260,8 @@ pub struct Timings {
     pub race_time_limit: Duration,
     /// The progress window's floor and ceiling.
     pub progress: progress::Window,
+    /// At most one `room` per room per this ([`updates::ROOM_WINDOW`]).
+    pub room_window: Duration,
     /// Ranked daily runs: the pace of accepted moves (see [`race::Pace`]).
     pub ranked_pace: race::Pace,
 }
@@ -283,6 +291,7 @@ impl RoomEnv {
                 intermission_secs: cfg.intermission_secs,
                 race_time_limit: cfg.race_time_limit,
                 progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
+                room_window: updates::ROOM_WINDOW,
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
             },
             max_spectators: cfg.max_spectators,

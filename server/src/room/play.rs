@@ -137,10 +137,10 @@ impl Room {
         // In a match: scored first, so `room` shows the table with it.
         let match_over = self.round_over(&results, now);
         self.broadcast_room();
-        self.fx.all(results);
+        self.announce(results);
         let then = if match_over { self.match_over_message() } else { self.intermission_message() };
         if let Some(msg) = then {
-            self.fx.all(msg);
+            self.announce(msg);
         }
     }
 

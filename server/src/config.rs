@@ -78,6 +78,9 @@ pub struct Config {
     /// The progress window's ceiling, reached as the server gets busy
     /// (`room/progress.rs`); at or under `progress_interval`: a fixed window.
     pub progress_max: Duration,
+    /// At most one `room` message per room per this (`room/updates.rs`):
+    /// the first change after a quiet spell at once, the rest coalesced.
+    pub room_interval: Duration,
     /// Open WebSocket connections at once; the next one gets `server_full`.
     pub max_connections: usize,
     /// Frames queued for one client before it counts as too slow (4002).
@@ -180,6 +183,10 @@ impl Default for Config {
             // Under the 250 ms an opponent's marker may lag (issue 17), with
             // room for the delivery itself.
             progress_max: Duration::from_millis(200),
+            // Four a second: a lobby filling up, ready flags and renames
+            // show within a quarter of a second, and a join/leave loop costs
+            // each member at most four frames a second.
+            room_interval: Duration::from_millis(250),
             max_connections: 50_000,
             outbox_capacity: 256,
             read_buffer_bytes: 1024,

@@ -240,10 +240,12 @@ impl Actor {
         }
     }
 
-    /// Queues `f` for every connected member (see `touched`).
-    fn queue_all(&mut self, f: &Frame) {
-        for (i, (_, o)) in self.outboxes.iter().enumerate() {
-            self.touched[i] |= o.push(f.clone());
+    /// Queues `f` for every connected member but `but` (see `touched`).
+    fn queue_all(&mut self, f: &Frame, but: Option<PlayerId>) {
+        for (i, (m, o)) in self.outboxes.iter().enumerate() {
+            if Some(*m) != but {
+                self.touched[i] |= o.push(f.clone());
+            }
         }
     }
 
@@ -259,7 +261,8 @@ impl Actor {
                     count_answer(&msg);
                     self.queue_to(id, frame(&msg));
                 }
-                Effect::All(msg) => self.queue_all(&frame(&msg)),
+                Effect::All(msg) => self.queue_all(&frame(&msg), None),
+                Effect::AllBut(id, msg) => self.queue_all(&frame(&msg), Some(id)),
                 Effect::Progress { delta, skip } => {
                     let delta = frame(&delta);
                     let mut full: Option<Frame> = None;

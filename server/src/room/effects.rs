@@ -17,6 +17,8 @@ pub enum Effect {
     To(PlayerId, ServerMsg),
     /// A message to every connected member.
     All(ServerMsg),
+    /// A message to every connected member except one.
+    AllBut(PlayerId, ServerMsg),
     /// A `progress` with the racers that changed (`players` of the message);
     /// a member whose previous `progress` is still unsent gets the full list
     /// instead ([`super::state::Room::full_progress`]). `skip` gets nothing:

@@ -24,6 +24,8 @@ impl Room {
         let mut racing = self.members.iter().filter(|m| !m.spectate && m.connected);
         if racing.clone().count() >= 2 && racing.all(|m| m.ready) {
             tracing::info!("everyone is ready");
+            // Everyone sees the lobby they all said ready in, then the countdown.
+            self.flush_room();
             let host = self.host;
             self.start(host, now);
         }

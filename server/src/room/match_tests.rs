@@ -35,6 +35,7 @@ pub(super) fn to(e: &[Effect], id: PlayerId) -> Vec<&ServerMsg> {
         .filter_map(|x| match x {
             Effect::To(p, m) if *p == id => Some(m),
             Effect::All(m) => Some(m),
+            Effect::AllBut(p, m) if *p != id => Some(m),
             _ => None,
         })
         .collect()

@@ -260,7 +260,7 @@ pub struct Timings {
     pub race_time_limit: Duration,
     /// The progress window's floor and ceiling.
     pub progress: progress::Window,
-    /// At most one `room` per room per this ([`updates::ROOM_WINDOW`]).
+    /// At most one `room` per room per this (`updates.rs`).
     pub room_window: Duration,
     /// Ranked daily runs: the pace of accepted moves (see [`race::Pace`]).
     pub ranked_pace: race::Pace,
@@ -291,7 +291,7 @@ impl RoomEnv {
                 intermission_secs: cfg.intermission_secs,
                 race_time_limit: cfg.race_time_limit,
                 progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
-                room_window: updates::ROOM_WINDOW,
+                room_window: cfg.room_interval,
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
             },
             max_spectators: cfg.max_spectators,

@@ -288,11 +288,8 @@ impl Room {
                 }
                 self.members.push(Member { id, name, token, spectate, ready: false, connected: true });
                 tracing::info!(player = id, spectate, "player joined");
-                if self.phase() == Phase::Lobby {
-                    self.tell_joiner(id);
-                } else {
-                    // The snapshot carries the room as it is now.
-                    self.broadcast_room();
+                self.tell_joiner(id);
+                if self.phase() != Phase::Lobby {
                     self.send_snapshot(id, now);
                 }
             }
@@ -303,7 +300,7 @@ impl Room {
                 // The snapshot comes right after `welcome` (its room shows
                 // the player connected); the others learn it from `room`.
                 self.send_snapshot(id, now);
-                self.broadcast_room();
+                self.room_told(id);
             }
             Input::Disconnected { id } => {
                 let Some(m) = self.members.iter_mut().find(|m| m.id == id && m.connected) else { return };

@@ -256,7 +256,8 @@ fn a_resume_gets_a_snapshot_and_the_others_see_them_connected() {
     let Effect::To(2, ServerMsg::Snapshot(snap)) = &e[0] else { panic!("{e:?}") };
     assert!(snap.board.is_some() && snap.you.is_some());
     assert_eq!((snap.elapsed_ms, snap.clock), (Some(4_000), Some(Clock::Start)));
-    assert!(matches!(&e[1], Effect::All(ServerMsg::Room(info)) if info.players[1].connected));
+    // Their snapshot had the room: the others' `room` skips them.
+    assert!(matches!(&e[1], Effect::AllBut(2, ServerMsg::Room(info)) if info.players[1].connected));
 }
 
 #[test]

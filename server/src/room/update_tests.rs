@@ -142,14 +142,29 @@ fn a_lobby_joiner_is_told_at_once_and_a_late_one_gets_the_latest_room_in_its_sna
     assert!(info.players.iter().any(|p| p.id == 3));
     r.handle(t + window(), Input::Tick);
     assert_eq!(rooms(&fx(&mut r)).len(), 1, "then everyone");
+    // After a quiet spell a join goes to everyone at once, the joiner once.
+    join(&mut r, t + 2 * window(), 5, true);
+    let e = fx(&mut r);
+    assert!(
+        matches!(&e[..], [Effect::To(5, ServerMsg::Room(_)), Effect::AllBut(5, ServerMsg::Room(_))]),
+        "{e:?}"
+    );
+    r.handle(t + 2 * window(), Input::Leave { id: 5, expired: false });
+    fx(&mut r);
 
     let start = race(&mut r, t + Duration::from_secs(1));
     r.handle(start + MS, Input::Disconnected { id: 2 });
     join(&mut r, start + 2 * MS, 4, true);
     let e = fx(&mut r);
-    let [Effect::To(4, ServerMsg::Snapshot(snap))] = &e[..] else { panic!("only the snapshot: {e:?}") };
+    let [Effect::To(4, ServerMsg::Room(room)), Effect::To(4, ServerMsg::Snapshot(snap))] = &e[..] else {
+        panic!("their room, then their snapshot, and nothing to the others yet: {e:?}")
+    };
+    assert_eq!(*room, snap.room);
     let two = snap.room.players.iter().find(|p| p.id == 2).unwrap();
     assert!(!two.connected && snap.room.players.iter().any(|p| p.id == 4), "the latest state, unsent yet");
+    r.handle(start + window(), Input::Tick);
+    let e = fx(&mut r);
+    assert!(matches!(&e[..], [Effect::All(ServerMsg::Room(_))]), "then everyone, the joiner too: {e:?}");
 }
 
 #[test]

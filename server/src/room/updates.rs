@@ -1,5 +1,5 @@
 //! `room` coalescing: the room's public state goes out at most once per
-//! window ([`ROOM_WINDOW`]), the way `progress` does: a change after a quiet
+//! window (`Config::room_interval`, 250 ms), the way `progress` does: a change after a quiet
 //! spell goes out at once, the changes inside the window after it go out
 //! together at its end, on the room's own timer. Without it every join,
 //! leave, ready flag and rename was one `room` to every member, each one
@@ -14,9 +14,11 @@
 //! a client never sees a phase's message before the `room` of that phase.
 //! A `snapshot` carries its own `room`, the latest, so it needs none.
 //!
-//! The joiner of a lobby is told at once (their own `room`, one frame to
-//! one socket) even when the others wait for the window's end: they asked,
-//! and the join budget per address bounds how often anyone can.
+//! A joiner is told at once (their own `room`, one frame to one socket,
+//! before their `snapshot` in a race) even when the others wait for the
+//! window's end: they asked, and the join budget per address bounds how
+//! often anyone can. A resuming member's `snapshot` is their room. Either
+//! way, should the others' `room` go out in the same input, it skips them.
 //!
 //! Same [`Room`] as `state.rs`; the clock is [`super::progress::Coalescer`].
 
@@ -25,13 +27,9 @@ use std::time::Duration;
 use mazerace_protocol::messages::{PlayerId, ServerMsg};
 use tokio::time::Instant;
 
+use super::effects::Effect;
 use super::progress::{Coalescer, Window};
 use super::state::Room;
-
-/// At most one `room` per room per this (four a second): a lobby filling
-/// up, ready flags and renames show within a quarter of a second, and a
-/// join/leave loop costs each member at most four frames a second.
-pub const ROOM_WINDOW: Duration = Duration::from_millis(250);
 
 /// Where the room's next `room` message stands.
 #[derive(Clone, Debug)]
@@ -42,8 +40,9 @@ pub(super) struct RoomUpdates {
     /// A `room` went out during the input being handled (the clock learns
     /// it, with the input's time, when the input is settled).
     sent: bool,
-    /// A member who joined the lobby in the input being handled.
-    joiner: Option<PlayerId>,
+    /// A member who was sent the room as it stands during the input being
+    /// handled (a joiner, or a resumer in their snapshot).
+    told: Option<PlayerId>,
 }
 
 impl RoomUpdates {
@@ -52,7 +51,7 @@ impl RoomUpdates {
             clock: Coalescer::new(Window { floor: window, ceil: window }),
             pending: false,
             sent: false,
-            joiner: None,
+            told: None,
         }
     }
 
@@ -69,21 +68,37 @@ impl Room {
         self.updates.pending = true;
     }
 
-    /// `id` joined the lobby: they get the room at once, whatever the window.
+    /// `id` joined: they get the room at once, whatever the window.
     pub(super) fn tell_joiner(&mut self, id: PlayerId) {
-        self.broadcast_room();
-        self.updates.joiner = Some(id);
+        let room = ServerMsg::Room(self.room_info());
+        self.fx.to(id, room);
+        self.room_told(id);
     }
 
-    /// Sends the pending `room` now (nothing if none is pending).
+    /// The room changed, and `id` has been sent it as it stands now.
+    pub(super) fn room_told(&mut self, id: PlayerId) {
+        self.broadcast_room();
+        self.updates.told = Some(id);
+    }
+
+    /// Sends the pending `room` now (nothing if none is pending): the state
+    /// a phase ends in, before what the next phase says.
     pub(super) fn flush_room(&mut self) {
+        self.flush_room_but(None);
+    }
+
+    /// [`Room::flush_room`] to every member but `skip`.
+    fn flush_room_but(&mut self, skip: Option<PlayerId>) {
+        self.updates.told = None;
         if !std::mem::take(&mut self.updates.pending) {
             return;
         }
         self.updates.sent = true;
-        self.updates.joiner = None;
         let room = ServerMsg::Room(self.room_info());
-        self.fx.all(room);
+        match skip {
+            Some(id) => self.fx.push(Effect::AllBut(id, room)),
+            None => self.fx.all(room),
+        }
     }
 
     /// `msg` to everyone, after the `room` of the state it belongs to.
@@ -99,17 +114,14 @@ impl Room {
         if std::mem::take(&mut self.updates.sent) {
             self.updates.clock.flushed(now, true);
         }
+        let told = self.updates.told.take();
         if self.updates.pending {
             self.updates.clock.schedule(now, 0);
             if self.updates.clock.is_due(now) {
-                self.flush_room();
+                self.flush_room_but(told);
                 self.updates.sent = false;
                 self.updates.clock.flushed(now, true);
             }
-        }
-        if let Some(id) = self.updates.joiner.take() {
-            let room = ServerMsg::Room(self.room_info());
-            self.fx.to(id, room);
         }
     }
 }

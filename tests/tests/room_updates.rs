@@ -5,7 +5,7 @@
 //! member, so its broadcasts grew with the square of the room and the
 //! racers were closed as too slow).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_util::future::join_all;
 use mazerace_server::Config;

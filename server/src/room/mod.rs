@@ -55,12 +55,19 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::address::Slot;
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
+use crate::edge::address::Slot;
 use crate::load::Load;
 use crate::outbox::Outbox;
-use crate::registry::Registry;
+
+/// Where rooms are found by code (the registry): told when a room ends, so
+/// that its code no longer leads to it. The room knows the registry only
+/// through this.
+pub trait Directory: Send + Sync {
+    /// Room `id` under `code` has ended.
+    fn remove(&self, code: &str, id: u64);
+}
 
 /// Commands waiting for a room beyond this make their senders wait.
 const INBOX: usize = 256;
@@ -121,10 +128,31 @@ impl RoomHandle {
         self.ask(|reply| RoomCmd::Reattach { id, outbox, reply }).await.unwrap_or(false)
     }
 
+    /// What an invite card shows of the room (`None`: the room is gone).
+    pub async fn preview(&self) -> Option<RoomPreview> {
+        self.ask(|reply| RoomCmd::Preview { reply }).await
+    }
+
     /// Renames member `id`; `false` while they race (or the room is gone).
     pub async fn rename(&self, id: PlayerId, name: Arc<str>) -> Option<bool> {
         self.ask(|reply| RoomCmd::Rename { id, name, reply }).await
     }
+}
+
+/// `GET /api/rooms/{code}?k=KEY`: what someone holding the invite link
+/// sees before joining (PROTOCOL.md, "HTTP on the same port").
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct RoomPreview {
+    pub code: String,
+    pub game: Game,
+    pub size: Size,
+    pub phase: mazerace_protocol::messages::Phase,
+    /// The host's name.
+    pub host: String,
+    /// The racers' names (rivals included), in the room's order.
+    pub players: Vec<String>,
+    pub spectators: u32,
+    pub max_players: u32,
 }
 
 /// A player entering a room.
@@ -224,6 +252,10 @@ pub enum RoomCmd {
     NextRound {
         id: PlayerId,
     },
+    /// An invite card's question (see [`RoomPreview`]).
+    Preview {
+        reply: oneshot::Sender<RoomPreview>,
+    },
 }
 
 /// What a room is made with.
@@ -304,11 +336,11 @@ impl RoomEnv {
 }
 
 /// Starts room `id` under `code` with `host` in it and returns its handle;
-/// the room removes itself from `registry` when it ends. `slot` is the
+/// the room removes itself from `directory` when it ends. `slot` is the
 /// room's place among its creator's address's, held until the room ends.
 pub fn spawn(
     env: &Arc<RoomEnv>,
-    registry: &Arc<Registry>,
+    directory: Arc<dyn Directory>,
     code: &str,
     id: u64,
     settings: RoomSettings,
@@ -318,7 +350,7 @@ pub fn spawn(
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
     let key = Arc::clone(&settings.key);
-    let origin = actor::Origin { env: Arc::clone(env), registry: Arc::clone(registry), slot };
+    let origin = actor::Origin { env: Arc::clone(env), directory, slot };
     actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
     RoomHandle { code, id, key, tx }
 }

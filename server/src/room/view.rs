@@ -102,6 +102,24 @@ impl Room {
         matches!(&self.stage, Stage::Results { intermission: Some(i), .. } if i.held_until.is_some())
     }
 
+    /// What an invite card shows: built from the `room` message, so the
+    /// two never disagree on who is in.
+    pub fn preview(&self) -> super::RoomPreview {
+        let info = self.room_info();
+        let name = |id| info.players.iter().find(|p| p.id == id).map(|p| p.name.clone());
+        super::RoomPreview {
+            host: name(info.host).unwrap_or_default(),
+            players: info.players.iter().filter(|p| !p.spectator).map(|p| p.name.clone()).collect(),
+            spectators: u32::try_from(info.players.iter().filter(|p| p.spectator).count())
+                .unwrap_or(u32::MAX),
+            code: info.code,
+            game: info.game,
+            size: info.size,
+            phase: info.phase,
+            max_players: info.max_players,
+        }
+    }
+
     /// The board as members see it: a daily room's carries no seed while
     /// its day is on (the seed would let anyone practise it in a private
     /// room before their ranked try; it is revealed once the day is over).

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::address::AddressKey;
+use super::address::AddressKey;
 
 /// `capacity` tokens, refilled continuously at one per `every`.
 #[derive(Debug, Clone)]

@@ -22,6 +22,8 @@
 //! the room that accepted it (a join, or a reattach the room confirmed).
 
 mod actor;
+#[cfg(test)]
+mod dropped_tests;
 mod effects;
 mod lobby;
 #[cfg(test)]
@@ -198,6 +200,12 @@ pub enum RoomCmd {
         action: Action,
         /// When the connection read the frame (for the ack latency metric).
         at: tokio::time::Instant,
+    },
+    /// A `move` or `rewind` the connection's flood gate dropped.
+    Dropped {
+        id: PlayerId,
+        seq: u32,
+        action: Action,
     },
     GiveUp {
         id: PlayerId,

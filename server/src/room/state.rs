@@ -57,6 +57,13 @@ pub enum Input {
         seq: u32,
         action: Action,
     },
+    /// The connection's flood gate dropped this action unread: answered by
+    /// its `seq`, refused as `rate_limited`, the game unchanged.
+    Dropped {
+        id: PlayerId,
+        seq: u32,
+        action: Action,
+    },
     GiveUp {
         id: PlayerId,
     },
@@ -320,6 +327,7 @@ impl Room {
                 self.start(id, now);
             }
             Input::Act { id, seq, action } => self.act(id, seq, action, now),
+            Input::Dropped { id, seq, action } => self.dropped(id, seq, action),
             Input::GiveUp { id } => self.give_up(id, now),
             Input::Rematch { id, same_board, seed, match_seed } => {
                 self.rematch(id, same_board, seed, match_seed)

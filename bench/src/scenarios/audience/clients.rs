@@ -119,15 +119,6 @@ fn open_step(board: &Board) -> Result<Dir> {
         .ok_or_else(|| anyhow!("no open move from the start"))
 }
 
-fn opposite(d: Dir) -> Dir {
-    match d {
-        Dir::Up => Dir::Down,
-        Dir::Down => Dir::Up,
-        Dir::Left => Dir::Right,
-        Dir::Right => Dir::Left,
-    }
-}
-
 /// One racer: a move every `period` (open loop), reading in between.
 async fn shuttle(mut p: Player, step: Dir, period: Duration, window: Window) -> Reading {
     let mut r = Reading::default();
@@ -140,7 +131,7 @@ async fn shuttle(mut p: Player, step: Dir, period: Duration, window: Window) -> 
             () = &mut end => return r,
             _ = tick.tick() => {
                 seq += 1;
-                let dir = if seq % 2 == 1 { step } else { opposite(step) };
+                let dir = if seq % 2 == 1 { step } else { step.opposite() };
                 if p.conn.send_text(move_frame(dir, seq)).await.is_err() {
                     r.closed = true;
                     return r;

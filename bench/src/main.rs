@@ -5,7 +5,8 @@
 //! a share of invalid moves), and time every answer from the moment its
 //! message was sent. Scenarios: board generation, a capacity sweep, idle
 //! memory, fan-out against a bare echo server (the limit), full races end
-//! to end, a churn soak, and the daily store under one big board. Each
+//! to end, a churn soak, an audience of spectators watching one race, and
+//! the daily store under one big board. Each
 //! prints markdown tables and its goals as PASS/MISS; nothing is asserted
 //! on timings.
 //!
@@ -37,7 +38,8 @@ use std::time::{Duration, Instant};
 use report::Section;
 use scenarios::Ctx;
 
-const SCENARIOS: [&str; 7] = ["boards", "capacity", "idle", "fanout", "races", "churn", "store"];
+const SCENARIOS: [&str; 8] =
+    ["boards", "capacity", "idle", "fanout", "races", "churn", "spectators", "store"];
 
 #[derive(Parser, Debug)]
 #[command(name = "mazerace-bench", about = "Load generator and benchmark for the mazerace race server")]
@@ -60,7 +62,7 @@ struct Cli {
     /// RUST_LOG for the server.
     #[arg(long, default_value = "warn")]
     server_log: String,
-    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,store.
+    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,spectators,store.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The echo server's runtime for the ratios: current or multi (match the race server's).
@@ -204,6 +206,7 @@ fn main() -> Result<()> {
             "fanout" => interruptible(&rt, &local, scenarios::saturate::run(&ctx))?,
             "races" => interruptible(&rt, &local, scenarios::races::run(&ctx))?,
             "churn" => interruptible(&rt, &local, scenarios::churn::run(&ctx))?,
+            "spectators" => interruptible(&rt, &local, scenarios::audience::run(&ctx))?,
             "store" => scenarios::store::run(&ctx),
             _ => unreachable!("checked against SCENARIOS"),
         };

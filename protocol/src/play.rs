@@ -97,6 +97,11 @@ pub enum Reject {
     /// applied, no step used; send it again a little later.
     #[error("too fast: ranked daily moves are paced to human input")]
     TooFast,
+    /// `rate_limited`: the connection was over its message rate, so the
+    /// server dropped the move unread (its flood gate, never the engine):
+    /// not applied, no step used.
+    #[error("over the message rate: the move was dropped")]
+    RateLimited,
 }
 
 /// A player's own state after an action, as `move_result` carries it.

@@ -48,6 +48,12 @@ impl RawClient {
 
     /// Sends one masked text frame (the mask is zero: valid, and readable).
     pub async fn send_text(&mut self, s: &str) {
+        assert!(self.try_send_text(s).await, "raw send");
+    }
+
+    /// [`RawClient::send_text`]; `false` if the socket is gone (the server
+    /// reset it).
+    pub async fn try_send_text(&mut self, s: &str) -> bool {
         let mut f = vec![0x81u8];
         let n = s.len();
         if n < 126 {
@@ -58,7 +64,19 @@ impl RawClient {
         }
         f.extend_from_slice(&[0, 0, 0, 0]);
         f.extend_from_slice(s.as_bytes());
-        self.tcp.write_all(&f).await.expect("raw send");
+        self.tcp.write_all(&f).await.is_ok()
+    }
+
+    /// Sends `n` messages of an unknown type, each answered with a
+    /// `bad_message` error of about 250 bytes that it does not read;
+    /// `false` once the socket is gone.
+    pub async fn ask_unread(&mut self, n: usize) -> bool {
+        for _ in 0..n {
+            if !self.try_send_text(r#"{"type":"teleport"}"#).await {
+                return false;
+            }
+        }
+        true
     }
 
     async fn fill(&mut self, want: usize) -> bool {

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use mazerace_server::Config;
 use mazerace_tests::serde_json::json;
-use mazerace_tests::{test_config, Client, Closed, RawClient, TestServer};
+use mazerace_tests::{
+    dir_str, free_first_step, start_race, test_config, Board, Client, Closed, RawClient, Size, TestServer,
+};
 use tokio::net::TcpSocket;
 
 #[tokio::test]
@@ -190,5 +192,39 @@ async fn the_connection_cap_answers_server_full() {
     assert_eq!(e["code"], "server_full");
     let (code, _) = c.expect_close().await;
     assert_eq!(code, 1013);
+    srv.stop().await;
+}
+
+/// A burst of moves over the message rate: every one is answered by its
+/// `seq` (issue 24: the dropped ones got only an `error` naming nothing),
+/// in order, the dropped ones refused as `rate_limited` with the game as
+/// it stands, so a client can reconcile its prediction.
+#[tokio::test]
+async fn every_move_over_the_rate_is_answered_by_its_seq() {
+    const MOVES: u32 = 30;
+    let cfg = Config { msgs_per_sec: 1, msgs_burst: 12, flood_strikes: 100, ..test_config() };
+    let srv = TestServer::with_config(cfg).await;
+    let mut ann = srv.player("Ann").await;
+    start_race(&mut ann, &mut [], json!({"game": "maze", "size": "easy", "seed": "5"})).await;
+    let there = free_first_step(&Board::build(Size::Easy, 5).unwrap());
+    let back = there.opposite();
+    for seq in 1..=MOVES {
+        let dir = if seq % 2 == 1 { there } else { back };
+        ann.send(json!({"type": "move", "dir": dir_str(dir), "seq": seq})).await;
+    }
+    let (mut applied, mut steps) = (0, 0);
+    for seq in 1..=MOVES {
+        let m = ann.recv_type("move_result").await;
+        assert_eq!(m["seq"], seq, "every move answered once, in order: {m}");
+        if m["ok"] == true {
+            applied += 1;
+            steps += 1;
+        } else {
+            assert_eq!(m["reason"], "rate_limited", "{m}");
+        }
+        assert_eq!(m["steps"], steps, "a dropped move used no step: {m}");
+    }
+    // hello, create_room and start took 3 of the burst of 12.
+    assert!((9..=10).contains(&applied), "the burst's moves applied: {applied}");
     srv.stop().await;
 }

@@ -20,6 +20,8 @@ async fn a_noisy_client_writes_a_bounded_log() {
     let mut cmd = Command::new(mazerace_tests::server_binary());
     cmd.args(["serve", "--bind", "127.0.0.1:0", "--metrics-bind", ""])
         .args(["--msgs-per-sec", "100000", "--msgs-burst", "100000"])
+        // Join budget lifted: the cycles are what this test logs.
+        .args(["--room-joins", "100000"])
         .arg("--data-dir")
         .arg(data.path())
         .env("RUST_LOG", "info")

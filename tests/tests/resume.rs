@@ -75,10 +75,20 @@ async fn gone_past_the_window_means_left() {
     ann.play(&line[..2], 1).await;
     let (ann_id, token) = (ann.id, ann.token.clone());
     drop(ann);
-    // Ann vanishes from the room once the window is over ...
-    let r = bob.recv_room_until(|r| r["players"].as_array().unwrap().len() == 1).await;
+    // Ann vanishes from the room once the window is over, and her marker
+    // says so (two messages, in either order: `progress` goes out on its
+    // window, `room` on its own) ...
+    let (mut room, mut progress) = (None, None);
+    while room.is_none() || progress.is_none() {
+        let v = bob.recv().await;
+        if v["type"] == "room" && v["players"].as_array().unwrap().len() == 1 {
+            room = Some(v);
+        } else if v["type"] == "progress" && v["players"][0]["status"] == "left" {
+            progress = Some(v);
+        }
+    }
+    let (r, p) = (room.unwrap(), progress.unwrap());
     assert_eq!(r["players"][0]["id"], bob.id);
-    let p = bob.recv_type("progress").await;
     let pos: mazerace_protocol::Pos = serde_json::from_value(p["players"][0]["pos"].clone()).unwrap();
     let left = board.goal_distances().at(pos);
     assert_eq!(

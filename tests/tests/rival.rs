@@ -220,3 +220,40 @@ async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
     assert_eq!(lines[2]["status"], "gave_up");
     srv.stop().await;
 }
+
+#[tokio::test]
+async fn the_same_run_is_a_rival_once() {
+    // Before, `best` asked three times raced the one run three times.
+    let dir = tempfile::tempdir().unwrap();
+    let (srv, _store) = daily_server(dir.path(), Arc::new(FixedClock::at_unix_ms(NOON))).await;
+    let seed = daily_seed(SALT, TODAY, Game::Maze, Size::Easy);
+    let (_, line) = solution(Size::Easy, seed);
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    ann.play(&line, 1).await;
+    let ranked = ann.recv_type("daily_result").await;
+    ann.send(json!({"type": "rematch", "same_board": true})).await;
+    add_rival(&mut ann, json!({"type": "add_rival", "pick": "best"})).await;
+    for again in [
+        json!({"type": "add_rival", "pick": "best"}),
+        json!({"type": "add_rival", "run_id": ranked["run_id"]}),
+    ] {
+        ann.send(again).await;
+        let e = ann.recv_type("error").await;
+        assert_eq!(e["code"], "rival_refused", "{e}");
+        assert_eq!(e["message"], "that run is already a rival in this room");
+    }
+    // The room still races it once: a `ready` shows the room as it is now.
+    ann.send(json!({"type": "ready", "ready": true})).await;
+    let ann_id = ann.id;
+    let room = ann
+        .recv_room_until(|r| {
+            r["players"].as_array().unwrap().iter().any(|p| p["id"] == ann_id && p["ready"] == true)
+        })
+        .await;
+    let rivals = room["players"].as_array().unwrap().iter().filter(|p| p["rival"] == true).count();
+    assert_eq!(rivals, 1, "{room}");
+    srv.stop().await;
+}

@@ -2,6 +2,7 @@
 //! ([`Ctx`]), starting every room's race, and reading a measured window
 //! (server and load-generator CPU and memory around it).
 
+pub mod audience;
 pub mod boards;
 pub mod capacity;
 mod capacity_nodes;

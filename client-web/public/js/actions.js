@@ -96,6 +96,7 @@ const REASONS = {
   game_over: 'Your game is over.',
   rewind_used: 'The rewind is used up.',
   no_rewind: 'Only Ghost has a rewind.',
+  rate_limited: 'Too many moves at once: slow down.',
 };
 
 export function blocked(s, fx, reason, local) {

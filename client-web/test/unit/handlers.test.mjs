@@ -199,6 +199,18 @@ test('move_result: agreement keeps the prediction; a refusal snaps back with a h
   assert.equal(s.race.doneMs, 1000);
 });
 
+test('a move the server dropped over the message rate is a refusal: snapped back, the moves after it replayed', () => {
+  const { s, fx } = seated([player(1, 'Ann'), player(2, 'Bob')]);
+  raceOn(s, fx, MAZE, { clock: 'start' });
+  act(s, fx, 'right');
+  act(s, fx, 'left');
+  handle(s, { type: 'move_result', seq: 1, ok: false, reason: 'rate_limited', pos: [0, 0], steps: 0, status: 'playing' }, fx);
+  assert.deepEqual(s.game.pred.game.pos, [0, 0], 'the dropped move undone, the pending one replayed (a wall from the start)');
+  assert.equal(s.ui.hint, 'Too many moves at once: slow down.');
+  handle(s, { type: 'move_result', seq: 2, ok: false, reason: 'wall', pos: [0, 0], steps: 0, status: 'playing' }, fx);
+  assert.deepEqual(s.game.pred.game.pos, [0, 0]);
+});
+
 test('rewind_result reconciles like a move', () => {
   const { s, fx } = seated();
   raceOn(s, fx, VAULT, { clock: 'first_move' });

@@ -152,6 +152,10 @@ pub enum ErrorCode {
     TooManyRooms,
     /// This address failed too many joins (unknown codes) in a short time.
     TooManyJoins,
+    /// This address joined rooms too often in a short time (by code or by
+    /// invite link): joining and leaving over and over would make every
+    /// member of a room hear of each.
+    JoinsTooFast,
     /// Too many live players (sessions) from one network address.
     TooManySessions,
     /// The daily challenge cannot be reached right now (the store is busy
@@ -183,8 +187,8 @@ pub enum ErrorCode {
     /// and `match`, or `set_match` in a daily room.
     DailyMatch,
     /// `add_rival`: not now (the run did not finish, the room has all its
-    /// rivals, your ranked try on this daily board is still to come, or a
-    /// `pick` that needs a daily room).
+    /// rivals or already has that run, your ranked try on this daily board
+    /// is still to come, or a `pick` that needs a daily room).
     RivalRefused,
     /// The server could not do it (a board or the daily store failed, or the
     /// daily challenge is not configured).
@@ -193,4 +197,8 @@ pub enum ErrorCode {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

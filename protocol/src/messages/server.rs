@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{is_false, ErrorCode, Limits, Phase, PlayerId, PracticeReason, RacerStatus, RankBy};
+use super::{is_false, is_zero, ErrorCode, Limits, Phase, PlayerId, PracticeReason, RacerStatus, RankBy};
 use crate::board::PublicBoard;
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
@@ -68,8 +68,14 @@ pub struct RoomInfo {
     pub practice: Option<PracticeReason>,
     /// The room's invite secret (16 hex digits) for links: `/r/CODE?k=KEY`.
     pub key: String,
-    /// Every member, racers and spectators.
+    /// The members in join order, then the rivals. Every member who races
+    /// (or would) is listed; of those who asked to watch, only the first
+    /// few and the host, so that the message's size does not grow with
+    /// the audience (`more_spectators` counts the rest).
     pub players: Vec<PlayerInfo>,
+    /// Spectators in the room beyond those listed in `players` (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more_spectators: u32,
     /// The room plays matches of this many rounds on these boards; absent:
     /// single races.
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]

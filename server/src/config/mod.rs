@@ -117,6 +117,14 @@ pub struct Config {
     /// delivery itself (`room/progress.rs`).
     #[arg(long = "progress-max-ms", env = "MAZERACE_PROGRESS_MAX_MS", default_value = "200", value_parser = millis)]
     pub progress_max: Duration,
+    /// At most one `room` message per room per this (`room/updates.rs`): the
+    /// first change after a quiet spell at once, the rest coalesced.
+    ///
+    /// Four a second: a lobby filling up, ready flags and renames show
+    /// within a quarter of a second, and a join/leave loop costs each member
+    /// at most four frames a second.
+    #[arg(skip = Duration::from_millis(250))]
+    pub room_interval: Duration,
     /// Open WebSocket connections at once.
     ///
     /// The next one gets `server_full`; also the open sockets of any kind
@@ -165,6 +173,16 @@ pub struct Config {
     /// The time to earn one more failed join (`join_attempts`).
     #[arg(skip = Duration::from_secs(6))]
     pub join_refill: Duration,
+    /// Room joins per address (IPv6: per /64) in a burst (one more every 1 s).
+    ///
+    /// Found and let in, by code or by invite link: each join is a `room`
+    /// update to every member, so a join/leave loop is bounded here. 40: a
+    /// LAN party behind one NAT filling a room and its audience at once.
+    #[arg(long, env = "MAZERACE_ROOM_JOINS", default_value = "40")]
+    pub room_joins: u32,
+    /// The time to earn one more room join (`room_joins`).
+    #[arg(skip = Duration::from_secs(1))]
+    pub room_join_refill: Duration,
     /// Live rooms per network address (IPv6: per /64).
     #[arg(long, env = "MAZERACE_MAX_ROOMS_PER_ADDRESS", default_value = "64")]
     pub max_rooms_per_address: u32,

@@ -1,8 +1,8 @@
 //! What a connection is given, and all it may reach: [`ConnEnv`] holds the
 //! room registry and the sessions it joins and creates in, the per-address
-//! slots, the failed-join limiter and the violation penalty it is counted
-//! against, the daily hook,
-//! the server's shutdown token and task tracker, the live connections, and [`ConnLimits`], the
+//! slots, the join budgets (failed joins, and joins) and the violation
+//! penalty it is counted against, the daily hook, the server's shutdown
+//! token and task tracker, the live connections, and [`ConnLimits`], the
 //! handful of settings a connection reads. Built once by
 //! [`crate::server::Server::new`]; the HTTP side shares it to hand each
 //! upgraded socket to [`super::run`].
@@ -101,6 +101,8 @@ pub struct ConnEnv {
     pub(super) sessions: Sessions,
     /// Shared with the HTTP league routes: one failed-join budget per address.
     pub(super) joins: Arc<JoinLimiter>,
+    /// Room joins per address (a join/leave loop makes every member hear of each).
+    pub(super) room_joins: JoinLimiter,
     /// Live rooms per network address.
     pub(super) room_slots: Arc<PerAddress>,
     /// Live sessions per network address.
@@ -140,6 +142,7 @@ impl ConnEnv {
             room_env: Arc::new(room_env),
             sessions: Sessions::default(),
             joins,
+            room_joins: JoinLimiter::new(cfg.room_joins, cfg.room_join_refill),
             room_slots: PerAddress::new(cfg.max_rooms_per_address),
             session_slots: PerAddress::new(cfg.max_sessions_per_address),
             penalties,

@@ -206,6 +206,11 @@ impl Conn {
         self.forward(s, RoomCmd::Act { id: s.id, seq, action, at: Instant::now() }).await
     }
 
+    /// The flood gate dropped this action: the room answers it refused.
+    pub(super) async fn dropped(&mut self, s: &Session, seq: u32, action: Action) {
+        self.forward(s, RoomCmd::Dropped { id: s.id, seq, action }).await
+    }
+
     /// The player's session, once they said hello.
     pub(super) fn session(&self) -> Option<&Arc<Session>> {
         match &self.lobby {

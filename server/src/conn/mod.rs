@@ -137,7 +137,8 @@ enum Flow {
 #[derive(PartialEq, Eq)]
 enum Gate {
     Pass,
-    /// Refused with `rate_limited`; the connection goes on.
+    /// Dropped unread, to be refused with `rate_limited`; the connection
+    /// goes on.
     Refuse,
     /// Sustained abuse: the outbox is closing with 1008.
     Stop,
@@ -209,13 +210,13 @@ impl Conn {
     }
 
     /// The flood gate: a token per message; past it, messages are refused
-    /// with `rate_limited`, and too many refusals close the connection (1008).
+    /// with `rate_limited` ([`Conn::refuse`]), and too many refusals close
+    /// the connection (1008).
     fn admit(&mut self) -> Gate {
         if self.msgs.take() {
             return Gate::Pass;
         }
         if self.strikes.take() {
-            self.error(ErrorCode::RateLimited, "too many messages: slow down");
             return Gate::Refuse;
         }
         tracing::warn!("flooding: closing with 1008");
@@ -223,10 +224,30 @@ impl Conn {
         Gate::Stop
     }
 
+    /// A message over the rate: dropped. A racer's `move` or `rewind` is
+    /// answered by its `seq` as any is (the room says `rate_limited` with
+    /// the game as it stands, so the client's prediction is corrected),
+    /// anything else by the `rate_limited` error. Bounded by the strikes:
+    /// at most one room message per refusal, and those run out.
+    async fn refuse(&mut self, text: &str) {
+        let dropped = match (ClientMsg::decode(text), self.session()) {
+            (Ok(ClientMsg::Move { dir, seq }), Some(s)) => Some((Arc::clone(s), seq, Action::Move(dir))),
+            (Ok(ClientMsg::Rewind { seq }), Some(s)) => Some((Arc::clone(s), seq, Action::Rewind)),
+            _ => None,
+        };
+        match dropped {
+            Some((s, seq, action)) => self.dropped(&s, seq, action).await,
+            None => self.error(ErrorCode::RateLimited, "too many messages: slow down"),
+        }
+    }
+
     async fn on_text(&mut self, text: &str) -> Flow {
         match self.admit() {
             Gate::Pass => {}
-            Gate::Refuse => return Flow::Go,
+            Gate::Refuse => {
+                self.refuse(text).await;
+                return Flow::Go;
+            }
             Gate::Stop => return Flow::Stop,
         }
         let msg = match ClientMsg::decode(text) {

@@ -135,7 +135,9 @@ impl Conn {
     /// the failed-join limit per address; an invite link's `key` proves the
     /// joiner was given the room, so it is let in whatever others on the
     /// same address (a LAN party, a NAT) have guessed. A wrong key counts as
-    /// a failed join, so keys cannot be guessed either.
+    /// a failed join, so keys cannot be guessed either. Every join that
+    /// reaches a room spends from the address's join budget, link or not:
+    /// each one is a `room` update to everyone in it.
     pub(super) async fn join_room(
         &mut self,
         s: &Arc<Session>,
@@ -165,6 +167,10 @@ impl Conn {
             let shown: String = code.chars().take(8).collect();
             return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
         };
+        if !self.env.room_joins.take(self.ip) {
+            tracing::warn!("join refused: too many joins from this address");
+            return self.error(ErrorCode::JoinsTooFast, "you are joining rooms too fast; wait a few seconds");
+        }
         match room.join(self.member(s), spectate).await {
             Ok(()) => {
                 tracing::info!(room = %room.code, spectate, "joined");

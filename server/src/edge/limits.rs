@@ -1,6 +1,8 @@
 //! Abuse controls: a token bucket (messages per connection, rooms per
-//! connection) and the per-address limiter on failed joins (code guessing).
-//! Time is tokio's, so paused-time tests can drive them.
+//! connection) and budgets per network address ([`JoinLimiter`]: failed
+//! joins, against code guessing; joins, against join/leave cycles that
+//! would make a room tell its members of each). Time is tokio's, so
+//! paused-time tests can drive them.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -8,6 +10,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+use super::address::AddressKey;
 
 /// `capacity` tokens, refilled continuously at one per `every`.
 #[derive(Debug, Clone)]
@@ -64,13 +68,16 @@ impl TokenBucket {
     }
 }
 
-/// Failed joins per source address: guessing codes costs a token each, and
-/// an empty bucket refuses every join (`too_many_joins`) until it refills.
+/// A budget per network address (an IPv4 address, or an IPv6 /64: one
+/// subscriber, [`AddressKey`]): a token bucket each. As the failed-join
+/// limit, guessing codes costs a token each, and an empty bucket refuses
+/// every join (`too_many_joins`) until it refills; as the join budget, each
+/// join takes one ([`JoinLimiter::take`]).
 pub struct JoinLimiter {
     capacity: u32,
     every: Duration,
     /// A std mutex: a map lookup, never held across an await.
-    buckets: Mutex<HashMap<IpAddr, TokenBucket>>,
+    buckets: Mutex<HashMap<AddressKey, TokenBucket>>,
 }
 
 impl JoinLimiter {
@@ -81,17 +88,22 @@ impl JoinLimiter {
     /// May `ip` try a join now?
     pub fn allowed(&self, ip: IpAddr) -> bool {
         let mut map = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        map.get_mut(&ip).is_none_or(TokenBucket::has)
+        map.get_mut(&AddressKey::of(ip)).is_none_or(TokenBucket::has)
     }
 
     /// `ip` tried a code that does not exist.
     pub fn failed(&self, ip: IpAddr) {
+        self.take(ip);
+    }
+
+    /// Spends one of `ip`'s tokens; `false` (nothing spent) when none is left.
+    pub fn take(&self, ip: IpAddr) -> bool {
         let mut map = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         // Forget addresses whose bucket has refilled, so the map stays small.
         if map.len() > 1024 {
             map.retain(|_, b| !b.is_full());
         }
-        map.entry(ip).or_insert_with(|| TokenBucket::new(self.capacity, self.every)).take();
+        map.entry(AddressKey::of(ip)).or_insert_with(|| TokenBucket::new(self.capacity, self.every)).take()
     }
 }
 
@@ -123,5 +135,20 @@ mod tests {
         assert!(j.allowed(b), "another address is not affected");
         tokio::time::advance(Duration::from_secs(5)).await;
         assert!(j.allowed(a));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_budget_is_spent_per_address_and_an_ipv6_64_is_one_address() {
+        let j = JoinLimiter::new(2, Duration::from_secs(1));
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let same_64: IpAddr = "2001:db8:1:2::ffff".parse().unwrap();
+        let other: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert!(j.take(a));
+        assert!(j.take(same_64), "the second of the /64's two");
+        assert!(!j.take(a) && !j.allowed(same_64), "a new address in the /64 is no way round it");
+        assert!(j.take(other), "another /64 has its own");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert!(j.take(a), "one more a second");
+        assert!(!j.take(same_64));
     }
 }

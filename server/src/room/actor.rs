@@ -191,6 +191,7 @@ impl Actor {
                 // From the frame's read to its answer queued for the writer.
                 metrics::ack_latency(at.elapsed());
             }
+            RoomCmd::Dropped { id, seq, action } => self.input(Input::Dropped { id, seq, action }),
             RoomCmd::GiveUp { id } => self.input(Input::GiveUp { id }),
             RoomCmd::Rematch { id, same_board, seed, match_seed } => {
                 self.input(Input::Rematch { id, same_board, seed, match_seed })

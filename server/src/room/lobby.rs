@@ -24,6 +24,8 @@ impl Room {
         let mut racing = self.members.iter().filter(|m| !m.spectate && m.connected);
         if racing.clone().count() >= 2 && racing.all(|m| m.ready) {
             tracing::info!("everyone is ready");
+            // Everyone sees the lobby they all said ready in, then the countdown.
+            self.flush_room();
             let host = self.host;
             self.start(host, now);
         }
@@ -106,7 +108,7 @@ impl Room {
 
     pub(super) fn countdown_message(&mut self, seconds: u32) {
         let board = self.public_board();
-        self.fx.all(ServerMsg::Countdown { seconds, board });
+        self.announce(ServerMsg::Countdown { seconds, board });
     }
 
     pub(super) fn begin_race(&mut self, now: Instant) {
@@ -125,7 +127,8 @@ impl Room {
         tracing::info!(seed = self.settings.board.seed(), "race started");
         self.stage = Stage::Racing(race);
         self.broadcast_room();
-        self.fx.all(ServerMsg::RaceStart { board: self.public_board(), time_limit_ms, clock });
+        let board = self.public_board();
+        self.announce(ServerMsg::RaceStart { board, time_limit_ms, clock });
     }
 
     pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64, match_seed: u64) {
@@ -203,7 +206,7 @@ impl Room {
         if !self.members.is_empty() {
             self.broadcast_room();
             if let Some(msg) = self.intermission_message().filter(|_| released) {
-                self.fx.all(msg);
+                self.announce(msg);
             }
             self.check_end(now);
         }

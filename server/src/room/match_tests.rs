@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use super::effects::Effect;
 use super::matches::MAX_HOLD;
 use super::state::{Input, Room};
-use super::tests::{fx, room};
+use super::tests::{fx, room, settled};
 
 pub(super) const S: Duration = Duration::from_secs(1);
 
@@ -279,13 +279,15 @@ fn set_match_is_for_the_host_in_the_lobby_and_never_for_a_daily_room() {
     let m = Some(settings(5, Plan::Harder));
     r.handle(Instant::now(), Input::SetMatch { id: 2, format: m, seed: 42 });
     assert_eq!(refusal(&fx(&mut r), 2), Some(ErrorCode::NotHost));
-    r.handle(Instant::now(), Input::SetMatch { id: 1, format: m, seed: 42 });
-    let e = fx(&mut r);
+    let t = Instant::now();
+    r.handle(t, Input::SetMatch { id: 1, format: m, seed: 42 });
+    let e = settled(&mut r, t);
     assert_eq!(last_room(&e).format, m);
     assert_eq!(last_room(&e).size, Size::Easy);
-    r.handle(Instant::now(), Input::SetMatch { id: 1, format: None, seed: 42 });
-    assert_eq!(last_room(&fx(&mut r)).format, None, "back to single races");
-    let t = Instant::now();
+    let t = t + S;
+    r.handle(t, Input::SetMatch { id: 1, format: None, seed: 42 });
+    assert_eq!(last_room(&settled(&mut r, t)).format, None, "back to single races");
+    let t = t + S;
     r.handle(t, Input::Start { id: 1 });
     r.handle(t, Input::SetMatch { id: 1, format: m, seed: 42 });
     assert_eq!(refusal(&fx(&mut r), 1), Some(ErrorCode::WrongPhase));

@@ -232,7 +232,7 @@ impl Room {
             None => return,
         }
         if let Some(msg) = self.intermission_message() {
-            self.fx.all(msg);
+            self.announce(msg);
         }
     }
 
@@ -251,7 +251,7 @@ impl Room {
         tracing::info!(round = i.round, "intermission held");
         self.broadcast_room();
         if let Some(msg) = self.intermission_message() {
-            self.fx.all(msg);
+            self.announce(msg);
         }
     }
 
@@ -321,7 +321,7 @@ impl Room {
         }
         self.broadcast_room();
         if let Some(msg) = self.intermission_message() {
-            self.fx.all(msg);
+            self.announce(msg);
         }
     }
 
@@ -346,7 +346,7 @@ impl Room {
         self.close_match();
         self.broadcast_room();
         if let Some(msg) = self.match_over_message() {
-            self.fx.all(msg);
+            self.announce(msg);
         }
     }
 

@@ -7,6 +7,9 @@
 //!   racing, results as one enum), with time as an argument.
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
+//! - `updates.rs`: `room` coalescing (and the messages that follow a `room`).
+//! - `view.rs`: what members see: `room` (its size bounded whatever the
+//!   audience), `snapshot`.
 //! - `rival.rs`: stored runs raced as rivals (`add_rival`).
 //! - `matches.rs`: a match of several rounds: its settings, the
 //!   intermission between rounds, the table and the tally.
@@ -19,6 +22,8 @@
 //! the room that accepted it (a join, or a reattach the room confirmed).
 
 mod actor;
+#[cfg(test)]
+mod dropped_tests;
 mod effects;
 mod lobby;
 #[cfg(test)]
@@ -35,6 +40,9 @@ mod rival_tests;
 mod state;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod update_tests;
+mod updates;
 mod view;
 
 use std::sync::Arc;
@@ -193,6 +201,12 @@ pub enum RoomCmd {
         /// When the connection read the frame (for the ack latency metric).
         at: tokio::time::Instant,
     },
+    /// A `move` or `rewind` the connection's flood gate dropped.
+    Dropped {
+        id: PlayerId,
+        seq: u32,
+        action: Action,
+    },
     GiveUp {
         id: PlayerId,
     },
@@ -286,6 +300,8 @@ pub struct Timings {
     pub race_time_limit: Duration,
     /// The progress window's floor and ceiling.
     pub progress: progress::Window,
+    /// At most one `room` per room per this (`updates.rs`).
+    pub room_window: Duration,
     /// Ranked daily runs: the pace of accepted moves (see [`race::Pace`]).
     pub ranked_pace: race::Pace,
 }
@@ -315,6 +331,7 @@ impl RoomEnv {
                 intermission_secs: cfg.intermission_secs,
                 race_time_limit: cfg.race_time_limit,
                 progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
+                room_window: cfg.room_interval,
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
             },
             max_spectators: cfg.max_spectators,

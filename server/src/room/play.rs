@@ -3,7 +3,7 @@
 //! daily attempt's start and end as effects. Same [`Room`] as `state.rs`.
 
 use mazerace_protocol::messages::{ErrorCode, PlayerId, RacerStatus, ServerMsg};
-use mazerace_protocol::Action;
+use mazerace_protocol::{Action, Reject};
 use tokio::time::Instant;
 
 use super::effects::Effect;
@@ -20,13 +20,11 @@ impl Room {
         // Rivals' moves due by now come first, so the order of finishes is
         // the order of their times even if the timer is late.
         self.rivals_move(now);
-        let Stage::Racing(race) = &mut self.stage else {
-            return self.fx.to(id, error(ErrorCode::NotRacing, "no race is on"));
+        let idx = match self.acting(id, watching) {
+            Ok(idx) => idx,
+            Err(why) => return self.fx.to(id, error(ErrorCode::NotRacing, why)),
         };
-        let idx = race.racers.iter().position(|r| r.id == id && r.status != RacerStatus::Left);
-        let Some(idx) = idx.filter(|_| !watching) else {
-            return self.fx.to(id, error(ErrorCode::NotRacing, "you are not racing in this race"));
-        };
+        let Stage::Racing(race) = &mut self.stage else { return };
         let acted = race.act(idx, seq, action, now);
         if acted.ok {
             race.progress.schedule(now, self.load);
@@ -40,6 +38,28 @@ impl Room {
             self.daily_ended(id);
         }
         self.check_end(now);
+    }
+
+    /// `id`'s action the connection dropped (over its message rate): the
+    /// answer names its `seq` as any action's does, refused as
+    /// `rate_limited`, so the client's prediction is corrected by it;
+    /// one not racing is told so, as for any action.
+    pub(super) fn dropped(&mut self, id: PlayerId, seq: u32, action: Action) {
+        let watching = self.watching(id);
+        let reply = match (self.acting(id, watching), &self.stage) {
+            (Ok(idx), Stage::Racing(race)) => race.refused(idx, seq, action, Reject::RateLimited),
+            (Err(why), _) => error(ErrorCode::NotRacing, why),
+            (Ok(_), _) => return,
+        };
+        self.fx.to(id, reply);
+    }
+
+    /// The index of the racer `id` acts as, or why one is `not_racing`
+    /// (no race on, watching, or left it).
+    fn acting(&self, id: PlayerId, watching: bool) -> Result<usize, &'static str> {
+        let Stage::Racing(race) = &self.stage else { return Err("no race is on") };
+        let idx = race.racers.iter().position(|r| r.id == id && r.status != RacerStatus::Left);
+        idx.filter(|_| !watching).ok_or("you are not racing in this race")
     }
 
     pub(super) fn give_up(&mut self, id: PlayerId, now: Instant) {
@@ -137,10 +157,10 @@ impl Room {
         // In a match: scored first, so `room` shows the table with it.
         let match_over = self.round_over(&results, now);
         self.broadcast_room();
-        self.fx.all(results);
+        self.announce(results);
         let then = if match_over { self.match_over_message() } else { self.intermission_message() };
         if let Some(msg) = then {
-            self.fx.all(msg);
+            self.announce(msg);
         }
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mazerace_protocol::messages::{PlayerId, Progress, RacerStatus, RankBy, ServerMsg};
+use mazerace_protocol::play::GameView;
 use mazerace_protocol::race::{self, Clock, Entry};
 use mazerace_protocol::{Action, Board, GoalDistances, PlayerGame, Reject, Status};
 use tokio::time::Instant;
@@ -241,13 +242,15 @@ impl Race {
                 Status::Playing => {}
             }
         }
-        let (reason, view) = (result.err(), r.game.view());
-        let reply = match action {
-            Action::Move(_) => ServerMsg::MoveResult { seq, ok, reason, view },
-            Action::Rewind => ServerMsg::RewindResult { seq, ok, reason, view },
-        };
+        let reply = answer(action, seq, result.err(), r.game.view());
         let ended = ok && !r.racing();
         Acted { reply, ok, ended, won: ended && r.status == RacerStatus::Finished }
+    }
+
+    /// The answer to racer `idx`'s action refused before the game saw it
+    /// (`reason`): its game as it stands.
+    pub fn refused(&self, idx: usize, seq: u32, action: Action, reason: Reject) -> ServerMsg {
+        answer(action, seq, Some(reason), self.racers[idx].game.view())
     }
 
     /// The `finished` message for a racer who just won.
@@ -302,5 +305,15 @@ impl Race {
         }
         tracing::info!(racers = rankings.len(), "results");
         ServerMsg::Results { rankings, reveal: race::reveal(board) }
+    }
+}
+
+/// `move_result` or `rewind_result` (by the action) for `seq`: applied
+/// unless refused for `reason`, with the racer's game `view` after it.
+fn answer(action: Action, seq: u32, reason: Option<Reject>, view: GameView) -> ServerMsg {
+    let ok = reason.is_none();
+    match action {
+        Action::Move(_) => ServerMsg::MoveResult { seq, ok, reason, view },
+        Action::Rewind => ServerMsg::RewindResult { seq, ok, reason, view },
     }
 }

@@ -27,6 +27,9 @@ use crate::daily::{RivalQuery, RivalRun};
 /// Rivals a room may hold at once.
 pub const MAX_RIVALS: usize = 3;
 
+/// Why a run already raced as a rival here is refused.
+const ALREADY_IN: &str = "that run is already a rival in this room";
+
 /// A run checked against the room's board, ready to race.
 #[derive(Clone, Debug)]
 pub struct Rival {
@@ -82,6 +85,16 @@ impl Rival {
             return Err(CHANGED);
         }
         Ok(())
+    }
+
+    /// Whether `other` is the same run: the same stored run (by id), or the
+    /// same finish of the room's last race (`pick: "last"`, one script).
+    pub fn same_run(&self, other: &Rival) -> bool {
+        match (self.run_id, other.run_id) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => Arc::ptr_eq(&self.script, &other.script),
+            _ => false,
+        }
     }
 
     /// The rival as a racer (not yet started: [`Race::new`] puts its clock
@@ -169,6 +182,9 @@ impl Room {
         if let Err((code, why)) = self.may_add_rival(id) {
             return self.fx.to(id, error(code, why));
         }
+        if run_id.is_some_and(|run| self.rivals.iter().any(|r| r.run_id == Some(run))) {
+            return self.fx.to(id, error(ErrorCode::RivalRefused, ALREADY_IN));
+        }
         let query = match (run_id, pick, &self.settings.daily) {
             (Some(run), None, _) => RivalQuery::Run(run),
             (None, Some(RivalPick::Last), _) => return self.add_last_run(id),
@@ -214,7 +230,7 @@ impl Room {
         let rid = self.free_rival_id();
         let rival = self.last.iter().find(|(p, _)| *p == id).map(|(_, r)| Rival { id: rid, ..r.clone() });
         match rival {
-            Some(r) => self.push_rival(r),
+            Some(r) => self.push_rival(id, r),
             None => {
                 let why = "you have no finished run in this room's last race";
                 self.fx.to(id, error(ErrorCode::RivalNotFound, why));
@@ -232,12 +248,17 @@ impl Room {
             return self.fx.to(id, error(code, why));
         }
         match Rival::check(self.free_rival_id(), &run, &self.settings.board) {
-            Ok(rival) => self.push_rival(rival),
+            Ok(rival) => self.push_rival(id, rival),
             Err((code, why)) => self.fx.to(id, error(code, why)),
         }
     }
 
-    fn push_rival(&mut self, rival: Rival) {
+    /// `id`'s rival joins the next race, unless the room has that run already
+    /// (`best` picked three times would race one run three times).
+    fn push_rival(&mut self, id: PlayerId, rival: Rival) {
+        if self.rivals.iter().any(|r| r.same_run(&rival)) {
+            return self.fx.to(id, error(ErrorCode::RivalRefused, ALREADY_IN));
+        }
         tracing::info!(rival = rival.id, run_id = rival.run_id, "rival added");
         self.rivals.push(rival);
         self.broadcast_room();

@@ -289,14 +289,61 @@ fn a_last_run_on_the_start_signals_clock_races_again_to_its_very_ms() {
 #[test]
 fn a_room_takes_at_most_three_rivals() {
     let mut r = room(1);
-    for _ in 0..super::rival::MAX_RIVALS {
-        load(&mut r, stored(100, true));
+    let run = |k| RivalRun { run_id: 7 + k, ..stored(100, true) };
+    for k in 0..super::rival::MAX_RIVALS as i64 {
+        load(&mut r, run(k));
         assert_eq!(refused(&fx(&mut r), 1), None);
     }
     // Asked of the store or answered by it, the fourth is refused.
-    r.handle(Instant::now(), Input::AddRival { id: 1, run_id: Some(7), pick: None });
+    r.handle(Instant::now(), Input::AddRival { id: 1, run_id: Some(20), pick: None });
     assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
-    load(&mut r, stored(100, true));
+    load(&mut r, run(20));
     assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
     assert_eq!(r.rivals.len(), super::rival::MAX_RIVALS);
+}
+
+/// The error message `id` was sent, if any.
+fn refusal_text(e: &[Effect], id: PlayerId) -> Option<&str> {
+    e.iter().find_map(|e| match e {
+        Effect::To(to, ServerMsg::Error { message, .. }) if *to == id => Some(message.as_str()),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_same_run_is_a_rival_once_however_it_is_asked_for() {
+    let mut r = room(1);
+    load(&mut r, stored(100, true));
+    assert_eq!(refused(&fx(&mut r), 1), None);
+    // `best` (or `mine`) answered by the store with the run already in:
+    // before, the same run raced three times.
+    for _ in 0..2 {
+        load(&mut r, stored(100, true));
+        let e = fx(&mut r);
+        assert_eq!(refused(&e, 1), Some(ErrorCode::RivalRefused));
+        assert_eq!(refusal_text(&e, 1), Some("that run is already a rival in this room"));
+    }
+    // By its id: refused before the store is asked.
+    r.handle(Instant::now(), Input::AddRival { id: 1, run_id: Some(7), pick: None });
+    let e = fx(&mut r);
+    assert_eq!(refused(&e, 1), Some(ErrorCode::RivalRefused));
+    assert!(!e.iter().any(|e| matches!(e, Effect::LoadRival { .. })), "{e:?}");
+    assert_eq!(r.rivals.len(), 1);
+    // Another run still comes in.
+    load(&mut r, RivalRun { run_id: 8, ..stored(100, true) });
+    assert_eq!(refused(&fx(&mut r), 1), None);
+    assert_eq!(r.rivals.len(), 2);
+}
+
+#[test]
+fn my_last_run_is_a_rival_once() {
+    let mut r = room(1);
+    let t = race(&mut r, Instant::now());
+    solve(&mut r, 1, t);
+    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 0, match_seed: 1 });
+    r.handle(t, Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) });
+    assert_eq!(refused(&fx(&mut r), 1), None);
+    r.handle(t, Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) });
+    assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
+    assert_eq!(r.rivals.len(), 1);
 }

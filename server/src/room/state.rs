@@ -13,10 +13,11 @@ use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RivalPick, ServerM
 use mazerace_protocol::Action;
 use tokio::time::Instant;
 
-use super::effects::{Effect, Effects};
+use super::effects::Effects;
 use super::matches::Intermission;
 use super::race::{Race, Racer};
 use super::rival::Rival;
+use super::updates::RoomUpdates;
 use super::{JoinError, RoomSettings, Timings};
 use crate::daily::RivalRun;
 use crate::load::Permille;
@@ -52,6 +53,13 @@ pub enum Input {
         id: PlayerId,
     },
     Act {
+        id: PlayerId,
+        seq: u32,
+        action: Action,
+    },
+    /// The connection's flood gate dropped this action unread: answered by
+    /// its `seq`, refused as `rate_limited`, the game unchanged.
+    Dropped {
         id: PlayerId,
         seq: u32,
         action: Action,
@@ -164,6 +172,8 @@ pub struct Room {
     /// [`super::matches::MAX_TALLY`]).
     pub(super) tally: Vec<TallyLine>,
     pub(super) fx: Effects,
+    /// When the next `room` goes out (`updates.rs`).
+    pub(super) updates: RoomUpdates,
     /// How busy the server is, as last told ([`Room::set_load`]): it sets
     /// the progress window's width.
     pub(super) load: Permille,
@@ -195,9 +205,13 @@ impl Room {
             the_match: None,
             tally: Vec::new(),
             fx: Effects::default(),
+            updates: RoomUpdates::new(timings.room_window),
             load: 0,
         };
-        room.broadcast_room();
+        // The first `room`: nothing was sent before it, so the next change
+        // goes out at once too.
+        let first = ServerMsg::Room(room.room_info());
+        room.fx.all(first);
         room
     }
 
@@ -230,8 +244,17 @@ impl Room {
         }
     }
 
-    /// When the next timed thing is due (countdown, `progress`, time limit).
+    /// When the next timed thing is due (countdown, `progress`, time
+    /// limit, a coalesced `room`).
     pub fn next_wake(&self) -> Option<Instant> {
+        let stage = self.stage_wake();
+        match (stage, self.updates.due()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn stage_wake(&self) -> Option<Instant> {
         match &self.stage {
             Stage::Countdown { next, .. } => Some(*next),
             Stage::Racing(race) => {
@@ -256,8 +279,14 @@ impl Room {
         Ok(())
     }
 
-    /// Applies `input` at `now`.
+    /// Applies `input` at `now`; a `room` it changed goes out now or at the
+    /// end of its window.
     pub fn handle(&mut self, now: Instant, input: Input) {
+        self.apply(now, input);
+        self.settle_room(now);
+    }
+
+    fn apply(&mut self, now: Instant, input: Input) {
         match input {
             Input::Join { id, name, token, spectate } => {
                 if let Some(m) = self.the_match.as_mut().filter(|m| !m.is_over() && !spectate) {
@@ -266,7 +295,7 @@ impl Room {
                 }
                 self.members.push(Member { id, name, token, spectate, ready: false, connected: true });
                 tracing::info!(player = id, spectate, "player joined");
-                self.broadcast_room();
+                self.tell_joiner(id);
                 if self.phase() != Phase::Lobby {
                     self.send_snapshot(id, now);
                 }
@@ -278,8 +307,7 @@ impl Room {
                 // The snapshot comes right after `welcome` (its room shows
                 // the player connected); the others learn it from `room`.
                 self.send_snapshot(id, now);
-                let room = ServerMsg::Room(self.room_info());
-                self.fx.push(Effect::AllBut(id, room));
+                self.room_told(id);
             }
             Input::Disconnected { id } => {
                 let Some(m) = self.members.iter_mut().find(|m| m.id == id && m.connected) else { return };
@@ -299,6 +327,7 @@ impl Room {
                 self.start(id, now);
             }
             Input::Act { id, seq, action } => self.act(id, seq, action, now),
+            Input::Dropped { id, seq, action } => self.dropped(id, seq, action),
             Input::GiveUp { id } => self.give_up(id, now),
             Input::Rematch { id, same_board, seed, match_seed } => {
                 self.rematch(id, same_board, seed, match_seed)

@@ -25,6 +25,7 @@ pub(super) fn timings() -> Timings {
             floor: Duration::from_millis(50),
             ceil: Duration::from_millis(50),
         },
+        room_window: Duration::from_millis(250),
         ranked_pace: super::race::Pace { floor: Duration::from_millis(25), burst: 3 },
     }
 }
@@ -72,6 +73,13 @@ pub(super) fn room(n: PlayerId) -> Room {
 
 pub(super) fn fx(room: &mut Room) -> Vec<Effect> {
     room.effects().take()
+}
+
+/// The effects so far, and those of the room's timer a `room` window after
+/// `at`: by then a coalesced `room` has gone out.
+pub(super) fn settled(room: &mut Room, at: Instant) -> Vec<Effect> {
+    room.handle(at + timings().room_window, Input::Tick);
+    fx(room)
 }
 
 /// The messages to everyone, in order.
@@ -229,9 +237,10 @@ fn own_moves_only_are_not_echoed_to_the_mover() {
 #[test]
 fn the_host_hands_over_to_the_next_connected_racer() {
     let mut r = room(3);
-    r.handle(Instant::now(), Input::Disconnected { id: 2 });
-    r.handle(Instant::now(), Input::Leave { id: 1, expired: false });
-    let e = fx(&mut r);
+    let t = Instant::now();
+    r.handle(t, Input::Disconnected { id: 2 });
+    r.handle(t, Input::Leave { id: 1, expired: false });
+    let e = settled(&mut r, t);
     let Some(ServerMsg::Room(info)) = to_all(&e).last().copied() else { panic!() };
     assert_eq!(info.host, 3, "2 is away, so 3 hosts");
 }
@@ -247,6 +256,7 @@ fn a_resume_gets_a_snapshot_and_the_others_see_them_connected() {
     let Effect::To(2, ServerMsg::Snapshot(snap)) = &e[0] else { panic!("{e:?}") };
     assert!(snap.board.is_some() && snap.you.is_some());
     assert_eq!((snap.elapsed_ms, snap.clock), (Some(4_000), Some(Clock::Start)));
+    // Their snapshot had the room: the others' `room` skips them.
     assert!(matches!(&e[1], Effect::AllBut(2, ServerMsg::Room(info)) if info.players[1].connected));
 }
 

@@ -1,6 +1,14 @@
 //! What members see of the room: the `room` message, the `snapshot` a
 //! resuming or late member gets, and everyone's progress. Same [`Room`] as
 //! `state.rs`.
+//!
+//! A `room` lists every member who races (at most `max_players`) and the
+//! rivals, but only the first [`LISTED_SPECTATORS`] of those who asked to
+//! watch (and the host, should the host watch), with a count of the rest:
+//! its size is bounded whatever `--max-spectators` allows. Listing them
+//! all made each `room` grow with the audience and the room's broadcasts
+//! with its square: 2000 spectators took the server from 9 to 139.5 MB,
+//! 40 MB of it in send queues, and closed everyone as too slow.
 
 use mazerace_protocol::messages::{
     Phase, PlayerId, PlayerInfo, Progress, RacerStatus, RoomInfo, ServerMsg, Snapshot,
@@ -8,7 +16,10 @@ use mazerace_protocol::messages::{
 use tokio::time::Instant;
 
 use super::race::Race;
-use super::state::{Room, Stage};
+use super::state::{Member, Room, Stage};
+
+/// Spectators named in a `room` (the host comes on top when watching).
+pub const LISTED_SPECTATORS: usize = 8;
 
 impl Room {
     pub(super) fn room_info(&self) -> RoomInfo {
@@ -23,6 +34,9 @@ impl Room {
             Stage::Lobby => false,
         };
         let daily = self.settings.daily.as_ref();
+        let listed = self.listed_members();
+        let more_spectators = self.members.iter().filter(|m| m.spectate).count() as u32
+            - listed.iter().filter(|m| m.spectate).count() as u32;
         RoomInfo {
             code: self.code.to_string(),
             host: self.host,
@@ -39,9 +53,8 @@ impl Room {
                 false => mazerace_protocol::messages::PracticeReason::Played,
             }),
             key: self.settings.key.to_string(),
-            players: self
-                .members
-                .iter()
+            players: listed
+                .into_iter()
                 .map(|m| PlayerInfo {
                     id: m.id,
                     name: m.name.to_string(),
@@ -61,10 +74,27 @@ impl Room {
                     run_id: r.run_id,
                 }))
                 .collect(),
+            more_spectators,
             format: self.settings.format,
             standings: self.the_match.as_ref().map(|m| Box::new(m.view(self.held()))),
             tally: self.tally.clone(),
         }
+    }
+
+    /// The members a `room` names, in join order: all who race (or would),
+    /// the host, and the first [`LISTED_SPECTATORS`] spectators.
+    fn listed_members(&self) -> Vec<&Member> {
+        let mut spectators = 0;
+        self.members
+            .iter()
+            .filter(|m| {
+                if !m.spectate || m.id == self.host {
+                    return true;
+                }
+                spectators += 1;
+                spectators <= LISTED_SPECTATORS
+            })
+            .collect()
     }
 
     /// Whether the host holds a match's intermission.
@@ -98,11 +128,6 @@ impl Room {
             Some(_) => self.settings.board.public_hidden(),
             None => self.settings.board.public(),
         }
-    }
-
-    pub(super) fn broadcast_room(&mut self) {
-        let room = ServerMsg::Room(self.room_info());
-        self.fx.all(room);
     }
 
     /// Every racer's progress (for a member whose last `progress` is unsent).

@@ -186,6 +186,15 @@ pub(crate) fn fuzz_config(countdown: u32, seed: u64) -> Config {
         // The per-address join limit has its own test (abuse.rs); here it
         // would only make the final join check depend on the guessing.
         join_attempts: 1_000_000,
+        // The join budget too (abuse.rs and room_updates.rs test it): a
+        // case's joins then depend on the model alone.
+        room_joins: 1_000_000,
+        // Every `room` at the end of the input that changed it, not
+        // coalesced: the model judges each answer by the room it was last
+        // shown, and a `room` held for a window would leave it judging by
+        // an older one. (Coalescing has its own tests: the room's unit
+        // tests and room_updates.rs.)
+        room_interval: Duration::ZERO,
         rooms_per_conn: ROOMS_PER_CONN,
         max_spectators: MAX_SPECTATORS,
         max_message_bytes: MAX_MESSAGE,

@@ -13,6 +13,8 @@ use mazerace_store::{Backend, Database, NodeOptions, PostgresBackend, SqliteBack
 
 /// The variable naming an administrative PostgreSQL URL for the tests.
 pub const ENV: &str = "MAZERACE_TEST_DATABASE_URL";
+/// Set to `1` (as `./test.sh` does), a missing [`ENV`] fails the PostgreSQL tests.
+pub const REQUIRE: &str = "MAZERACE_REQUIRE_PG";
 
 /// A fresh, empty database of one kind; dropped with the test.
 pub struct TestDb {
@@ -32,9 +34,17 @@ impl TestDb {
         TestDb { dir: Some(tempfile::tempdir().expect("temp dir")), pg: None }
     }
 
-    /// `None` (the test then passes without running) when no server is configured.
+    /// `None` (the test then passes without running) when no server is
+    /// configured; with [`REQUIRE`] set (`./test.sh` sets it) a missing
+    /// server fails the test instead, so it cannot pass unrun.
     pub fn postgres() -> Option<TestDb> {
-        let admin = std::env::var(ENV).ok().filter(|u| !u.is_empty())?;
+        let Some(admin) = std::env::var(ENV).ok().filter(|u| !u.is_empty()) else {
+            assert!(
+                std::env::var(REQUIRE).as_deref() != Ok("1"),
+                "{REQUIRE}=1 but {ENV} is unset: the PostgreSQL half of this test cannot run (./test.sh sets both)"
+            );
+            return None;
+        };
         let mut id = [0u8; 6];
         getrandom::fill(&mut id).expect("entropy");
         let schema = format!("test_{}", hex::encode(id));

@@ -11,8 +11,9 @@
 //!   (the slow-client policy lives there).
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
-//! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
-//!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
+//! - [`daily`]: the daily challenge, all of it (its seam, the store-backed
+//!   hook on `mazerace-store`, leagues, replays, secrets, verification);
+//!   the socket and HTTP handlers only call into it.
 //! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
 //! - `load`: how busy the runtime is (the adaptive progress window).
 //! - `accept`, `gate`: the accept loop, request-head timeouts, bounded
@@ -30,8 +31,6 @@ pub mod cli;
 pub mod config;
 mod conn;
 pub mod daily;
-mod daily_leagues;
-pub mod daily_store;
 pub mod fdlimit;
 mod flags;
 mod gate;
@@ -50,15 +49,13 @@ mod registry;
 mod room;
 pub mod server;
 mod sessions;
-mod verify_daily;
 
 pub use accept::set_backlog;
 pub use config::{Config, LogFormat, MAX_PLAYERS_CAP};
 pub use daily::{
-    daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
-    DailySchedule, DailyStart, HookFuture, Replay,
+    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart,
+    HookFuture, LeagueAsker, LeagueOp, Replay, StoreHook,
 };
-pub use daily_store::StoreHook;
 pub use flags::ServeArgs;
 pub use ids::is_code_shaped;
 pub use server::Server;

@@ -302,7 +302,7 @@ fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
 fn daily_race(ranked: bool) -> (Room, Instant) {
     let b = board();
     let daily = crate::daily::DailyBoard {
-        date: "2026-12-01".into(),
+        date: "2026-12-01".parse().unwrap(),
         seed: SEED,
         ranked: true,
         ranked_at: None,

@@ -185,28 +185,44 @@ impl Row {
     }
 
     pub fn u32(&self, i: usize, what: &str) -> Result<u32, StoreError> {
-        crate::rules::convert::to_u32(self.int(i)?, what)
+        to_u32(self.int(i)?, what)
     }
 
     pub fn opt_u64(&self, i: usize, what: &str) -> Result<Option<u64>, StoreError> {
-        self.opt_int(i)?.map(|v| crate::rules::convert::to_u64(v, what)).transpose()
+        self.opt_int(i)?.map(|v| to_u64(v, what)).transpose()
     }
 
     pub fn date(&self, i: usize) -> Result<DailyDate, StoreError> {
-        crate::rules::convert::parse(self.text(i)?, "date")
+        parse(self.text(i)?, "date")
     }
 
     pub fn game(&self, i: usize) -> Result<Game, StoreError> {
-        crate::rules::convert::parse(self.text(i)?, "game")
+        parse(self.text(i)?, "game")
     }
 
     pub fn size(&self, i: usize) -> Result<Size, StoreError> {
-        crate::rules::convert::parse(self.text(i)?, "size")
+        parse(self.text(i)?, "size")
     }
 
     pub fn state(&self, i: usize) -> Result<RunState, StoreError> {
-        crate::rules::convert::parse_state(self.text(i)?)
+        let s = self.text(i)?;
+        RunState::parse(s).ok_or_else(|| StoreError::Corrupt(format!("stored state {s:?}")))
     }
+}
+
+/// A stored count or step number as a `u32`; out of range is corrupt.
+pub(crate) fn to_u32(v: i64, what: &str) -> Result<u32, StoreError> {
+    u32::try_from(v).map_err(|_| StoreError::Corrupt(format!("stored {what} {v} is out of range")))
+}
+
+/// A stored time as a `u64`; negative is corrupt.
+pub(crate) fn to_u64(v: i64, what: &str) -> Result<u64, StoreError> {
+    u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("stored {what} {v} is out of range")))
+}
+
+/// Stored text as what it names (a date, a game, a seed); not understood is corrupt.
+pub(crate) fn parse<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, StoreError> {
+    s.parse().map_err(|_| StoreError::Corrupt(format!("stored {what} {s:?} is not understood")))
 }
 
 /// What a transaction is for.

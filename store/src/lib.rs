@@ -41,7 +41,7 @@
 //! ```
 //!
 //! Modules, from the handle down:
-//! - [`store`], the async [`Store`] handle: its queue, and which database;
+//! - [`store`], the async [`Store`] handle and its queue; [`database`], which database;
 //! - `group`, group commit: finishes waiting together share a transaction;
 //! - `rules`, the one layer that holds the rules (limits, salt, caps,
 //!   league checks), written once for both databases over `db`'s seam;
@@ -59,6 +59,7 @@
 
 pub mod clock;
 pub mod daily;
+pub mod database;
 mod db;
 pub mod error;
 mod group;
@@ -75,6 +76,7 @@ pub mod verify;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use daily::DailyBoards;
+pub use database::Database;
 pub use error::{ErrorKind, StoreError};
 pub use group::CommitCounts;
 pub use node::{NodeOptions, ANONYMOUS_NODE, DEFAULT_LEASE};
@@ -84,5 +86,5 @@ pub use record::{
     AddressCap, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, RunState, StoredRun, LEADERBOARD_LIMIT,
 };
 pub use share::share_text;
-pub use store::{Database, Store, DEFAULT_QUEUE};
+pub use store::{Store, DEFAULT_QUEUE};
 pub use verify::{verify, VerifyReport};

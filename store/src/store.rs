@@ -22,7 +22,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use deadpool_postgres::Pool;
 use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
 use mazerace_protocol::daily::day::PlayerDay;
@@ -30,68 +29,23 @@ use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::Leaderboard;
 use mazerace_protocol::{Action, Game, Size};
 
+use crate::database::Database;
 use crate::db::{BoxFuture, Db};
 use crate::error::StoreError;
 use crate::group::{CommitCounts, Commits, FinishJob};
 use crate::league::{LeagueAnswer, LeagueRequest, LeagueView};
 use crate::node::{Identity, NodeOptions};
 use crate::player::PlayerKey;
-use crate::postgres::{is_postgres_url, PgDb};
+use crate::postgres::{PgDb, PoolGuard};
 use crate::record::{
     AddressCap, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, StoredRun, LEADERBOARD_LIMIT,
 };
 use crate::rules::{self, convert::Ending};
 use crate::sqlite::worker::{Job, Opener, Request, Worker};
 use crate::sqlite::{db_path, SqliteDb};
-use crate::verify::VerifyReport;
 
 /// Requests that may be in the store at once before reads are refused as busy.
 pub const DEFAULT_QUEUE: usize = 256;
-
-/// Where the durable data lives.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Database {
-    /// `mazerace.sqlite` in this data directory (the embedded default).
-    SqliteDir(PathBuf),
-    /// A PostgreSQL URL (`postgres://user:password@host:port/dbname`).
-    Postgres(String),
-}
-
-/// Never prints a URL: it may carry a password.
-impl std::fmt::Debug for Database {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Database::SqliteDir(dir) => f.debug_tuple("SqliteDir").field(dir).finish(),
-            Database::Postgres(_) => f.write_str("Postgres(..)"),
-        }
-    }
-}
-
-impl Database {
-    /// From the server's flags: a `postgres://` `database_url` selects
-    /// PostgreSQL; none means SQLite in `data_dir`; any other URL is refused.
-    pub fn from_flags(
-        database_url: Option<&str>,
-        data_dir: impl Into<PathBuf>,
-    ) -> Result<Database, StoreError> {
-        match database_url.map(str::trim).filter(|u| !u.is_empty()) {
-            None => Ok(Database::SqliteDir(data_dir.into())),
-            Some(url) if is_postgres_url(url) => Ok(Database::Postgres(url.to_owned())),
-            Some(_) => Err(StoreError::Invalid(
-                "the database URL must start with postgres:// (leave it out for SQLite in the data directory)"
-                    .into(),
-            )),
-        }
-    }
-
-    /// A short description for logs, without credentials.
-    pub fn describe(&self) -> String {
-        match self {
-            Database::SqliteDir(dir) => format!("SQLite in {}", db_path(dir).display()),
-            Database::Postgres(_) => "PostgreSQL".to_owned(),
-        }
-    }
-}
 
 /// How requests reach the database.
 enum Engine {
@@ -99,20 +53,6 @@ enum Engine {
     Sqlite(Worker),
     /// The pool, and the queue of the node's group commits.
     Postgres { pool: Arc<PoolGuard>, finishes: mpsc::Sender<FinishJob> },
-}
-
-/// The PostgreSQL pool, held by everything that may still use it (the
-/// handle, each request in flight, the committer): when the last lets go,
-/// the pool is closed, then the store counts as gone.
-pub(crate) struct PoolGuard {
-    pub pool: Pool,
-    _gone: watch::Sender<()>,
-}
-
-impl Drop for PoolGuard {
-    fn drop(&mut self) {
-        self.pool.close();
-    }
 }
 
 struct Shared {
@@ -224,7 +164,7 @@ impl Store {
 
     async fn start_postgres(url: &str, me: Arc<Identity>, capacity: usize) -> Result<Store, StoreError> {
         let (gone_tx, gone) = watch::channel(());
-        let pool = Arc::new(PoolGuard { pool: crate::postgres::connect(url).await?, _gone: gone_tx });
+        let pool = Arc::new(PoolGuard::new(crate::postgres::connect(url).await?, gone_tx));
         let (finishes, queue) = mpsc::channel(capacity.max(1));
         let commits = Arc::new(Commits::default());
         tokio::spawn(crate::postgres::finish::committer(Arc::clone(&pool), queue, Arc::clone(&commits)));
@@ -473,11 +413,6 @@ impl Store {
             Box::pin(async move { rules::leagues::league_view(db, &code, from, to).await })
         })
         .await
-    }
-
-    /// Re-play every stored run (see [`crate::verify()`]), a page per request.
-    pub async fn verify(&self, salt: Option<Vec<u8>>) -> Result<VerifyReport, StoreError> {
-        crate::verify::verify(self, salt.as_deref()).await
     }
 
     /// Drop this handle and wait until the store has finished every queued

@@ -84,7 +84,7 @@ both!(async fn close_finishes_queued_work_then_reopen_sees_it(db) {
     assert_eq!(board.entrants, 20);
     let again = store.begin_run(new_run(0, Size::Small)).await.unwrap();
     assert!(!again.ranked, "the ranked start was kept across the restart");
-    let report = store.verify(None).await.unwrap();
+    let report = mazerace_store::verify(&store, None).await.unwrap();
     assert_eq!((report.checked, report.open), (0, 21));
     assert_eq!(store.abandon_open_runs().await.unwrap(), 21);
     store.close().await;

@@ -8,7 +8,7 @@ use common::day;
 use mazerace_protocol::daily::daily_seed;
 use mazerace_protocol::{Action, Answer, Board, Game, Size, Status};
 use mazerace_store::verify::Problem;
-use mazerace_store::{NewRun, Outcome, PlayerKey, RunState, Store};
+use mazerace_store::{verify, NewRun, Outcome, PlayerKey, RunState, Store};
 
 const DAY: &str = "2026-11-29";
 
@@ -74,7 +74,7 @@ both!(async fn honest_runs_pass_and_tampered_ones_are_caught(db) {
     .await
     .unwrap(); // still playing: counted as open, not checked
 
-    let report = b.verify(Some(salt.to_vec())).await.unwrap();
+    let report = verify(&b, Some(salt)).await.unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!((report.checked, report.open), (12, 1));
 
@@ -87,7 +87,7 @@ both!(async fn honest_runs_pass_and_tampered_ones_are_caught(db) {
         ids[0], ids[1], ids[3], ids[4]
     ));
 
-    let report = b.verify(Some(salt.to_vec())).await.unwrap();
+    let report = verify(&b, Some(salt)).await.unwrap();
     assert!(!report.ok());
     assert_eq!(report.checked, 12);
     let bad: Vec<(i64, &Problem)> = report.mismatches.iter().map(|m| (m.run_id, &m.problem)).collect();
@@ -109,7 +109,7 @@ both!(async fn honest_runs_pass_and_tampered_ones_are_caught(db) {
 
     // Without the salt the seed is taken as stored: that run then re-plays on
     // another board, where the stored line no longer wins as recorded.
-    let report = b.verify(None).await.unwrap();
+    let report = verify(&b, None).await.unwrap();
     assert!(report
         .mismatches
         .iter()
@@ -123,7 +123,7 @@ both!(async fn moves_after_the_finish_are_caught(db) {
     let last = *line.last().unwrap();
     line.push(last);
     let id = store_run(&b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1 }, &line).await;
-    let report = b.verify(None).await.unwrap();
+    let report = verify(&b, None).await.unwrap();
     assert_eq!(report.mismatches.len(), 1);
     assert_eq!(report.mismatches[0].run_id, id);
     assert!(

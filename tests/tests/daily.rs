@@ -245,7 +245,7 @@ async fn acknowledged_results_survive_a_restart_and_verify() {
     }
     srv.stop().await;
     let store = Store::open(dir.path()).await.unwrap();
-    let report = store.verify(Some(SALT.to_vec())).await.unwrap();
+    let report = mazerace_store::verify(&store, Some(SALT)).await.unwrap();
     store.close().await;
     assert!(report.ok(), "{report}");
     assert_eq!(report.checked, 2);

@@ -107,7 +107,7 @@ pub fn stored_runs(
             Some(s) => s.into_bytes(),
             None => store.daily_salt().await?,
         };
-        let report = store.verify(Some(salt)).await;
+        let report = mazerace_store::verify(&store, Some(&salt)).await;
         store.close().await;
         report
     })?;

@@ -41,13 +41,14 @@ use deadpool_postgres::Pool;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
+use super::PoolGuard;
 use super::{columns, step_counts, PgDb};
+use crate::db::{parse, to_u32};
 use crate::db::{Db, TxKind};
 use crate::error::StoreError;
 use crate::group::{Commits, FinishJob, MAX_BATCH};
 use crate::record::{FinishedRun, RunState};
-use crate::rules::convert::{streak_of, to_u32};
-use crate::store::PoolGuard;
+use crate::rules::convert::streak_of;
 
 /// Batches one node commits at once: while one waits for its flush, the
 /// next is already executing (each on its own connection).
@@ -247,7 +248,7 @@ async fn run_statement(db: &mut PgDb, batch: &[FinishJob]) -> Result<HashMap<i64
                 time_ms: job.end.time_ms,
                 rank,
                 entrants: row.u32(7, "count")?,
-                streak: streak_of(date, dates.iter().map(|d| crate::rules::convert::parse(d, "date")))?,
+                streak: streak_of(date, dates.iter().map(|d| parse(d, "date")))?,
             },
         );
     }

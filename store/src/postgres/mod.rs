@@ -132,6 +132,27 @@ pub(crate) async fn connect(url: &str) -> Result<Pool, StoreError> {
     Ok(pool)
 }
 
+/// The PostgreSQL pool, held by everything that may still use it (the
+/// handle, each request in flight, the committer): when the last lets go,
+/// the pool is closed, then the store counts as gone.
+pub(crate) struct PoolGuard {
+    pub pool: Pool,
+    _gone: tokio::sync::watch::Sender<()>,
+}
+
+impl PoolGuard {
+    /// `pool`, and `gone` to drop once it is closed.
+    pub fn new(pool: Pool, gone: tokio::sync::watch::Sender<()>) -> PoolGuard {
+        PoolGuard { pool, _gone: gone }
+    }
+}
+
+impl Drop for PoolGuard {
+    fn drop(&mut self) {
+        self.pool.close();
+    }
+}
+
 /// One pooled connection, as the rules use it.
 pub(crate) struct PgDb {
     client: Object,

@@ -1,32 +1,16 @@
-//! Turning stored columns into the crate's types (and refusing what does
-//! not fit), the move-list encoding a finish writes, the streak walk and
-//! standard competition ranks: pure helpers the rules share.
+//! A stored run read from its row, the move-list encoding a finish writes,
+//! the streak walk and standard competition ranks: pure helpers the rules
+//! share (single columns are read by [`crate::db::Row`]).
 
 use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::{Action, Seed};
 
-use crate::db::Row;
+use crate::db::{parse, Row};
 use crate::error::StoreError;
 use crate::record::{Outcome, RunState, StoredRun};
 
 pub(crate) fn to_i64(v: u64, what: &str) -> Result<i64, StoreError> {
     i64::try_from(v).map_err(|_| StoreError::Invalid(format!("{what} {v} is too large")))
-}
-
-pub(crate) fn to_u32(v: i64, what: &str) -> Result<u32, StoreError> {
-    u32::try_from(v).map_err(|_| StoreError::Corrupt(format!("stored {what} {v} is out of range")))
-}
-
-pub(crate) fn to_u64(v: i64, what: &str) -> Result<u64, StoreError> {
-    u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("stored {what} {v} is out of range")))
-}
-
-pub(crate) fn parse<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, StoreError> {
-    s.parse().map_err(|_| StoreError::Corrupt(format!("stored {what} {s:?} is not understood")))
-}
-
-pub(crate) fn parse_state(s: &str) -> Result<RunState, StoreError> {
-    RunState::parse(s).ok_or_else(|| StoreError::Corrupt(format!("stored state {s:?}")))
 }
 
 /// What `finish_run` writes, checked and encoded once, before it queues.

@@ -9,9 +9,9 @@ use mazerace_protocol::messages::{Leaderboard, LeaderboardEntry};
 use mazerace_protocol::{Game, Size};
 
 use super::check_board;
-use super::convert::{competition_ranks, run_columns, stored_run, to_u64};
+use super::convert::{competition_ranks, run_columns, stored_run};
 use super::runs::{entrants_in, rank_in, streak_in};
-use crate::db::{params, Db, Row, Sql, TxKind};
+use crate::db::{params, to_u64, Db, Row, Sql, TxKind};
 use crate::error::StoreError;
 use crate::player::PlayerKey;
 use crate::record::{RankedRow, RunState, StoredRun};

@@ -167,7 +167,13 @@ impl Store {
         let pool = Arc::new(PoolGuard::new(crate::postgres::connect(url).await?, gone_tx));
         let (finishes, queue) = mpsc::channel(capacity.max(1));
         let commits = Arc::new(Commits::default());
-        tokio::spawn(crate::postgres::finish::committer(Arc::clone(&pool), queue, Arc::clone(&commits)));
+        let committer = crate::postgres::finish::committer(
+            Arc::clone(&pool),
+            me.node.clone(),
+            queue,
+            Arc::clone(&commits),
+        );
+        tokio::spawn(committer);
         Ok(Self::new(Engine::Postgres { pool, finishes }, commits, me, capacity, gone))
     }
 

@@ -10,7 +10,15 @@
 //! committed before the statement and those earlier in the batch, never
 //! itself (the statement's reads see the snapshot from before its writes).
 //! The board's per-step counts are summed once a batch (`hist`), not once a
-//! finish.
+//! finish, grouped by a number per board (`boards.k`): grouping by the
+//! board's text columns sorted thousands of rows by collation, the
+//! statement's largest cost (bench/RESULTS.md).
+//!
+//! The runs are found by their ids, and the `playing` test is written
+//! `(state = 'playing') IS TRUE` so that the planner does not take the
+//! partial index of open runs (`runs_open`) instead: on a stale estimate
+//! (one open run, after thousands began since the last analyze) it scanned
+//! that whole index for every batch.
 //!
 //! A run the statement did not update (it is not `playing`: a retried
 //! finish, a second ending, an unknown id) takes the rules' careful path in
@@ -30,15 +38,17 @@
 //! not have happened, and the server's retry of a finish is safe (a repeat
 //! answers as the first).
 //!
-//! Lock order: the step counters are written in key order, so two batches
-//! (two committers of a node, or two nodes) may wait for each other's
+//! Counters: each committer counts its batches in a step-counter shard of
+//! its own ([`shard_of`]), so a node's batches in flight never wait on each
+//! other; where two still share rows (nodes whose shards coincide), the
+//! rows are written in key order, so the batches may wait for each other's
 //! commit but never deadlock.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use deadpool_postgres::Pool;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::PoolGuard;
@@ -54,9 +64,23 @@ use crate::rules::convert::streak_of;
 /// next is already executing (each on its own connection).
 pub const COMMITTERS: usize = 2;
 
+/// The step-counter shard a node's committer counts its batches in (schema
+/// version 5's `board_step_shards`): one of its own, so that two batches in
+/// flight never wait on each other's counter rows whatever their step
+/// counts (the board's best is a common score), and so that a board holds
+/// rows for the shards in use only (a rank sums them all: fewer rows, a
+/// cheaper rank). Nodes are told apart by their id's first byte: the
+/// committers of up to 16 / [`COMMITTERS`] nodes with consecutive letters
+/// get shards of their own, more share one now and then (a shared row
+/// costs a wait, never a wrong count).
+fn shard_of(node: &str, slot: usize) -> i32 {
+    let base = node.bytes().next().map_or(0, usize::from) * COMMITTERS;
+    ((base + slot) % 16) as i32
+}
+
 /// The whole batch in one statement: `$1` run ids, `$2` states, `$3` steps,
 /// `$4` times (NULL unless finished), `$5` actions, `$6` action times, one
-/// element per finish in batch order.
+/// element per finish in batch order; `$7` the committer's counter shard.
 const FINISH_BATCH: &str = concat!(
     "
 WITH input AS (
@@ -66,27 +90,29 @@ WITH input AS (
     UPDATE runs r SET state = i.state, steps = i.steps, time_ms = i.time_ms, actions = i.actions,
         times = i.times, ended_at = now()
     FROM input i
-    WHERE r.id = ANY($1::bigint[]) AND r.id = i.id AND r.state = 'playing'
+    WHERE r.id = ANY($1::bigint[]) AND r.id = i.id AND (r.state = 'playing') IS TRUE
     RETURNING r.id, r.player, r.date, r.game, r.size, r.ranked, i.steps, i.time_ms, i.ord
 ), counted AS (
     INSERT INTO board_step_shards (date, game, size, steps, shard, n)
-    SELECT date, game, size, steps, (id % 16)::integer, COUNT(*)::integer FROM done
+    SELECT date, game, size, steps, $7::integer, COUNT(*)::integer FROM done
     WHERE ranked AND time_ms IS NOT NULL
-    GROUP BY date, game, size, steps, (id % 16)::integer
-    ORDER BY date, game, size, steps, (id % 16)::integer
+    GROUP BY date, game, size, steps
+    ORDER BY date, game, size, steps
     ON CONFLICT (date, game, size, steps, shard) DO UPDATE SET n = board_step_shards.n + excluded.n
+), boards AS MATERIALIZED (
+    SELECT date, game, size, row_number() OVER () AS k
+    FROM (SELECT DISTINCT date, game, size FROM done WHERE ranked AND time_ms IS NOT NULL) x
 ), hist AS MATERIALIZED (
-    SELECT c.date, c.game, c.size, c.steps, SUM(c.n)::bigint AS n FROM ",
+    SELECT b.k, c.steps, SUM(c.n)::bigint AS n FROM ",
     step_counts!(),
     " c
-    JOIN (SELECT DISTINCT date, game, size FROM done WHERE ranked AND time_ms IS NOT NULL) b
-        USING (date, game, size)
-    GROUP BY c.date, c.game, c.size, c.steps
+    JOIN boards b USING (date, game, size)
+    GROUP BY b.k, c.steps
 )
 SELECT d.id, d.player, d.date, d.game, d.size, d.ranked,
     CASE WHEN d.ranked AND d.time_ms IS NOT NULL THEN
-        (SELECT COALESCE(SUM(h.n), 0) FROM hist h
-         WHERE h.date = d.date AND h.game = d.game AND h.size = d.size AND h.steps < d.steps)
+        (SELECT COALESCE(SUM(h.n), 0) FROM hist h JOIN boards b ON b.k = h.k
+         WHERE b.date = d.date AND b.game = d.game AND b.size = d.size AND h.steps < d.steps)
       + (SELECT COUNT(*) FROM runs r
          WHERE r.date = d.date AND r.game = d.game AND r.size = d.size AND r.ranked
            AND r.state = 'finished' AND r.steps = d.steps AND r.time_ms < d.time_ms)
@@ -108,13 +134,18 @@ FROM done d"
 /// is gone and its queue is empty, its batches committed.
 pub(crate) async fn committer(
     pool: Arc<PoolGuard>,
+    node: String,
     mut queue: mpsc::Receiver<FinishJob>,
     commits: Arc<Commits>,
 ) {
-    let free = Arc::new(Semaphore::new(COMMITTERS));
+    // The free committers, by slot.
+    let (give_back, mut free) = mpsc::channel(COMMITTERS);
+    for slot in 0..COMMITTERS {
+        let _ = give_back.try_send(slot);
+    }
     let mut running = JoinSet::new();
     while let Some(first) = queue.recv().await {
-        let Ok(slot) = Arc::clone(&free).acquire_owned().await else { break };
+        let Some(slot) = free.recv().await else { break };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -122,10 +153,11 @@ pub(crate) async fn committer(
                 Err(_) => break,
             }
         }
-        let (pool, commits) = (Arc::clone(&pool), Arc::clone(&commits));
+        let (pool, commits, give_back) = (Arc::clone(&pool), Arc::clone(&commits), give_back.clone());
+        let shard = shard_of(&node, slot);
         running.spawn(async move {
-            commit(&pool.pool, batch, &commits).await;
-            drop(slot);
+            commit(&pool.pool, batch, &commits, shard).await;
+            let _ = give_back.send(slot).await;
         });
         while running.try_join_next().is_some() {}
     }
@@ -133,7 +165,7 @@ pub(crate) async fn committer(
 }
 
 /// Commit `batch` on a connection of `pool` and answer every finish in it.
-async fn commit(pool: &Pool, batch: Vec<FinishJob>, commits: &Commits) {
+async fn commit(pool: &Pool, batch: Vec<FinishJob>, commits: &Commits, shard: i32) {
     let answers = match pool.get().await {
         Err(e) => {
             let e = StoreError::from(e);
@@ -141,7 +173,7 @@ async fn commit(pool: &Pool, batch: Vec<FinishJob>, commits: &Commits) {
         }
         Ok(client) => {
             let mut db = PgDb::new(client);
-            let answers = commit_on(&mut db, &batch, commits).await;
+            let answers = commit_on(&mut db, &batch, commits, shard).await;
             let lost = answers.iter().any(|a| matches!(a, Err(StoreError::Unavailable(_))));
             db.release(pool, lost).await;
             answers
@@ -157,8 +189,9 @@ async fn commit_on(
     db: &mut PgDb,
     batch: &[FinishJob],
     commits: &Commits,
+    shard: i32,
 ) -> Vec<Result<FinishedRun, StoreError>> {
-    match try_commit(db, batch, commits).await {
+    match try_commit(db, batch, commits, shard).await {
         Ok(answers) => answers,
         Err(e) if batch.len() == 1 || matches!(e, StoreError::Unavailable(_)) => {
             batch.iter().map(|_| Err(e.for_each_caller())).collect()
@@ -171,7 +204,7 @@ async fn commit_on(
                     out.push(Err(e));
                     continue;
                 }
-                out.push(match try_commit(db, std::slice::from_ref(job), commits).await {
+                out.push(match try_commit(db, std::slice::from_ref(job), commits, shard).await {
                     Ok(mut one) => one.pop().unwrap_or(Err(StoreError::Closed)),
                     Err(e) => Err(e),
                 });
@@ -193,9 +226,10 @@ async fn try_commit(
     db: &mut PgDb,
     batch: &[FinishJob],
     commits: &Commits,
+    shard: i32,
 ) -> Result<Vec<Result<FinishedRun, StoreError>>, StoreError> {
     db.begin(TxKind::Write).await?;
-    let mut fast = run_statement(db, batch).await?;
+    let mut fast = run_statement(db, batch, shard).await?;
     let mut out = Vec::with_capacity(batch.len());
     for job in batch {
         if let Some(done) = fast.remove(&job.run_id) {
@@ -213,7 +247,11 @@ async fn try_commit(
 }
 
 /// The batch statement; the finishes it made, by run id.
-async fn run_statement(db: &mut PgDb, batch: &[FinishJob]) -> Result<HashMap<i64, FinishedRun>, StoreError> {
+async fn run_statement(
+    db: &mut PgDb,
+    batch: &[FinishJob],
+    shard: i32,
+) -> Result<HashMap<i64, FinishedRun>, StoreError> {
     let ids: Vec<i64> = batch.iter().map(|j| j.run_id).collect();
     let states: Vec<&str> = batch.iter().map(|j| j.end.state.as_str()).collect();
     let steps: Vec<i64> = batch.iter().map(|j| i64::from(j.end.steps)).collect();
@@ -222,7 +260,7 @@ async fn run_statement(db: &mut PgDb, batch: &[FinishJob]) -> Result<HashMap<i64
     let action_times: Vec<Option<&str>> = batch.iter().map(|j| j.end.times.as_deref()).collect();
     let client = db.client();
     let stmt = client.prepare_cached(FINISH_BATCH).await?;
-    let rows = client.query(&stmt, &[&ids, &states, &steps, &times, &actions, &action_times]).await?;
+    let rows = client.query(&stmt, &[&ids, &states, &steps, &times, &actions, &action_times, &shard]).await?;
     let by_id: HashMap<i64, &FinishJob> = batch.iter().map(|j| (j.run_id, j)).collect();
     let mut done = HashMap::with_capacity(rows.len());
     for r in &rows {
@@ -257,7 +295,7 @@ async fn run_statement(db: &mut PgDb, batch: &[FinishJob]) -> Result<HashMap<i64
 
 #[cfg(test)]
 mod tests {
-    use tokio::sync::oneshot;
+    use tokio::sync::{oneshot, Semaphore};
 
     use super::*;
     use crate::node::{Identity, NodeOptions};
@@ -343,7 +381,7 @@ mod tests {
             .map(|(&id, (steps, time_ms))| (id, Outcome::Finished { steps, time_ms }))
             .collect();
         let (jobs, rx) = batch(&finishes);
-        commit(&pool, jobs, &commits).await;
+        commit(&pool, jobs, &commits, 0).await;
         let done = answers(rx).await;
         let ranks: Vec<Option<u32>> = done.iter().map(|d| d.as_ref().unwrap().rank).collect();
         assert_eq!(ranks, [Some(1), Some(1), Some(1), Some(1), Some(5)], "as each finish saw the board");
@@ -358,7 +396,7 @@ mod tests {
             (999_999, Outcome::NotFinished { steps: 1 }),
         ];
         let (jobs, rx) = batch(&again);
-        commit(&pool, jobs, &commits).await;
+        commit(&pool, jobs, &commits, 0).await;
         let done = answers(rx).await;
         assert_eq!(done[0].as_ref().map(|d| (d.rank, d.entrants, d.steps)).ok(), Some((Some(2), 5, 20)));
         assert!(matches!(done[1], Err(StoreError::RunOver(_))), "{:?}", done[1]);

@@ -1,7 +1,8 @@
 //! [`Store`]: the async, cloneable handle the server holds, on either
 //! database. SQLite's one connection lives on its own thread (a commit's
-//! fsync never blocks the runtime); PostgreSQL's pooled connections are
-//! driven on the caller's runtime. Every request runs the same rules
+//! fsync never blocks the runtime); each PostgreSQL request runs in a task
+//! of its own on a pooled connection, so a caller that stops waiting never
+//! cuts a transaction in half. Every request runs the same rules
 //! ([`crate::rules`]) on one connection.
 //!
 //! Backpressure: the store takes at most its queue's capacity of requests

@@ -77,9 +77,12 @@ pub struct Open {
 impl Open {
     /// The queue did not grow: the last quarter's mean depth is within a
     /// batch's worth of the second quarter's (a queue that grows, grows by
-    /// hundreds over an offer of seconds).
+    /// hundreds over an offer of seconds), and far from the store's
+    /// capacity (a queue held at its cap has stopped growing only because
+    /// the callers wait outside it).
     pub fn queue_steady(&self) -> bool {
         self.queue_late <= self.queue_early + 32.0
+            && self.queue_late < 0.75 * mazerace_store::DEFAULT_QUEUE as f64
     }
 }
 

@@ -138,14 +138,14 @@ pub(crate) async fn committer(
     mut queue: mpsc::Receiver<FinishJob>,
     commits: Arc<Commits>,
 ) {
-    // The free committers, by slot.
+    // The free committers.
     let (give_back, mut free) = mpsc::channel(COMMITTERS);
     for slot in 0..COMMITTERS {
-        let _ = give_back.try_send(slot);
+        let _ = give_back.try_send(Committer { shard: shard_of(&node, slot), db: None });
     }
     let mut running = JoinSet::new();
     while let Some(first) = queue.recv().await {
-        let Some(slot) = free.recv().await else { break };
+        let Some(mut committer) = free.recv().await else { break };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -154,33 +154,62 @@ pub(crate) async fn committer(
             }
         }
         let (pool, commits, give_back) = (Arc::clone(&pool), Arc::clone(&commits), give_back.clone());
-        let shard = shard_of(&node, slot);
         running.spawn(async move {
-            commit(&pool.pool, batch, &commits, shard).await;
-            let _ = give_back.send(slot).await;
+            committer.commit(&pool.pool, batch, &commits).await;
+            let _ = give_back.send(committer).await;
         });
         while running.try_join_next().is_some() {}
     }
     while running.join_next().await.is_some() {}
 }
 
-/// Commit `batch` on a connection of `pool` and answer every finish in it.
-async fn commit(pool: &Pool, batch: Vec<FinishJob>, commits: &Commits, shard: i32) {
-    let answers = match pool.get().await {
-        Err(e) => {
-            let e = StoreError::from(e);
-            batch.iter().map(|_| Err(e.for_each_caller())).collect()
+/// One of a node's committers: its counter shard, and the connection it
+/// keeps from batch to batch (taken from the pool once, so the batch
+/// statement is prepared and planned on it once, not on each of the pool's
+/// connections in turn).
+struct Committer {
+    shard: i32,
+    db: Option<PgDb>,
+}
+
+/// Set once on a committer's connection: the batch statement's plan does not
+/// depend on its arrays' contents, so it is planned once rather than afresh
+/// for each of its first executions (PostgreSQL's default tries five custom
+/// plans first, each a few milliseconds of a batch).
+const COMMITTER_SESSION: &str = "SET plan_cache_mode = force_generic_plan";
+
+impl Committer {
+    /// Its connection: the one it keeps (unless its socket closed while
+    /// it waited), or a new one from `pool`.
+    async fn connection(&mut self, pool: &Pool) -> Result<PgDb, StoreError> {
+        match self.db.take() {
+            Some(db) if !db.client().is_closed() => return Ok(db),
+            Some(dead) => dead.discard(pool, false),
+            None => {}
         }
-        Ok(client) => {
-            let mut db = PgDb::new(client);
-            let answers = commit_on(&mut db, &batch, commits, shard).await;
-            let lost = answers.iter().any(|a| matches!(a, Err(StoreError::Unavailable(_))));
-            db.release(pool, lost).await;
-            answers
+        let db = PgDb::new(pool.get().await?);
+        db.client().batch_execute(COMMITTER_SESSION).await?;
+        Ok(db)
+    }
+
+    /// Commit `batch` and answer every finish in it.
+    async fn commit(&mut self, pool: &Pool, batch: Vec<FinishJob>, commits: &Commits) {
+        let answers = match self.connection(pool).await {
+            Err(e) => batch.iter().map(|_| Err(e.for_each_caller())).collect(),
+            Ok(mut db) => {
+                let answers = commit_on(&mut db, &batch, commits, self.shard).await;
+                let lost = answers.iter().any(|a| matches!(a, Err(StoreError::Unavailable(_))));
+                if lost || !db.settle().await {
+                    db.discard(pool, lost);
+                } else {
+                    self.db = Some(db);
+                }
+                answers
+            }
+        };
+        for (job, answer) in batch.into_iter().zip(answers) {
+            job.answer(answer);
         }
-    };
-    for (job, answer) in batch.into_iter().zip(answers) {
-        job.answer(answer);
     }
 }
 
@@ -380,8 +409,9 @@ mod tests {
             .zip(plays)
             .map(|(&id, (steps, time_ms))| (id, Outcome::Finished { steps, time_ms }))
             .collect();
+        let mut committer = Committer { shard: 0, db: None };
         let (jobs, rx) = batch(&finishes);
-        commit(&pool, jobs, &commits, 0).await;
+        committer.commit(&pool, jobs, &commits).await;
         let done = answers(rx).await;
         let ranks: Vec<Option<u32>> = done.iter().map(|d| d.as_ref().unwrap().rank).collect();
         assert_eq!(ranks, [Some(1), Some(1), Some(1), Some(1), Some(5)], "as each finish saw the board");
@@ -396,7 +426,7 @@ mod tests {
             (999_999, Outcome::NotFinished { steps: 1 }),
         ];
         let (jobs, rx) = batch(&again);
-        commit(&pool, jobs, &commits, 0).await;
+        committer.commit(&pool, jobs, &commits).await;
         let done = answers(rx).await;
         assert_eq!(done[0].as_ref().map(|d| (d.rank, d.entrants, d.steps)).ok(), Some((Some(2), 5, 20)));
         assert!(matches!(done[1], Err(StoreError::RunOver(_))), "{:?}", done[1]);

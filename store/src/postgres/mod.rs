@@ -168,13 +168,29 @@ impl PgDb {
     /// Give the connection back after a request: a transaction left open
     /// is rolled back; when the request found the database unavailable
     /// (`lost`), the connection is dropped, with every idle one of `pool`.
-    pub async fn release(self, pool: &Pool, lost: bool) {
-        if !lost && self.in_tx && self.client.batch_execute("ROLLBACK").await.is_err() {
-            drop(Object::take(self.client));
-            return;
+    pub async fn release(mut self, pool: &Pool, lost: bool) {
+        if lost || !self.settle().await {
+            self.discard(pool, lost);
         }
+        // Else it goes back to the pool as it drops.
+    }
+
+    /// Roll back a transaction a request left open; false when the
+    /// connection is no longer fit to serve (the rollback failed).
+    pub async fn settle(&mut self) -> bool {
+        if !self.in_tx {
+            return true;
+        }
+        self.in_tx = false;
+        self.client.batch_execute("ROLLBACK").await.is_ok()
+    }
+
+    /// Drop this connection for good (not back into the pool) and, when the
+    /// database was found unavailable (`lost`), every idle one of `pool`:
+    /// after a database restart they are all dead.
+    pub fn discard(self, pool: &Pool, lost: bool) {
+        drop(Object::take(self.client));
         if lost {
-            drop(Object::take(self.client));
             pool.retain(|_, _| false);
         }
     }

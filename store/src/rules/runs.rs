@@ -207,7 +207,8 @@ pub(crate) async fn begin_run(
 /// stored (a retry after an unknown outcome) answers as the first did and
 /// counts nothing twice. Rank, entrants and streak are read in the same
 /// transaction, after the run's own write: its rank counts the finishes
-/// strictly better, never itself.
+/// strictly better, never itself (a batch ranks its finishes again once all
+/// are written, so that each rank is the board's as the batch commits).
 pub(crate) async fn finish_one(
     db: &mut dyn Db,
     run_id: i64,

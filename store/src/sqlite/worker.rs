@@ -10,7 +10,9 @@
 //! immediate transaction, one savepoint each: a finish that fails is rolled
 //! back to its savepoint and fails alone, the others commit, and one fsync
 //! acknowledges them all. Savepoints here cost no round trip, so nothing is
-//! retried.
+//! retried. Ranks are as of the commit, as on PostgreSQL: once every finish
+//! of the batch is written, each ranked one is ranked again, counting the
+//! batch's own better finishes too.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -149,7 +151,10 @@ async fn commit(
         }
     }
     let committed = if db.in_transaction() {
-        db.conn.execute_batch("COMMIT").map_err(StoreError::from)
+        match rank_as_committed(db, &mut out).await {
+            Ok(()) => db.conn.execute_batch("COMMIT").map_err(StoreError::from),
+            Err(e) => Err(e),
+        }
     } else {
         Err(StoreError::Db("the batch's transaction was rolled back by SQLite".into()))
     };
@@ -160,4 +165,21 @@ async fn commit(
         }
         Err(e) => batch.iter().map(|_| Err(e.for_each_caller())).collect(),
     }
+}
+
+/// Each ranked finish of the batch ranked again, now that all are written:
+/// its rank as of the commit.
+async fn rank_as_committed(
+    db: &mut SqliteDb,
+    out: &mut [Result<FinishedRun, StoreError>],
+) -> Result<(), StoreError> {
+    for done in out.iter_mut().flatten() {
+        if let (true, Some(time_ms)) = (done.ranked, done.time_ms) {
+            let time = crate::rules::convert::to_i64(time_ms, "time")?;
+            let steps = i64::from(done.steps);
+            done.rank =
+                Some(crate::rules::runs::rank_in(db, done.date, done.game, done.size, steps, time).await?);
+        }
+    }
+    Ok(())
 }

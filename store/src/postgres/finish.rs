@@ -54,9 +54,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::PoolGuard;
-use super::{columns, step_counts, PgDb};
+use super::{columns, step_counts, PgDb, DIALECT};
+use crate::db::Db;
 use crate::db::{parse, to_u32};
-use crate::db::{Db, TxKind};
 use crate::error::StoreError;
 use crate::group::{Commits, FinishJob, MAX_BATCH};
 use crate::record::{FinishedRun, RunState};
@@ -264,8 +264,7 @@ async fn try_commit(
     commits: &Commits,
     shard: i32,
 ) -> Result<Vec<Result<FinishedRun, StoreError>>, StoreError> {
-    db.begin(TxKind::Write).await?;
-    let mut fast = run_statement(db, batch, shard).await?;
+    let mut fast = begin_with_statement(db, batch, shard).await?;
     let mut out = Vec::with_capacity(batch.len());
     for job in batch {
         if let Some(done) = fast.remove(&job.run_id) {
@@ -282,8 +281,12 @@ async fn try_commit(
     Ok(out)
 }
 
-/// The batch statement; the finishes it made, by run id.
-async fn run_statement(
+/// BEGIN and the batch statement, sent together (one round trip, not two:
+/// on a busy machine each is a wake-up of the database and of this task);
+/// the finishes it made, by run id. Should the BEGIN fail and the statement
+/// run anyway, it commits on its own and every finish in it hears an error:
+/// their retries are repeats, answered as stored.
+async fn begin_with_statement(
     db: &mut PgDb,
     batch: &[FinishJob],
     shard: i32,
@@ -294,9 +297,14 @@ async fn run_statement(
     let times: Vec<Option<i64>> = batch.iter().map(|j| j.end.time_db).collect();
     let actions: Vec<&str> = batch.iter().map(|j| j.end.actions.as_str()).collect();
     let action_times: Vec<Option<&str>> = batch.iter().map(|j| j.end.times.as_deref()).collect();
+    let stmt = db.client().prepare_cached(FINISH_BATCH).await?;
+    db.began();
     let client = db.client();
-    let stmt = client.prepare_cached(FINISH_BATCH).await?;
-    let rows = client.query(&stmt, &[&ids, &states, &steps, &times, &actions, &action_times, &shard]).await?;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&ids, &states, &steps, &times, &actions, &action_times, &shard];
+    let (began, rows) = tokio::join!(client.batch_execute(DIALECT.begin_write), client.query(&stmt, &params));
+    began?;
+    let rows = rows?;
     let by_id: HashMap<i64, &FinishJob> = batch.iter().map(|j| (j.run_id, j)).collect();
     let mut done = HashMap::with_capacity(rows.len());
     for r in &rows {

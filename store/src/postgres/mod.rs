@@ -195,6 +195,12 @@ impl PgDb {
         }
     }
 
+    /// A transaction is being begun by a statement sent outside [`Db::begin`]
+    /// (pipelined with the next): rolled back like any other if left open.
+    pub fn began(&mut self) {
+        self.in_tx = true;
+    }
+
     /// The connection, for the statements only PostgreSQL runs.
     pub fn client(&self) -> &Object {
         &self.client

@@ -76,6 +76,7 @@ pub fn run(ctx: &Ctx) -> Section {
         "finishes a commit",
         "queue (2nd quarter)",
         "queue (last quarter)",
+        "p99 by quarter",
     ]);
     let mut targets = Vec::new();
     match sqlite_target() {
@@ -129,6 +130,7 @@ pub fn run(ctx: &Ctx) -> Section {
                         format!("{:.1}", o.per_commit),
                         format!("{:.1}", o.queue_early),
                         format!("{:.1}", o.queue_late),
+                        o.p99_by_quarter.map(fmt_dur).join(", "),
                     ]);
                 }
                 goals(&mut sec, name, &m);

@@ -72,6 +72,10 @@ pub struct Open {
     /// its mean over the offer's second quarter and over its last quarter.
     pub queue_early: f64,
     pub queue_late: f64,
+    /// The commit p99 of each quarter of the offer, in order: a stall of
+    /// the machine shows in one quarter, a store that cannot keep up in the
+    /// last ones.
+    pub p99_by_quarter: [Duration; 4],
 }
 
 impl Open {
@@ -117,9 +121,13 @@ pub async fn open_loop(store: &Store, runs: &[i64], rate: f64) -> anyhow::Result
         }));
     }
     let mut lat = Lat::new();
+    let mut quarters = [Lat::new(), Lat::new(), Lat::new(), Lat::new()];
     let mut last = start;
-    for t in tasks {
-        lat.record(t.await??);
+    let n = tasks.len().max(1);
+    for (i, t) in tasks.into_iter().enumerate() {
+        let took = t.await??;
+        lat.record(took);
+        quarters[(i * 4 / n).min(3)].record(took);
         last = last.max(Instant::now());
     }
     let samples = sampler.await?;
@@ -136,6 +144,7 @@ pub async fn open_loop(store: &Store, runs: &[i64], rate: f64) -> anyhow::Result
         per_commit: per_commit(before, store.commits()),
         queue_early: quarter(1),
         queue_late: quarter(3),
+        p99_by_quarter: quarters.map(|q| q.quantile(0.99)),
     })
 }
 

@@ -10,7 +10,8 @@
 #      missing), the end-to-end server tests (two nodes behind a throwaway
 #      nginx too: Debian's nginx is installed when missing), and the
 #      benchmark's --quick run
-#   3. the web client's unit tests (node --test)
+#   3. the web client's lint (ESLint's recommended rules) and format check
+#      (Prettier --check), then its unit tests (node --test)
 #   4. the browser tests in headless Chromium against the real server
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -126,6 +127,9 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
   npm ci --no-audit --no-fund
   touch node_modules
 fi
+
+step "Web client lint: ESLint (recommended rules) and Prettier --check"
+npm run --silent lint
 
 step "Web client unit tests (node --test)"
 npm run --silent test:unit

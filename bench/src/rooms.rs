@@ -80,6 +80,7 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
             rank_by: None,
             max_players: Some(max_players),
             daily: false,
+            format: None,
         })
         .await?;
     p.conn

@@ -13,42 +13,44 @@ const CACHE = `mazerace-${VERSION}`;
 const NETWORK_ONLY = /^\/(ws|api\/|healthz|version\.json)/;
 
 self.addEventListener('install', (event) => {
-	event.waitUntil(
-		caches
-			.open(CACHE)
-			// `reload`: past the HTTP cache, so the cache holds this version's files.
-			.then((cache) => cache.addAll(FILES.map((f) => new Request(f, { cache: 'reload' }))))
-			.then(() => self.skipWaiting()),
-	);
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      // `no-cache`: every file revalidated with the server (its ETag), so the
+      // cache holds this version's files, while those the page has just
+      // loaded come back as 304s instead of being downloaded twice.
+      .then((cache) => cache.addAll(FILES.map((f) => new Request(f, { cache: 'no-cache' }))))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {
-	event.waitUntil(
-		caches
-			.keys()
-			.then((keys) => Promise.all(keys.filter((k) => k.startsWith('mazerace-') && k !== CACHE).map((k) => caches.delete(k))))
-			.then(() => self.clients.claim()),
-	);
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k.startsWith('mazerace-') && k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
 });
 
 self.addEventListener('fetch', (event) => {
-	const req = event.request;
-	const url = new URL(req.url);
-	if (req.method !== 'GET' || url.origin !== self.location.origin || NETWORK_ONLY.test(url.pathname)) return;
-	event.respondWith(
-		fetch(req)
-			.then((res) => {
-				if (res.ok && res.type === 'basic') {
-					const copy = res.clone();
-					event.waitUntil(caches.open(CACHE).then((cache) => cache.put(req, copy)));
-				}
-				return res;
-			})
-			.catch(async () => {
-				const cache = await caches.open(CACHE);
-				// A room link (/r/CODE) or any other page is the one page, index.html.
-				const hit = (await cache.match(req, { ignoreSearch: true })) || (req.mode === 'navigate' ? await cache.match('/') : undefined);
-				return hit || Response.error();
-			}),
-	);
+  const req = event.request;
+  const url = new URL(req.url);
+  if (req.method !== 'GET' || url.origin !== self.location.origin || NETWORK_ONLY.test(url.pathname)) return;
+  event.respondWith(
+    fetch(req)
+      .then((res) => {
+        if (res.ok && res.type === 'basic') {
+          const copy = res.clone();
+          event.waitUntil(caches.open(CACHE).then((cache) => cache.put(req, copy)));
+        }
+        return res;
+      })
+      .catch(async () => {
+        const cache = await caches.open(CACHE);
+        // A room link (/r/CODE) or any other page is the one page, index.html.
+        const hit = (await cache.match(req, { ignoreSearch: true })) || (req.mode === 'navigate' ? await cache.match('/') : undefined);
+        return hit || Response.error();
+      }),
+  );
 });

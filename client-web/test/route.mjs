@@ -46,7 +46,14 @@ export function route(publicBoard) {
     if (L + depth >= b.allowance) continue;
     for (const d of DIRS) {
       const g = newGame(b);
-      Object.assign(g, { run: 2, pos: s.pos.slice(), steps: L + depth, recording: runOne.slice(), replayed: s.k, ghost: ghostAt(b, runOne, s.k) });
+      Object.assign(g, {
+        run: 2,
+        pos: s.pos.slice(),
+        steps: L + depth,
+        recording: runOne.slice(),
+        replayed: s.k,
+        ghost: ghostAt(b, runOne, s.k),
+      });
       if (!apply(g, d).ok) continue;
       const k2 = Math.min(L, s.k + 1);
       const kk = key(g.pos, k2);

@@ -60,11 +60,22 @@ fn fixtures() -> Value {
             })
         })
         .collect();
-    let efficiencies: Vec<Value> =
-        [(112, 140), (32, 46), (16, 16), (198, 199), (16, 15), (5, 0), (36, 37), (1, 3)]
-            .into_iter()
-            .map(|(best, steps)| json!({"best": best, "steps": steps, "efficiency": efficiency(best, steps)}))
-            .collect();
+    let efficiencies: Vec<Value> = [
+        (112, 140),
+        (32, 46),
+        (16, 16),
+        (198, 199),
+        (16, 15),
+        (5, 0),
+        (36, 37),
+        (1, 3),
+        (16, 23),
+        (16, 17),
+        (9, 10),
+    ]
+    .into_iter()
+    .map(|(best, steps)| json!({"best": best, "steps": steps, "efficiency": efficiency(best, steps)}))
+    .collect();
     let clocks: Vec<Value> = [(false, 1), (false, 2), (false, 8), (true, 1)]
         .into_iter()
         .map(|(daily, racers)| json!({"daily": daily, "racers": racers, "clock": Clock::for_race(daily, racers)}))

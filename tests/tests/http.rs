@@ -29,6 +29,24 @@ async fn index_and_room_links_serve_the_client() {
     srv.stop().await;
 }
 
+/// Through the real port: a browser's `Accept-Encoding` gets brotli (the
+/// unit tests in `server/src/assets_tests.rs` check every coding and 304).
+#[tokio::test]
+async fn the_client_goes_out_compressed() {
+    let srv = TestServer::start().await;
+    let raw = public("js/app.js");
+    let r = srv.get_with("/js/app.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-encoding"), Some("br"));
+    assert_eq!(r.header("vary"), Some("accept-encoding"));
+    assert!(r.body.len() * 2 < raw.len(), "{} bytes of {}", r.body.len(), raw.len());
+    let etag = r.header("etag").unwrap().to_owned();
+    let again =
+        srv.get_with("/js/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: {etag}\r\n")).await;
+    assert_eq!(again.status, 304);
+    srv.stop().await;
+}
+
 #[tokio::test]
 async fn healthz_and_urls() {
     let srv = TestServer::start().await;
@@ -58,5 +76,118 @@ async fn qr_codes_as_svg() {
     assert_eq!(srv.get("/api/qr.svg?text=").await.status, 400);
     let long = "a".repeat(600);
     assert_eq!(srv.get(&format!("/api/qr.svg?text={long}")).await.status, 400);
+    srv.stop().await;
+}
+
+/// An invite card's preview: the room with its key; without it (or with a
+/// wrong one, or for no room) the same 404, each costing a failed join.
+#[tokio::test]
+async fn a_room_preview_needs_the_rooms_key() {
+    let srv = TestServer::start().await;
+    let mut ann = srv.player("Ann").await;
+    let mut bob = srv.player("<b>Bob</b>").await;
+    let room = ann.create(json!({"game": "maze", "size": "normal"})).await;
+    let code = room["code"].as_str().unwrap().to_owned();
+    let key = room["key"].as_str().unwrap().to_owned();
+    bob.join(&code).await;
+    ann.recv_room_with(bob.id).await;
+
+    let r = srv.get(&format!("/api/rooms/{}?k={key}", code.to_lowercase())).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.text(),
+        format!(
+            r#"{{"code":"{code}","game":"maze","size":"normal","phase":"lobby","host":"Ann","players":["Ann","<b>Bob</b>"],"spectators":0,"max_players":16}}"#
+        )
+    );
+    let other = if key.starts_with('0') { "1" } else { "0" };
+    let wrong = format!("{other}{}", &key[1..]);
+    let nothing = srv.get("/api/rooms/ZZZZZ?k=0123456789abcdef").await;
+    assert_eq!(nothing.status, 404);
+    for path in
+        [format!("/api/rooms/{code}"), format!("/api/rooms/{code}?k={wrong}"), "/api/rooms/ZZZZZ".to_owned()]
+    {
+        let r = srv.get(&path).await;
+        assert_eq!(
+            (r.status, r.body.clone()),
+            (404, nothing.body.clone()),
+            "{path}: no hint the room exists"
+        );
+    }
+    // Misses are failed joins: the address runs out ...
+    let mut last = 404;
+    for _ in 0..20 {
+        last = srv.get("/api/rooms/ZZZZZ").await.status;
+    }
+    assert_eq!(last, 429, "guessing is limited as on the socket");
+    // ... while the key's holder still gets the card.
+    assert_eq!(srv.get(&format!("/api/rooms/{code}?k={key}")).await.status, 200);
+    srv.stop().await;
+}
+
+/// Sends `raw` as is and returns the status of the answer (0: none).
+async fn raw_status(srv: &TestServer, raw: &str) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    tcp.write_all(raw.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read(&mut b)).await.expect("an answer") {
+            Ok(1) => head.push(b[0]),
+            _ => break,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// Heads that mean different things to different readers are refused with
+/// 400 before any route (they were answered, and upgraded): HTTP/1.1
+/// without Host, bare-LF line ends, a 1000-byte or a duplicated
+/// `Sec-WebSocket-Key`. The same heads done right are served.
+#[tokio::test]
+async fn ambiguous_request_heads_get_400() {
+    let srv = TestServer::start().await;
+    let host = format!("Host: {}\r\n", srv.addr);
+    let ws = |key_lines: &str| {
+        format!(
+            "GET /ws HTTP/1.1\r\n{host}Upgrade: websocket\r\nConnection: Upgrade\r\n{key_lines}Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+    };
+    let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let long_key = format!("Sec-WebSocket-Key: {}\r\n", "QUFB".repeat(250));
+    for (raw, want, what) in [
+        ("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n".to_owned(), 400, "no Host"),
+        (format!("GET /healthz HTTP/1.1\r\n{host}{host}Connection: close\r\n\r\n"), 400, "two Hosts"),
+        (format!("GET /healthz HTTP/1.1\n{}\nConnection: close\n\n", host.trim_end()), 400, "bare LFs"),
+        (
+            format!("GET /healthz HTTP/1.1\r\n{}\nConnection: close\r\n\r\n", host.trim_end()),
+            400,
+            "one bare LF",
+        ),
+        (ws(&long_key), 400, "a 1000-byte key"),
+        (ws(&format!("{key}{key}")), 400, "a duplicated key"),
+        ("GET /healthz HTTP/1.0\r\n\r\n".to_owned(), 200, "HTTP/1.0 needs no Host"),
+        (format!("GET /healthz HTTP/1.1\r\n{host}Connection: close\r\n\r\n"), 200, "a fine request"),
+        (ws(key), 101, "a fine upgrade"),
+    ] {
+        assert_eq!(raw_status(&srv, &raw).await, want, "{what}");
+    }
+    // A kept-alive connection: the next head is looked at too.
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+        tcp.write_all(format!("GET /healthz HTTP/1.1\r\n{host}\r\n").as_bytes()).await.unwrap();
+        let mut first = vec![0u8; 4096];
+        let n =
+            tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read(&mut first)).await.unwrap().unwrap();
+        assert!(first[..n].starts_with(b"HTTP/1.1 200"), "the first is served");
+        let second = format!("GET /healthz HTTP/1.1\n{}\n\n", host.trim_end());
+        tcp.write_all(second.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let _ = tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.unwrap();
+        assert!(raw.starts_with(b"HTTP/1.1 400"), "the second is refused: {}", String::from_utf8_lossy(&raw));
+    }
     srv.stop().await;
 }

@@ -70,6 +70,9 @@ fn client_examples_are_exact() {
         "rename",
         "add_rival",
         "remove_rival",
+        "set_match",
+        "hold",
+        "next_round",
         "ping",
         "leaderboard",
         "create_league",
@@ -102,6 +105,8 @@ fn server_examples_are_exact() {
         "progress",
         "finished",
         "results",
+        "intermission",
+        "match_over",
         "snapshot",
         "daily_result",
         "leaderboard",
@@ -131,5 +136,36 @@ fn board_examples_are_the_real_boards() {
                     && serde_json::from_str::<Value>(x).unwrap()["board"] == want),
             "{size} {seed}"
         );
+    }
+}
+
+#[test]
+fn the_match_over_example_is_the_protocols_own_scoring() {
+    // Its boards, points, table, winners and share line are what
+    // `mazerace_protocol::matches` makes of its rounds' results.
+    use mazerace_protocol::matches::{Match, MatchSettings, Plan, Rounds};
+    let (_, server) = blocks();
+    let doc = server.iter().find(|b| type_of(b) == "match_over").expect("a match_over example");
+    let doc: Value = serde_json::from_str(doc).unwrap();
+    let settings = MatchSettings { rounds: Rounds::try_from(3).unwrap(), plan: Plan::Same };
+    let seed = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
+    let (first, secret) = (seed(&doc["rounds"][0]["seed"]), seed(&doc["seed"]));
+    let mut m = Match::new(settings, mazerace_protocol::Size::Easy, first, secret);
+    for round in doc["rounds"].as_array().unwrap() {
+        m.begin();
+        m.record(
+            serde_json::from_value(round["rankings"].clone()).unwrap(),
+            mazerace_protocol::messages::RankBy::Time,
+        );
+    }
+    let mut want = serde_json::to_value(m.over()).unwrap();
+    want["type"] = Value::from("match_over");
+    assert_eq!(doc, want);
+    for round in m.rounds {
+        let b = mazerace_protocol::Board::build(round.board.size, round.board.seed.0).unwrap();
+        let best = b.best().unwrap();
+        for l in round.rankings.iter().filter(|l| l.rank.is_some()) {
+            assert_eq!(l.efficiency, Some(mazerace_protocol::play::efficiency(best, l.steps)), "{l:?}");
+        }
     }
 }

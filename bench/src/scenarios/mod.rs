@@ -7,6 +7,7 @@ pub mod capacity;
 mod capacity_nodes;
 pub mod churn;
 pub mod idle;
+mod matches;
 pub mod races;
 pub mod saturate;
 pub mod store;

@@ -9,7 +9,11 @@
 //! (no countdown, no rate limit, no pause between moves: what the server
 //! can turn over), and `paced with a rival` (issue 16: from the second
 //! race on, each room races the same board again with the host's last run
-//! as a rival, played back by the room's timer: what a rival costs).
+//! as a rival, played back by the room's timer: what a rival costs), and
+//! `matches` (issue 25: rooms play matches of 10 rounds, alternating Ghost
+//! and Maze, flat out with no intermission: each round starts by itself
+//! after the last one's results, and every `match_over` is checked: how
+//! many rounds a second the server turns over).
 
 use anyhow::{anyhow, bail, Result};
 use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, RivalPick, ServerMsg};
@@ -18,6 +22,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use super::matches::{match_over, set_match};
 use super::Ctx;
 use crate::procs::Server;
 use crate::report::{fmt_count, Section, Table};
@@ -41,6 +46,8 @@ struct Tally {
     first_failure: Option<String>,
     duration: Lat,
     moves: u64,
+    /// Matches played to their `match_over` and checked.
+    matches: u64,
 }
 
 impl Tally {
@@ -56,6 +63,8 @@ struct Variant {
     think: Option<(u64, u64)>,
     /// Rematch on the same board with the host's last run as a rival.
     rival: bool,
+    /// Play matches of this many rounds instead of single races.
+    rounds: Option<u32>,
 }
 
 pub async fn run(ctx: &Ctx) -> Section {
@@ -80,6 +89,7 @@ pub async fn run(ctx: &Ctx) -> Section {
             args: &["--countdown-secs", "1", "--msgs-per-sec", "200", "--msgs-burst", "200"],
             think: Some((5, 15)),
             rival: false,
+            rounds: None,
         }
     } else {
         Variant {
@@ -87,19 +97,33 @@ pub async fn run(ctx: &Ctx) -> Section {
             args: &[],
             think: Some((30, 50)),
             rival: false,
+            rounds: None,
         }
     };
     let with_rival = Variant { label: "paced with a rival (the host's last run)", rival: true, ..paced };
-    let variants = [
-        paced,
-        with_rival,
-        Variant {
-            label: "flat out (no countdown, no rate limit)",
-            args: &["--countdown-secs", "0", "--msgs-per-sec", "1000000", "--msgs-burst", "1000000"],
-            think: None,
-            rival: false,
-        },
-    ];
+    let flat = Variant {
+        label: "flat out (no countdown, no rate limit)",
+        args: &["--countdown-secs", "0", "--msgs-per-sec", "1000000", "--msgs-burst", "1000000"],
+        think: None,
+        rival: false,
+        rounds: None,
+    };
+    let matches = Variant {
+        label: "matches of 10 rounds, flat out (no intermission): a race is a round",
+        args: &[
+            "--countdown-secs",
+            "0",
+            "--intermission-secs",
+            "0",
+            "--msgs-per-sec",
+            "1000000",
+            "--msgs-burst",
+            "1000000",
+        ],
+        rounds: Some(10),
+        ..flat
+    };
+    let variants = [paced, with_rival, flat, matches];
     for v in &variants {
         match variant(ctx, v).await {
             Ok(row) => t.row(row),
@@ -110,7 +134,9 @@ pub async fn run(ctx: &Ctx) -> Section {
     sec.note(format!(
         "Rooms of {ROOM_SIZE} alternate Ghost medium and Maze normal boards (rematch draws a new seed each time); \
          a race is timed from the host's `start` to the last member's `results`; moves are closed loop (one in \
-         flight), {:.0}% of them invalid.",
+         flight), {:.0}% of them invalid. In the matches variant a race is a round, timed from the previous \
+         round's `results` (round 1: from `start`), the rounds of a match alternate Ghost and Maze from a seed \
+         the server draws, and each `match_over` is checked (10 rounds, everyone in each, the points adding up).",
         ctx.invalid_share * 100.0
     ));
     sec
@@ -148,7 +174,7 @@ async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
         .map(|(r, set)| {
             let tally = Rc::clone(&tally);
             let boards = boards.clone();
-            let plan = Plan { think: v.think, share: ctx.invalid_share, rival: v.rival };
+            let plan = Plan { think: v.think, share: ctx.invalid_share, rival: v.rival, rounds: v.rounds };
             tokio::task::spawn_local(room_loop(set.players, deadline, boards, tally, plan, r as u64))
         })
         .collect();
@@ -173,7 +199,10 @@ async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
         fmt_count(t.moves as f64 / elapsed),
         fmt_dur(per_race),
         format!("{:.0}%", cpu / elapsed * 100.0),
-        format!("{}/{}", t.verified, t.races),
+        match v.rounds {
+            Some(_) => format!("{}/{} ({} matches)", t.verified, t.races, t.matches),
+            None => format!("{}/{}", t.verified, t.races),
+        },
         failures,
     ])
 }
@@ -184,6 +213,7 @@ struct Plan {
     think: Option<(u64, u64)>,
     share: f64,
     rival: bool,
+    rounds: Option<u32>,
 }
 
 /// One room racing until the deadline; stops at its first failure.
@@ -195,24 +225,44 @@ async fn room_loop(
     plan: Plan,
     room: u64,
 ) {
-    let Plan { think, share, rival } = plan;
+    let Plan { think, share, rival, rounds } = plan;
+    if let (Some(n), Some(host)) = (rounds, players.first_mut()) {
+        if let Err(e) = set_match(host, n).await {
+            tally.borrow_mut().fail(format!("set_match: {e:#}"));
+            return;
+        }
+    }
     let mut round = 0u64;
     while Instant::now() < deadline {
-        round += 1;
-        let t0 = Instant::now();
         let Some(host) = players.first_mut() else { return };
         if let Err(e) = send_start(host).await {
             tally.borrow_mut().fail(format!("start: {e:#}"));
             return;
         }
-        let runs = players.iter_mut().enumerate().map(|(k, p)| {
-            let boards = boards.clone();
-            let seed = room << 32 | round << 8 | k as u64;
-            async move { race_one(p, &boards, think, share, seed).await }
-        });
-        let outcomes = tokio::time::timeout(RACE_TIMEOUT, futures_util::future::join_all(runs)).await;
-        if !record(&tally, outcomes, t0.elapsed()) {
-            return;
+        // A single race, or every round of a match with no message between.
+        for _ in 0..rounds.unwrap_or(1) {
+            round += 1;
+            let t0 = Instant::now();
+            let runs = players.iter_mut().enumerate().map(|(k, p)| {
+                let boards = boards.clone();
+                let seed = room << 32 | round << 8 | k as u64;
+                async move { race_one(p, &boards, think, share, seed).await }
+            });
+            let outcomes = tokio::time::timeout(RACE_TIMEOUT, futures_util::future::join_all(runs)).await;
+            if !record(&tally, outcomes, t0.elapsed()) {
+                return;
+            }
+        }
+        if let Some(n) = rounds {
+            let ids: Vec<u32> = players.iter().map(|p| p.id).collect();
+            let Some(host) = players.first_mut() else { return };
+            match match_over(host, n, &ids).await {
+                Ok(()) => tally.borrow_mut().matches += 1,
+                Err(e) => {
+                    tally.borrow_mut().fail(format!("match_over: {e:#}"));
+                    return;
+                }
+            }
         }
         if Instant::now() >= deadline {
             return;

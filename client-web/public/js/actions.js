@@ -5,247 +5,268 @@ import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from '.
 import * as F from './format.js';
 
 export function joinMsg(code, spectate = false, key = null) {
-	const m = { type: 'join_room', code };
-	if (key) m.key = key;
-	if (spectate) m.spectate = true;
-	return m;
+  const m = { type: 'join_room', code };
+  if (key) m.key = key;
+  if (spectate) m.spectate = true;
+  return m;
 }
 
 /** The replay screen stays up; its Back goes to `view`. */
 export function showRoom(s, view) {
-	if (s.view === 'replay') s.back = view;
-	else s.view = view;
+  if (s.view === 'replay') s.back = view;
+  else s.view = view;
 }
 
 export function hint(s, text, warn, until = 0) {
-	s.ui.hint = text;
-	s.ui.hintWarn = !!warn;
-	s.timers.hintUntil = warn ? until : 0;
+  s.ui.hint = text;
+  s.ui.hintWarn = !!warn;
+  s.timers.hintUntil = warn ? until : 0;
 }
 
 export function clearRace(s) {
-	Object.assign(s.race, { board: null, live: false, results: null, countdown: 0, doneMs: null });
-	Object.assign(s.game, { pred: null, confirm: null, givenUp: false });
-	s.replay.line = null;
-	s.outbox.queue.length = 0;
+  Object.assign(s.race, { board: null, live: false, results: null, countdown: 0, doneMs: null, gone: new Map() });
+  Object.assign(s.game, { pred: null, confirm: null, givenUp: false });
+  s.replay.line = null;
+  s.outbox.queue.length = 0;
 }
 
 export function leftRoom(s, fx) {
-	s.room = null;
-	clearRace(s);
-	Object.assign(s.daily, { result: null, ranked: null, rankedAt: null, practice: null });
-	if (fx.path() !== '/') fx.go('/');
+  s.room = null;
+  clearRace(s);
+  Object.assign(s.daily, { result: null, ranked: null, rankedAt: null, practice: null });
+  if (fx.path() !== '/') fx.go('/');
 }
 
 export function runIntent(s, fx) {
-	const code = F.codeFromPath(fx.path());
-	const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
-	s.intent = null;
-	if (msg) {
-		s.lastIntent = msg;
-		fx.send(msg);
-	}
+  const code = F.codeFromPath(fx.path());
+  const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
+  s.intent = null;
+  if (msg) {
+    s.lastIntent = msg;
+    fx.send(msg);
+  }
 }
 
 /** The typed name trimmed, or null with the problem shown. */
 function checkName(s, typed) {
-	const name = String(typed || '').trim();
-	s.ui.nameError = F.nameProblem(name, s.limits.max_name_chars);
-	return s.ui.nameError ? null : name;
+  const name = String(typed || '').trim();
+  s.ui.nameError = F.nameProblem(name, s.limits.max_name_chars);
+  return s.ui.nameError ? null : name;
 }
 
 export function request(s, fx, msg, typed) {
-	const name = checkName(s, typed);
-	if (name == null) return false;
-	fx.store.setName(name);
-	if (s.conn.welcomed && fx.connected()) {
-		if (name !== s.me.name) rename(s, fx, name);
-		s.lastIntent = msg;
-		fx.send(msg);
-		return true;
-	}
-	s.me.helloName = name;
-	s.intent = msg;
-	fx.connect(); // the welcome sends the intent
-	return true;
+  const name = checkName(s, typed);
+  if (name == null) return false;
+  fx.store.setName(name);
+  if (s.conn.welcomed && fx.connected()) {
+    if (name !== s.me.name) rename(s, fx, name);
+    s.lastIntent = msg;
+    fx.send(msg);
+    return true;
+  }
+  s.me.helloName = name;
+  s.intent = msg;
+  fx.connect(); // the welcome sends the intent
+  return true;
 }
 
 export function rename(s, fx, typed) {
-	const name = checkName(s, typed);
-	if (name == null) return false;
-	if (!s.conn.welcomed) {
-		s.me.helloName = name;
-		fx.store.setName(name);
-		return true;
-	}
-	if (name === s.me.name || name === s.pendingRename) return true;
-	const me = member(s);
-	if ((racing(s) || (s.room && s.room.phase === 'countdown')) && me && !me.spectator) {
-		s.ui.nameError = 'You can change your name after the race.';
-		return false;
-	}
-	s.pendingRename = name;
-	s.me.helloName = name;
-	fx.send({ type: 'rename', name });
-	return true;
+  const name = checkName(s, typed);
+  if (name == null) return false;
+  if (!s.conn.welcomed) {
+    s.me.helloName = name;
+    fx.store.setName(name);
+    return true;
+  }
+  if (name === s.me.name || name === s.pendingRename) return true;
+  const me = member(s);
+  if ((racing(s) || (s.room && s.room.phase === 'countdown')) && me && !me.spectator) {
+    s.ui.nameError = 'You can change your name after the race.';
+    return false;
+  }
+  s.pendingRename = name;
+  s.me.helloName = name;
+  fx.send({ type: 'rename', name });
+  return true;
 }
 
 const REASONS = {
-	wall: 'A wall is in the way.',
-	gate_closed: 'The gate is shut: nobody is standing on the plate.',
-	game_over: 'Your game is over.',
-	rewind_used: 'The rewind is used up.',
-	no_rewind: 'Only Ghost has a rewind.',
+  wall: 'A wall is in the way.',
+  gate_closed: 'The gate is shut: nobody is standing on the plate.',
+  game_over: 'Your game is over.',
+  rewind_used: 'The rewind is used up.',
+  no_rewind: 'Only Ghost has a rewind.',
 };
 
 export function blocked(s, fx, reason, local) {
-	if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
-	fx.bump();
-	const text = REASONS[reason] || 'That move is not allowed.';
-	hint(s, text, true, fx.now() + 1800);
-	if (reason === 'wall' || reason === 'gate_closed') fx.announce(text);
+  if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
+  fx.bump();
+  const text = REASONS[reason] || 'That move is not allowed.';
+  hint(s, text, true, fx.now() + 1800);
+  if (reason === 'wall' || reason === 'gate_closed') fx.announce(text);
 }
 
 export function afterChange(s, fx) {
-	const pred = s.game.pred;
-	if (pred && pred.board.game === 'ghost' && pred.game.run === 2) {
-		const open = gateOpenNow(s);
-		if (open !== s.game.gateWas) fx.announce(open ? 'Gate open.' : 'Gate shut.');
-		s.game.gateWas = open;
-	}
+  const pred = s.game.pred;
+  if (pred && pred.board.game === 'ghost' && pred.game.run === 2) {
+    const open = gateOpenNow(s);
+    if (open !== s.game.gateWas) fx.announce(open ? 'Gate open.' : 'Gate shut.');
+    s.game.gateWas = open;
+  }
 }
 
 export function whereWords(s) {
-	const g = s.game.pred && s.game.pred.game;
-	if (!g) return '';
-	const b = g.board;
-	const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
-	const on = samePos(g.pos, b.goal) ? `, on the ${F.goal(b.game)}` : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
-	return `${at}${on}. The ${F.goal(b.game)} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}.`;
+  const g = s.game.pred && s.game.pred.game;
+  if (!g) return '';
+  const b = g.board;
+  const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
+  const on = samePos(g.pos, b.goal) ? `, on the ${F.goal(b.game)}` : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
+  return `${at}${on}. The ${F.goal(b.game)} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}.`;
 }
 
 /** Predicted at once, sent paced. `force` answers the rewind question. */
 export function act(s, fx, action, { force = false } = {}) {
-	if (!canMove(s)) return;
-	const pred = s.game.pred;
-	if (pred.pending.length >= 24) return; // far ahead of the server
-	const g = pred.game;
-	const b = pred.board;
-	if (action === 'rewind' && !force && b.game === 'ghost' && g.run === 1 && !samePos(g.pos, b.plate)) {
-		// The ghost replays run one: it would never open the gate.
-		s.game.confirm = 'rewind';
-		fx.announce('You are not on the plate: your ghost will never open the gate. Rewind anyway?');
-		return;
-	}
-	s.game.confirm = null;
-	const now = fx.now();
-	const seq = s.game.seq + 1;
-	const from = g.pos.slice();
-	const r = pred.act(action, seq);
-	if (!r.ok) return blocked(s, fx, r.reason, true);
-	s.game.seq = seq;
-	sendPaced(s, fx, action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
-	if (!s.race.firstMoveAt) s.race.firstMoveAt = now;
-	s.game.anim = action === 'rewind' ? null : { from, t: now };
-	s.game.visited.add(pred.game.pos.join(','));
-	if (b.game === 'maze') fx.store.setVisited(b.seed, [...s.game.visited]);
-	const st = pred.game.status;
-	if (st === 'won') {
-		s.race.doneMs = elapsed(s, now);
-		hint(s, '', false);
-		fx.announce('You reached the goal!');
-	} else if (st === 'out_of_steps') {
-		hint(s, '', false);
-		fx.announce('Out of steps.');
-	} else if (action === 'rewind') {
-		fx.announce('Rewind. Run two: your ghost replays run one.');
-	} else if (now - s.game.lastMoveSaid >= 1500) {
-		// Throttled: a screen reader keeps up with a key held down.
-		s.game.lastMoveSaid = now;
-		fx.announce(whereWords(s).split('.')[0] + '.');
-	}
-	afterChange(s, fx);
+  if (!canMove(s)) return;
+  const pred = s.game.pred;
+  if (pred.pending.length >= 24) return; // far ahead of the server
+  const g = pred.game;
+  const b = pred.board;
+  if (action === 'rewind' && !force && b.game === 'ghost' && g.run === 1 && !samePos(g.pos, b.plate)) {
+    // The ghost replays run one: it would never open the gate.
+    s.game.confirm = 'rewind';
+    fx.announce('You are not on the plate: your ghost will never open the gate. Rewind anyway?');
+    return;
+  }
+  s.game.confirm = null;
+  const now = fx.now();
+  const seq = s.game.seq + 1;
+  const from = g.pos.slice();
+  const r = pred.act(action, seq);
+  if (!r.ok) return blocked(s, fx, r.reason, true);
+  s.game.seq = seq;
+  sendPaced(s, fx, action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
+  if (!s.race.firstMoveAt) {
+    s.race.firstMoveAt = now;
+    // A first-move clock counts from here (README, "Notes": the trail's race).
+    if (s.race.clock === 'first_move') s.race.originWall = fx.wall();
+  }
+  s.game.anim = action === 'rewind' ? null : { from, t: now };
+  s.game.visited.add(pred.game.pos.join(','));
+  keepTrail(s, fx);
+  const st = pred.game.status;
+  if (st === 'won') {
+    s.race.doneMs = elapsed(s, now);
+    hint(s, '', false);
+    fx.announce('You reached the goal!');
+  } else if (st === 'out_of_steps') {
+    hint(s, '', false);
+    fx.announce('Out of steps.');
+  } else if (action === 'rewind') {
+    fx.announce('Rewind. Run two: your ghost replays run one.');
+  } else if (now - s.game.lastMoveSaid >= 1500) {
+    // Throttled: a screen reader keeps up with a key held down.
+    s.game.lastMoveSaid = now;
+    fx.announce(whereWords(s).split('.')[0] + '.');
+  }
+  afterChange(s, fx);
 }
 
-/** Run two of a vault that will not open: not finished. */
-export function giveUp(s, fx) {
-	if (!canMove(s)) return;
-	s.game.givenUp = true;
-	s.game.confirm = null;
-	sendPaced(s, fx, { type: 'give_up' }); // after the moves still queued
-	hint(s, '', false);
-	fx.announce('You gave up this run. It counts as not finished.');
+/** The maze's crossed cells, kept for this race (store.js `trail`). */
+export function keepTrail(s, fx) {
+  const b = s.race.board;
+  if (b && b.game === 'maze' && s.room && s.race.originWall) fx.store.setTrail(s.room.code, b.seed, s.race.originWall, [...s.game.visited]);
 }
 
-export const dailyAtStake = (s) =>
-	!!s.room && !!s.room.daily && racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp && s.daily.ranked !== false;
+/** Run two of a vault that will not open: end the run now, not finished. */
+export function giveUp(s, fx, { again = false } = {}) {
+  if (!canMove(s)) return;
+  // `again`: then this board once more (a run that can no longer win, alone).
+  s.againNext = again;
+  s.game.givenUp = true;
+  s.game.confirm = null;
+  sendPaced(s, fx, { type: 'give_up' }); // after the moves still queued
+  hint(s, '', false);
+  fx.announce('You gave up this run. It counts as not finished.');
+}
 
-/** With the ranked daily try at stake, asks first (`force` answers). */
+/** My run is still on: leaving now would end it as `left`. */
+export const runAtStake = (s) => racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && !s.game.givenUp;
+
+export const dailyAtStake = (s) => runAtStake(s) && !!s.room.daily && s.daily.ranked !== false;
+
+/** With a run of mine still on, asks first (`force` answers): one tap must not throw a race away. */
 export function leave(s, fx, { force = false } = {}) {
-	if (!force && dailyAtStake(s)) {
-		s.game.confirm = 'leave';
-		fx.announce('Leaving now uses your ranked try for today. Leave anyway?');
-		return;
-	}
-	fx.send({ type: 'leave_room' });
-	if (s.leagues.mine?.length) fx.send({ type: 'my_leagues' }); // today's standings moved
-	leftRoom(s, fx);
-	s.view = 'home';
-	fx.loadDaily();
+  if (!force && runAtStake(s)) {
+    s.game.confirm = 'leave';
+    fx.announce(
+      dailyAtStake(s)
+        ? 'Leaving now uses your ranked try for today. Leave anyway?'
+        : 'Leaving now ends your run: it counts as not finished. Leave anyway?',
+    );
+    return;
+  }
+  fx.send({ type: 'leave_room' });
+  if (s.leagues.mine?.length) fx.send({ type: 'my_leagues' }); // today's standings moved
+  leftRoom(s, fx);
+  s.view = 'home';
+  fx.loadDaily();
 }
 
 export function rematch(s, fx) {
-	if (!isHost(s)) return;
-	s.lastIntent = { type: 'rematch' };
-	fx.send(s.lastIntent);
+  if (!isHost(s)) return;
+  s.lastIntent = { type: 'rematch' };
+  fx.send(s.lastIntent);
 }
 
 export function tryAgain(s, fx) {
-	if (!s.room || !s.race.results) return;
-	s.soloNext = true;
-	s.lastIntent = { type: 'rematch', same_board: true };
-	fx.send(s.lastIntent);
+  if (!s.room || !s.race.results) return;
+  s.soloNext = true;
+  s.lastIntent = { type: 'rematch', same_board: true };
+  fx.send(s.lastIntent);
 }
 
-/** Queued, not dropped: the moves are on screen already. */
+/** Paced below welcome.limits' rate, queued not dropped: the moves are already on screen. */
 export function sendPaced(s, fx, msg) {
-	const o = s.outbox;
-	const { cap, perSec } = pacing(s.limits, !!(s.room && s.room.daily && s.room.ranked));
-	const now = fx.now();
-	if (o.tokens == null) o.tokens = cap;
-	o.tokens = Math.min(cap, o.tokens + ((now - (o.at || now)) / 1000) * perSec);
-	o.at = now;
-	if (msg) o.queue.push(msg);
-	while (o.queue.length && o.tokens >= 1) {
-		o.tokens -= 1;
-		fx.send(o.queue.shift());
-	}
-	if (o.queue.length && !s.timers.pace) {
-		s.timers.pace = 1;
-		fx.later(() => {
-			s.timers.pace = 0;
-			sendPaced(s, fx, null);
-		}, Math.ceil(1000 / perSec) + 5);
-	}
+  const o = s.outbox;
+  const { cap, perSec } = pacing(s.limits, !!(s.room && s.room.daily && s.room.ranked));
+  const now = fx.now();
+  if (o.tokens == null) o.tokens = cap;
+  o.tokens = Math.min(cap, o.tokens + ((now - (o.at || now)) / 1000) * perSec);
+  o.at = now;
+  if (msg) o.queue.push(msg);
+  while (o.queue.length && o.tokens >= 1) {
+    o.tokens -= 1;
+    fx.send(o.queue.shift());
+  }
+  if (o.queue.length && !s.timers.pace) {
+    s.timers.pace = 1;
+    fx.later(
+      () => {
+        s.timers.pace = 0;
+        sendPaced(s, fx, null);
+      },
+      Math.ceil(1000 / perSec) + 5,
+    );
+  }
 }
 
 /** Its error shows on the leagues card. */
 export function leagueAct(s, fx, msg, typed) {
-	s.leagues.pending = msg.type;
-	s.leagues.error = '';
-	return request(s, fx, msg, typed);
+  s.leagues.pending = msg.type;
+  s.leagues.error = '';
+  return request(s, fx, msg, typed);
 }
 
 export function openLeague(s, fx, code) {
-	const L = s.leagues;
-	if (L.open !== code) {
-		L.boards.clear();
-		L.standings = null;
-	}
-	L.open = code;
-	s.view = 'league';
-	const path = `/l/${code}`;
-	if (fx.path() !== path) fx.go(path);
-	fx.send({ type: 'league_standings', code, days: L.days });
-	for (const b of s.daily.boards) fx.send({ type: 'league_board', code, game: b.game, size: b.size });
+  const L = s.leagues;
+  if (L.open !== code) {
+    L.boards.clear();
+    L.standings = null;
+  }
+  L.open = code;
+  s.view = 'league';
+  const path = `/l/${code}`;
+  if (fx.path() !== path) fx.go(path);
+  fx.send({ type: 'league_standings', code, days: L.days });
+  for (const b of s.daily.boards) fx.send({ type: 'league_board', code, game: b.game, size: b.size });
 }

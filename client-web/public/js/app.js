@@ -2,132 +2,194 @@
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
+import { leave, runAtStake } from './actions.js';
+import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
 import { buzz } from './audio.js';
-import { announce } from './dom.js';
+import { announce, getJson, siteBaseFrom } from './dom.js';
 import { renderAll, toast, bump, copy } from './ui.js';
 import * as home from './home.js';
-import * as lobby from './lobby.js';
-import * as race from './race.js';
-import * as results from './results.js';
 import * as daily from './daily.js';
 import * as rival from './rival.js';
 import * as leagues from './leagues.js';
-import * as replay from './replayview.js';
 
 const storageOr = (get) => {
-	try {
-		const st = get();
-		st.getItem('x');
-		return st;
-	} catch {
-		return memoryStorage();
-	}
+  try {
+    const st = get();
+    st.getItem('x');
+    return st;
+  } catch {
+    return memoryStorage();
+  }
 };
 
 const s = createState();
-const store = makeStore(storageOr(() => localStorage), storageOr(() => sessionStorage), () => Date.now(), navigator.locks || channelLocks());
-const screens = [home, lobby, race, results, daily, rival, leagues, replay];
-const render = () => renderAll(s, screens);
+const store = makeStore(
+  storageOr(() => localStorage),
+  storageOr(() => sessionStorage),
+  () => Date.now(),
+  navigator.locks || channelLocks(),
+);
+const screens = [home, daily, rival, leagues];
+/**
+ * The screens home does not show (lobby, race, results, replay) load when
+ * the player first heads for a room or a replay, not with the home page:
+ * the page over the wire stays small (README, "Size"). A room's answer takes
+ * a round trip anyway, and the import starts with the request.
+ */
+let roomScreens = null;
+let replayView = null;
+function loadRoomScreens() {
+  roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js'].map((m) => import(m))).then((mods) => {
+    for (const m of mods) m.init(ctx);
+    screens.push(...mods);
+    replayView = mods[3];
+    render();
+    return replayView;
+  });
+  return roomScreens;
+}
+function render() {
+  if (!roomScreens && (s.room || s.intent || s.lastIntent || s.view !== 'home')) loadRoomScreens();
+  renderAll(s, screens);
+}
 
 /** Names the room, for a load balancer (README, "Running several nodes"). */
 function wsUrl(st) {
-	const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
-	const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
-	const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
-	return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
+  const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
+  const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);
+  const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+  return code && !st.conn.offline ? `${base}?room=${encodeURIComponent(code)}` : base;
 }
 
 let conn = null;
 function useTransport(Transport) {
-	if (conn) conn.close();
-	conn = new Transport({
-		url: () => wsUrl(s),
-		hello: () => {
-			s.me.helloName = s.me.helloName || store.name();
-			const token = store.token();
-			return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
-		},
-		onMessage: (m) => (handle(s, m, fx), render()),
-		onState: (state, wait) => {
-			s.conn.welcomed = false;
-			s.conn.status = state;
-			s.conn.wait = wait || 0;
-			s.conn.taken = state === 'taken';
-			if (s.conn.taken) toast('You opened this game in another tab or window. Click the board to play here.');
-			render();
-		},
-	});
+  if (conn) conn.close();
+  conn = new Transport({
+    url: () => wsUrl(s),
+    hello: () => {
+      s.me.helloName = s.me.helloName || store.name();
+      const token = store.token();
+      return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
+    },
+    onMessage: (m) => (handle(s, m, fx), render()),
+    onState: (state, wait) => {
+      s.conn.welcomed = false;
+      s.conn.status = state;
+      s.conn.wait = wait || 0;
+      s.conn.taken = state === 'taken';
+      if (state === 'waiting') {
+        s.conn.fails += 1;
+        // Practice alone needs no server: with none to reach, it goes offline by itself.
+        const practice = s.intent && s.intent.type === 'create_room' && !s.intent.daily && !s.intent.rank_by && s.soloNext;
+        if (practice && !s.conn.offline) goOffline();
+      }
+      if (s.conn.taken) toast('You opened this game in another tab or window. Click the board to play here.');
+      render();
+    },
+  });
 }
 
 const fx = {
-	send: (msg) => conn.send(msg),
-	connect: () => conn.active || conn.connect(),
-	connected: () => conn.open,
-	reconnect: () => conn.restart(),
-	now: () => performance.now(),
-	later: (fn, ms) => setTimeout(() => (fn(), render()), ms),
-	store,
-	announce,
-	toast,
-	buzz,
-	bump,
-	path: () => location.pathname + location.search,
-	go: (path) => history.pushState(null, '', path),
-	loadDaily: () => daily.loadDaily(),
-	useTransport,
-	goOffline,
+  send: (msg) => conn.send(msg),
+  connect: () => conn.active || conn.connect(),
+  connected: () => conn.open,
+  reconnect: () => conn.restart(),
+  now: () => performance.now(),
+  wall: () => Date.now(),
+  later: (fn, ms) => setTimeout(() => (fn(), render()), ms),
+  store,
+  announce,
+  toast,
+  buzz,
+  bump,
+  path: () => location.pathname + location.search,
+  go: (path) => history.pushState(null, '', path),
+  loadDaily: () => daily.loadDaily(),
+  useTransport,
+  goOffline,
 };
 
 /** Listens on element `id` (a submit's default prevented), then renders. */
 function on(id, type, fn) {
-	document.getElementById(id).addEventListener(type, (e) => {
-		if (type === 'submit') e.preventDefault();
-		fn(e);
-		render();
-	});
+  document.getElementById(id).addEventListener(type, (e) => {
+    if (type === 'submit') e.preventDefault();
+    fn(e);
+    render();
+  });
 }
 
-const ctx = { s, fx, render, copy, watchRun: replay.watchRun, on };
+const watchRun = (...a) => loadRoomScreens().then((replay) => replay.watchRun(...a));
+const ctx = { s, fx, render, copy, watchRun, on };
 useTransport(Connection);
-// Offline play loads only when going offline (README, "Size").
+// Offline play is loaded only when going offline (README, "Size"): the
+// service worker keeps it cached where there can be one; a plain-HTTP page
+// has none, so it fetches the modules once the page is idle, for the open tab.
 let offline = null;
 async function goOffline() {
-	const { Offline } = await import('./offlinemode.js');
-	offline ||= new Offline({ s, fx, useTransport, Connection, render, toast });
-	offline.start();
+  const { Offline } = await import('./offlinemode.js');
+  offline ||= new Offline({ s, fx, useTransport, Connection, render, toast });
+  offline.start();
 }
 if (isSecureContext && navigator.serviceWorker) import('./offline/sw-register.js').then((m) => m.registerServiceWorker());
-else addEventListener('load', () => (globalThis.requestIdleCallback || setTimeout)(() => import('./offlinemode.js').catch(() => {})));
+else {
+  // No service worker here (plain http): what offline play needs is fetched
+  // once the page is idle, for this open tab to go offline with the server gone.
+  addEventListener('load', () =>
+    (globalThis.requestIdleCallback || setTimeout)(() => {
+      import('./offlinemode.js').catch(() => {});
+      loadRoomScreens().catch(() => {});
+    }),
+  );
+}
 for (const sc of screens) sc.init(ctx);
 addEventListener('popstate', () => {
-	if (location.pathname === '/' && s.room) {
-		fx.send({ type: 'leave_room' });
-		s.room = null;
-		s.view = 'home';
-		render();
-	}
+  if (location.pathname === '/' && s.room) {
+    // The browser's Back is a tap too: with my run still on, stay and ask (as Leave does).
+    if (runAtStake(s)) {
+      history.pushState(null, '', F.roomPath(s.room.code, s.room.key));
+      leave(s, fx);
+      return render();
+    }
+    fx.send({ type: 'leave_room' });
+    s.room = null;
+    s.view = 'home';
+    render();
+  }
 });
 
 render();
-// Once this tab knows which player it is: resume a seat, or open the invited room.
+// The address for the links others open (dom.js siteUrl).
+getJson('/api/urls')
+  .then((urls) => {
+    s.ui.siteBase = siteBaseFrom(urls, location.hostname);
+    render();
+  })
+  .catch(() => {});
+// Resume a seat, or open the invited room straight away, once this tab knows which player it is.
 store.claim().then(() => {
-	daily.loadDaily();
-	if (store.name()) fx.connect();
-	else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
+  // A player who may be resumed into a room (a token), or a room link: its screens now.
+  if (store.token() || F.codeFromPath(location.pathname)) loadRoomScreens();
+  daily.loadDaily();
+  if (store.name()) fx.connect();
+  else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
-// A read-only window for tests, each a getter.
+// A read-only window for tests and debugging, each a getter.
 const peek = {
-	view: () => s.view,
-	board: () => s.race.board,
-	game: () => s.game.pred && s.game.pred.game,
-	room: () => s.room,
-	clock: () => s.race.clock,
-	me: () => ({ id: s.me.id, name: s.me.name }),
-	replay: replay.replayState,
-	line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
-	markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
+  view: () => s.view,
+  board: () => s.race.board,
+  game: () => s.game.pred && s.game.pred.game,
+  room: () => s.room,
+  clock: () => s.race.clock,
+  me: () => ({ id: s.me.id, name: s.me.name }),
+  replay: () => (replayView ? replayView.replayState() : { error: null }),
+  line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
+  markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
+  visited: () => [...s.game.visited].sort(),
 };
-globalThis.__mazerace = Object.defineProperties({}, Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])));
+globalThis.__mazerace = Object.defineProperties(
+  {},
+  Object.fromEntries(Object.entries(peek).map(([k, get]) => [k, { get, enumerable: true }])),
+);

@@ -2,55 +2,66 @@
 
 export const GAMES = { ghost: 'Ghost', maze: 'Maze Escape' };
 export const SIZES = {
-	ghost: [['small', 'Small 6×6'], ['medium', 'Medium 7×7'], ['large', 'Large 8×8']],
-	maze: [['easy', 'Easy 11×11'], ['normal', 'Normal 17×17'], ['hard', 'Hard 23×23']],
+  ghost: [
+    ['small', 'Small 6×6'],
+    ['medium', 'Medium 7×7'],
+    ['large', 'Large 8×8'],
+  ],
+  maze: [
+    ['easy', 'Easy 11×11'],
+    ['normal', 'Normal 17×17'],
+    ['hard', 'Hard 23×23'],
+  ],
 };
 
 /** JSON's arrays, else none. */
 export const list = (x) => (Array.isArray(x) ? x : []);
 export const gameLabel = (g) => GAMES[g] || String(g);
 export function sizeLabel(game, size) {
-	const s = (SIZES[game] || []).find(([k]) => k === size);
-	return s ? s[1] : String(size);
+  const s = (SIZES[game] || []).find(([k]) => k === size);
+  return s ? s[1] : String(size);
 }
 export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeLabel(game, size)}`;
 export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
 export const goal = (game) => (game === 'ghost' ? 'flag' : 'exit');
 /** store.best: "90% · 20 steps · 0:42.3 (offline)". */
-export const best = (b, game) => `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
+export const best = (b, game) =>
+  `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;
 export const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** 42_300 -> "0:42.3"; null -> "–". */
 export function clock(ms) {
-	if (!Number.isFinite(ms) || ms < 0) return '–';
-	const tenths = Math.floor(ms / 100);
-	const m = Math.floor(tenths / 600);
-	const s = Math.floor(tenths / 10) % 60;
-	return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
+  if (!Number.isFinite(ms) || ms < 0) return '–';
+  const tenths = Math.floor(ms / 100);
+  const m = Math.floor(tenths / 600);
+  const s = Math.floor(tenths / 10) % 60;
+  return `${m}:${String(s).padStart(2, '0')}.${tenths % 10}`;
 }
 
 /** RFC 3339 -> the local "09:12", or null. */
 export function hhmm(iso) {
-	const d = new Date(iso);
-	if (Number.isNaN(d.getTime())) return null;
-	return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return null;
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
 export function hms(ms) {
-	const t = Math.max(0, Math.ceil(ms / 1000));
-	const h = Math.floor(t / 3600), m = Math.floor(t / 60) % 60, s = t % 60;
-	return `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+  const t = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(t / 3600),
+    m = Math.floor(t / 60) % 60,
+    s = t % 60;
+  return `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
 }
 
 export function ordinal(n) {
-	const v = n % 100;
-	const suf = v >= 11 && v <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
-	return n + suf;
+  const v = n % 100;
+  const suf = v >= 11 && v <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
+  return n + suf;
 }
 
 export function msToUtcMidnight(now = Date.now()) {
-	const d = new Date(now);
-	return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - now;
 }
 
 /** A racer's status in words: out_of_steps -> "out of steps". */
@@ -58,18 +69,22 @@ export const statusLabel = (s) => String(s || '').replace(/_/g, ' ');
 
 /** A room (`r`) or league (`l`) code typed or pasted, a link too. */
 export function cleanCode(text, kind = 'r') {
-	const s = String(text || '').trim();
-	const m = s.match(new RegExp(`/${kind}/([A-Za-z0-9]+)`));
-	return (m ? m[1] : s).replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 12);
+  const s = String(text || '').trim();
+  const m = s.match(new RegExp(`/${kind}/([A-Za-z0-9]+)`));
+  return (m ? m[1] : s)
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase()
+    .slice(0, 12);
 }
 
 /** The code in a room (`r`) or league (`l`) path, a query after it allowed. */
-export const codeFromPath = (path, kind = 'r') => (new RegExp(`^/${kind}/([A-Za-z0-9]{1,12})/?(\\?.*)?$`).exec(path || '') || [])[1]?.toUpperCase() || null;
+export const codeFromPath = (path, kind = 'r') =>
+  (new RegExp(`^/${kind}/([A-Za-z0-9]{1,12})/?(\\?.*)?$`).exec(path || '') || [])[1]?.toUpperCase() || null;
 
 /** The invite key in a link ("...?k=3f9a0c1d5e7b2a64"), or null. */
 export function keyFrom(text) {
-	const m = /[?&]k=([0-9a-fA-F]{16})\b/.exec(String(text || ''));
-	return m ? m[1].toLowerCase() : null;
+  const m = /[?&]k=([0-9a-fA-F]{16})\b/.exec(String(text || ''));
+  return m ? m[1].toLowerCase() : null;
 }
 
 export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
@@ -78,13 +93,14 @@ export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
 export const NAME_MAX = 24;
 
 /** Control characters and the bidi marks the server refuses in a name. */
+// eslint-disable-next-line no-control-regex -- these are the characters refused
 const BAD_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 export function nameProblem(name, max = NAME_MAX) {
-	if (!name) return 'Enter a name first: the others will see it.';
-	if (nameLength(name) > max) return `A name is at most ${max} characters.`;
-	if (BAD_NAME_CHARS.test(name)) return 'That name has a character that is not allowed.';
-	return '';
+  if (!name) return 'Enter a name first: the others will see it.';
+  if (nameLength(name) > max) return `A name is at most ${max} characters.`;
+  if (BAD_NAME_CHARS.test(name)) return 'That name has a character that is not allowed.';
+  return '';
 }
 
 /** Code points, not UTF-16 units, as the server counts. */
@@ -92,35 +108,43 @@ export const nameLength = (s) => [...String(s)].length;
 
 /** Cuts a name to `max` code points from just before the caret (what was just typed). */
 export function clipName(value, caret = value.length, max = NAME_MAX) {
-	const before = [...value.slice(0, caret)];
-	const after = [...value.slice(caret)];
-	let excess = before.length + after.length - max;
-	if (excess <= 0) return { value, caret };
-	const cut = Math.min(excess, before.length);
-	before.length -= cut;
-	excess -= cut;
-	if (excess > 0) after.length -= excess;
-	const head = before.join('');
-	return { value: head + after.join(''), caret: head.length };
+  const before = [...value.slice(0, caret)];
+  const after = [...value.slice(caret)];
+  let excess = before.length + after.length - max;
+  if (excess <= 0) return { value, caret };
+  const cut = Math.min(excess, before.length);
+  before.length -= cut;
+  excess -= cut;
+  if (excess > 0) after.length -= excess;
+  const head = before.join('');
+  return { value: head + after.join(''), caret: head.length };
 }
 
 export const leagueCode = (text) => cleanCode(text, 'l');
 export const leagueFromPath = (path) => codeFromPath(path, 'l');
 
 /** `leagues[].today`: "#1 of 3 today · 5 points". */
-export const leagueToday = (t) => (t && t.rank ? `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}` : 'Not played today');
+export function leagueToday(t) {
+  if (!t) return 'Not played today'; // absent before my try today (PROTOCOL.md, `leagues`)
+  // A new league ranks everyone #1 before anyone has played: say so instead.
+  if (!t.played) return 'Nobody has played today';
+  // Every ranked try scores at least 1: no points is no try of mine today.
+  if (!t.points) return `Not played today · ${t.played} played`;
+  return `#${t.rank} of ${t.played} today · ${plural(t.points, 'point')}`;
+}
 
 export function places(d) {
-	const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
-	const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];
-	for (const l of list(d.leagues)) out.push({ label: String(l.name), text: at(l.rank, l.entrants), share: l.share || '' });
-	return out;
+  const at = (rank, n) => (rank ? `#${rank} of ${n}` : 'not finished');
+  const out = d.ranked ? [{ label: 'Everyone', text: at(d.finished && d.rank, d.entrants) }] : [];
+  for (const l of list(d.leagues)) out.push({ label: String(l.name), text: at(l.rank, l.entrants), share: l.share || '' });
+  return out;
 }
 
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
 export function practiceWhy(why, rankedAt) {
-	if (why === 'address_cap') return 'Practice: not ranked. Your network address has had its ranked tries on this board today (everyone on it shares them).';
-	const at = rankedAt ? hhmm(rankedAt) : null;
-	return at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
+  if (why === 'address_cap')
+    return 'Practice: not ranked. Your network address has had its ranked tries on this board today (everyone on it shares them).';
+  const at = rankedAt ? hhmm(rankedAt) : null;
+  return at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
 }

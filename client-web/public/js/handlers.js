@@ -1,336 +1,380 @@
-// A handler per server message: it updates the state, asks `fx` for effects (no DOM).
+// Every server message: a table from type to a handler that updates the state
+// and asks `fx` for effects (no DOM: node --test feeds it messages); the
+// caller renders.
 
 import { readBoard } from './rules.js';
 import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
-import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague } from './actions.js';
+import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague, tryAgain } from './actions.js';
 import * as F from './format.js';
 
 /** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
-	const h = HANDLERS[m && m.type];
-	if (h) h(s, m, fx);
+  const h = HANDLERS[m && m.type];
+  if (h) h(s, m, fx);
 }
 
 export const HANDLERS = {
-	welcome(s, m, fx) {
-		s.me.id = m.player_id;
-		s.conn.welcomed = true;
-		s.conn.offline = !!m.offline;
-		// The offline stand-in has no token: the daily identity stays.
-		if (!m.offline) fx.store.setToken(m.token);
-		s.limits = readLimits(m.limits);
-		s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
-		if (typeof m.name === 'string') fx.store.setName(m.name);
-		if (!m.offline) {
-			s.leagues.pending ||= 'my_leagues'; // a league message sent before keeps its errors
-			fx.send({ type: 'my_leagues' });
-		}
-		if (m.resumed) {
-			// A snapshot follows if we were in a room; if none comes, carry on.
-			s.awaitingSnap = true;
-			fx.later(() => {
-				if (!s.awaitingSnap) return;
-				s.awaitingSnap = false;
-				runIntent(s, fx);
-			}, 1500);
-		} else {
-			if (s.room) {
-				// The old seat is gone (resume window passed, server restarted): ask again.
-				s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
-				leftRoom(s, fx);
-			}
-			runIntent(s, fx);
-		}
-	},
+  welcome(s, m, fx) {
+    s.me.id = m.player_id;
+    s.conn.welcomed = true;
+    s.conn.fails = 0;
+    s.conn.unreachable = false;
+    s.conn.offline = !!m.offline;
+    // The offline stand-in has no token: the daily identity stays.
+    if (!m.offline) fx.store.setToken(m.token);
+    s.limits = readLimits(m.limits);
+    s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
+    if (typeof m.name === 'string') fx.store.setName(m.name);
+    if (!m.offline) {
+      s.leagues.pending ||= 'my_leagues'; // a league message sent before keeps its errors
+      fx.send({ type: 'my_leagues' });
+    }
+    if (m.resumed) {
+      // A snapshot follows if we were in a room; if none comes, carry on.
+      s.awaitingSnap = true;
+      fx.later(() => {
+        if (!s.awaitingSnap) return;
+        s.awaitingSnap = false;
+        runIntent(s, fx);
+      }, 1500);
+    } else {
+      if (s.room) {
+        // The old seat is gone (resume window passed, server restarted): ask again.
+        s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
+        leftRoom(s, fx);
+      }
+      runIntent(s, fx);
+    }
+  },
 
-	renamed(s, m, fx) {
-		s.pendingRename = null;
-		s.me.name = m.name;
-		s.me.helloName = m.name;
-		s.ui.nameError = '';
-		fx.store.setName(m.name);
-		fx.announce(`Your name is now ${m.name}.`);
-		if (s.leagues.mine?.length) fx.send({ type: 'my_leagues' }); // the server renames me in them
-	},
+  renamed(s, m, fx) {
+    s.pendingRename = null;
+    s.me.name = m.name;
+    s.me.helloName = m.name;
+    s.ui.nameError = '';
+    fx.store.setName(m.name);
+    fx.announce(`Your name is now ${m.name}.`);
+    if (s.leagues.mine?.length) fx.send({ type: 'my_leagues' }); // the server renames me in them
+  },
 
-	room(s, info, fx) {
-		s.conn.rerouted = false;
-		setRoom(s, info, fx);
-		if (info.phase === 'lobby') {
-			const rival = s.rivalNext && info.players.some((p) => p.rival);
-			const autostart = (s.soloNext || rival) && isHost(s);
-			s.soloNext = false;
-			if (rival) s.rivalNext = false;
-			if (autostart) fx.send({ type: 'start' });
-			if (s.view !== 'lobby' && s.view !== 'replay') clearRace(s);
-			showRoom(s, autostart ? 'play' : 'lobby');
-		} else {
-			s.soloNext = false;
-			showRoom(s, 'play');
-		}
-	},
+  room(s, info, fx) {
+    s.conn.rerouted = false;
+    setRoom(s, info, fx);
+    if (info.phase === 'lobby') {
+      const rival = s.rivalNext && info.players.some((p) => p.rival);
+      const autostart = (s.soloNext || rival) && isHost(s);
+      s.soloNext = false;
+      if (rival) s.rivalNext = false;
+      if (autostart) fx.send({ type: 'start' });
+      if (s.view !== 'lobby' && s.view !== 'replay') clearRace(s);
+      showRoom(s, autostart ? 'play' : 'lobby');
+    } else {
+      s.soloNext = false;
+      showRoom(s, 'play');
+    }
+  },
 
-	countdown(s, m, fx) {
-		if (s.race.live || s.race.results) clearRace(s);
-		s.race.countdown = m.seconds;
-		const board = readBoard(m.board);
-		if (board) s.race.board = board;
-		showRoom(s, 'play');
-		fx.announce(String(m.seconds));
-	},
+  countdown(s, m, fx) {
+    if (s.race.live || s.race.results) clearRace(s);
+    s.race.countdown = m.seconds;
+    const board = readBoard(m.board);
+    if (board) s.race.board = board;
+    showRoom(s, 'play');
+    fx.announce(String(m.seconds));
+  },
 
-	race_start(s, m, fx) {
-		const board = readBoard(m.board);
-		if (!board) return fx.toast('The server sent a board this page cannot read.');
-		startRace(s, fx, board, { clock: m.clock, fresh: true });
-		s.race.countdown = 0;
-		flash(s, fx, 'Go!');
-		fx.announce(board.game === 'ghost' ? 'Go! Run one: walk to the plate.' : 'Go! Find the exit.');
-	},
+  race_start(s, m, fx) {
+    const board = readBoard(m.board);
+    if (!board) return fx.toast('The server sent a board this page cannot read.');
+    startRace(s, fx, board, { clock: m.clock, fresh: true });
+    s.race.countdown = 0;
+    flash(s, fx, 'Go!');
+    fx.announce(board.game === 'ghost' ? 'Go! Run one: walk to the plate.' : 'Go! Find the exit.');
+  },
 
-	move_result: confirm,
-	rewind_result: confirm,
+  move_result: confirm,
+  rewind_result: confirm,
 
-	progress(s, m) {
-		for (const p of m.players || []) {
-			s.others.progress.set(p.id, p);
-			if (p.id === s.me.id && p.status === 'gave_up') s.game.givenUp = true;
-		}
-	},
+  progress(s, m) {
+    for (const p of m.players || []) {
+      s.others.progress.set(p.id, p);
+      if (p.id === s.me.id && p.status === 'gave_up') s.game.givenUp = true;
+    }
+  },
 
-	finished(s, m, fx) {
-		s.race.finished.set(m.player_id, m);
-		if (m.player_id === s.me.id) {
-			s.race.doneMs = m.time_ms;
-			fx.announce(`You finished ${F.ordinal(m.rank)} in ${F.clock(m.time_ms)} with ${m.steps} steps.`);
-		} else {
-			fx.announce(`${nameOf(s, m.player_id)} finished ${F.ordinal(m.rank)}.`);
-		}
-	},
+  finished(s, m, fx) {
+    s.race.finished.set(m.player_id, m);
+    if (m.player_id === s.me.id) {
+      s.race.doneMs = m.time_ms;
+      fx.announce(`You finished ${F.ordinal(m.rank)} in ${F.clock(m.time_ms)} with ${m.steps} steps.`);
+    } else {
+      fx.announce(`${nameOf(s, m.player_id)} finished ${F.ordinal(m.rank)}.`);
+    }
+  },
 
-	results(s, m, fx) {
-		if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now());
-		s.race.results = m;
-		s.race.countdown = 0;
-		s.race.live = false;
-		s.outbox.queue.length = 0;
-		s.game.confirm = null;
-		hint(s, '', false);
-		showRoom(s, 'play');
-		const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
-		if (mine) fx.announce(mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : `Race over. You did not finish (${F.statusLabel(mine.status)}).`);
-	},
+  results(s, m, fx) {
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now());
+    s.race.results = m;
+    s.race.countdown = 0;
+    s.race.live = false;
+    s.outbox.queue.length = 0;
+    s.game.confirm = null;
+    hint(s, '', false);
+    showRoom(s, 'play');
+    if (s.room && (m.rankings || []).some((r) => r.player_id === s.me.id && r.status === 'finished')) s.ranHere = s.room.code;
+    if (s.againNext) {
+      // "Try this board again" from a run that could no longer win.
+      s.againNext = false;
+      tryAgain(s, fx);
+    }
+    const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
+    if (mine)
+      fx.announce(
+        mine.rank ? `Race over. You placed ${F.ordinal(mine.rank)}.` : `Race over. You did not finish (${F.statusLabel(mine.status)}).`,
+      );
+  },
 
-	snapshot(s, snap, fx) {
-		s.awaitingSnap = false;
-		const wanted = F.codeFromPath(fx.path());
-		setRoom(s, snap.room, fx);
-		if (wanted && wanted !== snap.room.code && !snap.room.daily) {
-			// The link asks for another room than the one resumed.
-			fx.send({ type: 'leave_room' });
-			fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
-			return;
-		}
-		const board = readBoard(snap.board);
-		const phase = snap.room.phase;
-		if (board && phase === 'countdown') {
-			clearRace(s);
-			s.race.board = board;
-		} else if (board && phase !== 'lobby') {
-			// Joined after the start without a game of our own: watch.
-			startRace(s, fx, board, { elapsedMs: snap.elapsed_ms || 0, you: snap.you || null, recording: snap.recording || [], clock: snap.clock });
-		}
-		s.others.progress.clear();
-		for (const p of snap.players || []) s.others.progress.set(p.id, p);
-		if (phase === 'lobby') {
-			clearRace(s);
-			showRoom(s, 'lobby');
-		} else showRoom(s, 'play');
-	},
+  snapshot(s, snap, fx) {
+    s.awaitingSnap = false;
+    const wanted = F.codeFromPath(fx.path());
+    setRoom(s, snap.room, fx);
+    if (wanted && wanted !== snap.room.code && !snap.room.daily) {
+      // The link asks for another room than the one resumed.
+      fx.send({ type: 'leave_room' });
+      fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
+      return;
+    }
+    const board = readBoard(snap.board);
+    const phase = snap.room.phase;
+    if (board && phase === 'countdown') {
+      clearRace(s);
+      s.race.board = board;
+    } else if (board && phase !== 'lobby') {
+      // Joined after the start without a game of our own: watch.
+      startRace(s, fx, board, {
+        elapsedMs: snap.elapsed_ms || 0,
+        you: snap.you || null,
+        recording: snap.recording || [],
+        clock: snap.clock,
+      });
+    }
+    s.others.progress.clear();
+    for (const p of snap.players || []) s.others.progress.set(p.id, p);
+    if (phase === 'lobby') {
+      clearRace(s);
+      showRoom(s, 'lobby');
+    } else showRoom(s, 'play');
+  },
 
-	daily_result(s, m, fx) {
-		s.daily.result = m;
-		fx.store.recordDaily(m);
-		if (Array.isArray(m.leagues) && m.leagues.length) fx.send({ type: 'my_leagues' });
-		fx.send({ type: 'leaderboard', game: m.game, size: m.size, date: m.date });
-		fx.announce(m.ranked && m.rank ? `Daily: ranked ${F.ordinal(m.rank)} of ${m.entrants}. Streak ${m.streak}.` : `Daily result saved. Streak ${m.streak}.`);
-	},
+  daily_result(s, m, fx) {
+    s.daily.result = m;
+    fx.store.recordDaily(m);
+    if (Array.isArray(m.leagues) && m.leagues.length) fx.send({ type: 'my_leagues' });
+    fx.send({ type: 'leaderboard', game: m.game, size: m.size, date: m.date });
+    fx.announce(
+      m.ranked && m.rank
+        ? `Daily: ranked ${F.ordinal(m.rank)} of ${m.entrants}. Streak ${m.streak}.`
+        : `Daily result saved. Streak ${m.streak}.`,
+    );
+  },
 
-	leaderboard(s, m) {
-		s.daily.table = m;
-	},
+  leaderboard(s, m) {
+    s.daily.table = m;
+  },
 
-	league(s, m, fx) {
-		const L = s.leagues;
-		L.pending = null;
-		L.invite = null;
-		if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
-		fx.send({ type: 'my_leagues' });
-		fx.announce(`You are in the league ${m.name}.`);
-		openLeague(s, fx, m.code);
-	},
+  league(s, m, fx) {
+    const L = s.leagues;
+    L.pending = null;
+    L.invite = null;
+    if (!(L.mine || []).some((l) => l.code === m.code)) L.mine = [...(L.mine || []), m];
+    fx.send({ type: 'my_leagues' });
+    fx.announce(`You are in the league ${m.name}.`);
+    openLeague(s, fx, m.code);
+  },
 
-	league_left(s, m, fx) {
-		const L = s.leagues;
-		L.pending = null;
-		L.mine = (L.mine || []).filter((l) => l.code !== m.code);
-		if (L.open === m.code) {
-			L.open = null;
-			if (s.view === 'league') s.view = 'home';
-			fx.go('/');
-		}
-		fx.toast('You left the league.');
-	},
+  league_left(s, m, fx) {
+    const L = s.leagues;
+    L.pending = null;
+    L.mine = (L.mine || []).filter((l) => l.code !== m.code);
+    if (L.open === m.code) {
+      L.open = null;
+      if (s.view === 'league') s.view = 'home';
+      fx.go('/');
+    }
+    fx.toast('You left the league.');
+  },
 
-	leagues(s, m, fx) {
-		const L = s.leagues;
-		if (L.pending === 'my_leagues') L.pending = null;
-		L.mine = F.list(m.leagues);
-		// A /l/CODE link to a league I am in opens it.
-		if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
-			const code = L.invite.code;
-			L.invite = null;
-			if (!s.room) openLeague(s, fx, code);
-		}
-	},
+  leagues(s, m, fx) {
+    const L = s.leagues;
+    if (L.pending === 'my_leagues') L.pending = null;
+    L.mine = F.list(m.leagues);
+    // A /l/CODE link to a league I am in opens it.
+    if (L.invite && L.mine.some((l) => l.code === L.invite.code)) {
+      const code = L.invite.code;
+      L.invite = null;
+      if (!s.room) openLeague(s, fx, code);
+    }
+  },
 
-	league_board(s, m) {
-		if (m.code === s.leagues.open) s.leagues.boards.set(`${m.game}.${m.size}`, m);
-	},
+  league_board(s, m) {
+    if (m.code === s.leagues.open) s.leagues.boards.set(`${m.game}.${m.size}`, m);
+  },
 
-	league_standings(s, m) {
-		if (m.code === s.leagues.open) s.leagues.standings = m;
-	},
+  league_standings(s, m) {
+    if (m.code === s.leagues.open) s.leagues.standings = m;
+  },
 
-	error(s, m, fx) {
-		const code = m.code;
-		const last = s.lastIntent;
-		if (code === 'already_in_room' && last && last.type !== 'join_room') {
-			fx.send({ type: 'leave_room' });
-			fx.send(last);
-			s.lastIntent = null;
-			return;
-		}
-		if (code === 'already_in_room') return; // the link's room is ours
-		if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
-			// Reconnect naming the room (/ws?room=CODE) for the load balancer, and ask there, once.
-			s.conn.rerouted = true;
-			s.intent = last;
-			fx.reconnect();
-			return;
-		}
-		if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result corrects
-		const badName = m.message || 'That name is not allowed.';
-		if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
-			s.pendingRename = null;
-			s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : badName;
-			return;
-		}
-		if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
-				s.leagues.pending = null;
-			s.leagues.error = m.message || code;
-			return;
-		}
-		if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
-		if (code === 'bad_name') {
-			s.view = 'home';
-			s.ui.nameError = badName;
-			return;
-		}
-		if (code.startsWith('rival_')) s.rivalNext = false;
-		if (/^room_(not_found|full)$/.test(code)) {
-			leftRoom(s, fx);
-			s.view = 'home';
-		}
-		fx.toast(m.message || code);
-	},
+  error(s, m, fx) {
+    const code = m.code;
+    const last = s.lastIntent;
+    if (code === 'already_in_room' && last && last.type !== 'join_room') {
+      fx.send({ type: 'leave_room' });
+      fx.send(last);
+      s.lastIntent = null;
+      return;
+    }
+    if (code === 'already_in_room') return; // the link's room is ours
+    if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
+      // Reconnect naming the room (/ws?room=CODE) for the load balancer, and ask there, once.
+      s.conn.rerouted = true;
+      s.intent = last;
+      fx.reconnect();
+      return;
+    }
+    if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result corrects
+    const badName = m.message || 'That name is not allowed.';
+    if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {
+      s.pendingRename = null;
+      s.ui.nameError = code === 'wrong_phase' ? 'You can change your name after the race.' : badName;
+      return;
+    }
+    if (s.leagues.pending && /league|bad_name|bad_days|too_many_joins|unavailable|internal/.test(code)) {
+      s.leagues.pending = null;
+      s.leagues.error = m.message || code;
+      return;
+    }
+    if (code === 'wrong_phase' && s.room && s.room.phase !== 'lobby') return;
+    if (code === 'bad_name') {
+      s.view = 'home';
+      s.ui.nameError = badName;
+      return;
+    }
+    if (code.startsWith('rival_')) s.rivalNext = false;
+    if (/^room_(not_found|full)$/.test(code)) {
+      leftRoom(s, fx);
+      s.view = 'home';
+    }
+    fx.toast(m.message || code);
+  },
 
-	pong() {},
+  pong() {},
 
-	server_shutdown(s, m, fx) {
-		fx.toast('The server is restarting. Reconnecting…');
-	},
+  server_shutdown(s, m, fx) {
+    fx.toast('The server is restarting. Reconnecting…');
+  },
 };
 
 export function readLimits(l) {
-	const out = { ...DEFAULT_LIMITS };
-	if (l && typeof l === 'object') {
-		for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
-	}
-	return out;
+  const out = { ...DEFAULT_LIMITS };
+  if (l && typeof l === 'object') {
+    for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
+  }
+  return out;
 }
 
 function setRoom(s, info, fx) {
-	const prev = s.room;
-	s.room = info;
-	if (!prev || prev.code !== info.code) {
-		const path = F.roomPath(info.code, info.key);
-		if (fx.path() !== path) fx.go(path);
-		s.others.colours.clear();
-	}
-	const me = member(s);
-	if (me) s.me.name = me.name; // the server's word on my name
-	if (info.daily) dailyRanked(s, info, fx);
+  const prev = s.room;
+  s.room = info;
+  if (!prev || prev.code !== info.code) {
+    const path = F.roomPath(info.code, info.key);
+    if (fx.path() !== path) fx.go(path);
+    s.others.colours.clear();
+  }
+  if (prev && prev.code === info.code) sayWhoLeft(s, prev, info, fx);
+  const me = member(s);
+  if (me) s.me.name = me.name; // the server's word on my name
+  if (info.daily) dailyRanked(s, info, fx);
+}
+
+/**
+ * A member missing from the new `room` has left (or stayed away past the
+ * resume window): the others are told, and a racer stays on the racer list
+ * as `left` until the race is over (the results list them so too).
+ */
+function sayWhoLeft(s, prev, info, fx) {
+  const gone = prev.players.filter((p) => !p.rival && p.id !== s.me.id && !info.players.some((q) => q.id === p.id));
+  const raceOn = !!(s.race.live || s.race.countdown || s.race.results);
+  for (const p of gone) {
+    if (raceOn && !p.spectator) s.race.gone.set(p.id, { ...p, connected: true });
+    fx.toast(`${p.name} left${raceOn ? ' the race' : ' the room'}.`);
+    fx.announce(`${p.name} left.`);
+  }
 }
 
 /** room.ranked, else from the result kept here. */
 function dailyRanked(s, info, fx) {
-	const kept = fx.store.rankedDaily(s.daily.date, info.game, info.size);
-	s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
-	s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
-	s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
+  const kept = fx.store.rankedDaily(s.daily.date, info.game, info.size);
+  s.daily.ranked = info.ranked === false || kept ? false : info.ranked === true ? true : null;
+  s.daily.rankedAt = typeof info.ranked_at === 'string' ? info.ranked_at : kept ? kept.at : null;
+  s.daily.practice = typeof info.practice === 'string' ? info.practice : null;
 }
 
 function confirm(s, m, fx) {
-	const pred = s.game.pred;
-	if (!pred) return;
-	const was = pred.game.status;
-	const r = pred.confirm(m);
-	if (r.corrected) {
-		if (r.snapBack) blocked(s, fx, m.reason, false);
-		s.game.visited.add(pred.game.pos.join(','));
-	}
-	if (m.status === 'won' && s.race.doneMs == null && was !== 'won') s.race.doneMs = elapsed(s, fx.now());
-	afterChange(s, fx);
+  const pred = s.game.pred;
+  if (!pred) return;
+  const was = pred.game.status;
+  const r = pred.confirm(m);
+  if (r.corrected) {
+    if (r.snapBack) blocked(s, fx, m.reason, false);
+    s.game.visited.add(pred.game.pos.join(','));
+  }
+  if (m.status === 'won' && s.race.doneMs == null && was !== 'won') s.race.doneMs = elapsed(s, fx.now());
+  afterChange(s, fx);
 }
 
-/** `fresh` (race_start) forgets the last race's finishes, a snapshot keeps them. */
+/** A race on `board`; `fresh` (race_start) forgets the last one's finishes, a reconnect's snapshot keeps them. */
 export function startRace(s, fx, board, opts = {}) {
-	const r = s.race;
-	const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
-	const told = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : null;
-	const now = fx.now();
-	const elapsedMs = opts.elapsedMs || 0;
-	if (!sameRace) {
-		r.finished.clear();
-		if (opts.fresh) s.others.progress.clear();
-		// Never changed mid-race; absent (an old server): racerules.js clockFor's.
-		r.clock = told || (s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start');
-	} else if (told) r.clock = told;
-	clearRace(s);
-	r.board = board;
-	r.live = true;
-	r.startedAt = now - elapsedMs;
-	r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
-	r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
-	s.daily.result = null;
-	const me = member(s);
-	const g = s.game;
-	const watchOnly = !opts.fresh && !opts.you;
-	g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
-	if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);
-	g.visited = new Set(board.game === 'maze' ? fx.store.visited(board.seed) : []);
-	if (g.pred) g.visited.add(g.pred.game.pos.join(','));
-	g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
-	g.givenUp = !!(opts.you && opts.you.status === 'gave_up');
-	g.anim = null;
-	hint(s, '', false);
-	showRoom(s, 'play');
+  const r = s.race;
+  const sameRace = !opts.fresh && r.live && r.board && r.board.seed === board.seed && r.board.game === board.game;
+  const told = opts.clock === 'first_move' || opts.clock === 'start' ? opts.clock : null;
+  const now = fx.now();
+  const elapsedMs = opts.elapsedMs || 0;
+  if (!sameRace) {
+    r.finished.clear();
+    if (opts.fresh) s.others.progress.clear();
+    // Never changed mid-race; absent (an old server): racerules.js clockFor's.
+    r.clock = told || (s.room?.daily || racers(s).length === 1 ? 'first_move' : 'start');
+  } else if (told) r.clock = told;
+  clearRace(s);
+  r.board = board;
+  r.live = true;
+  r.startedAt = now - elapsedMs;
+  r.firstMoveAt = opts.you && opts.you.steps > 0 ? now - elapsedMs : 0;
+  r.doneMs = opts.you && opts.you.status === 'won' ? elapsedMs : null;
+  s.daily.result = null;
+  const me = member(s);
+  const g = s.game;
+  const watchOnly = !opts.fresh && !opts.you;
+  g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
+  if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);
+  // The clock's origin on the wall clock: the start signal now, the first
+  // move when it comes (actions.js act), or, resumed, now less the elapsed time.
+  const started = opts.fresh ? 0 : elapsedMs;
+  r.originWall = opts.fresh ? (r.clock === 'start' ? fx.wall() : 0) : r.firstMoveAt || r.clock === 'start' ? fx.wall() - started : 0;
+  // A fresh race starts with no trail; a resumed one gets its own back.
+  const kept = board.game === 'maze' && !opts.fresh && r.originWall && s.room ? fx.store.trail(s.room.code, board.seed, r.originWall) : [];
+  g.visited = new Set(kept);
+  if (g.pred) g.visited.add(g.pred.game.pos.join(','));
+  g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
+  g.givenUp = !!(opts.you && opts.you.status === 'gave_up');
+  g.anim = null;
+  hint(s, '', false);
+  showRoom(s, 'play');
 }
 
 function flash(s, fx, text) {
-	s.ui.flash = text;
-	s.timers.flashUntil = fx.now() + 700;
-	fx.later(() => {}, 720); // a render after the flash is over
+  s.ui.flash = text;
+  s.timers.flashUntil = fx.now() + 700;
+  fx.later(() => {}, 720); // a render after the flash is over
 }

@@ -11,144 +11,169 @@ let ctx = null;
 let lastBest = '';
 
 export function init(c) {
-	ctx = c;
-	const { s, fx } = c;
-	const name = () => $('name').value;
-	const send = (msg) => (request(s, fx, msg, name()), c.render());
-	const makeMsg = () => ({ type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value });
-	for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes(s));
-	c.on('size', 'change', () => {});
-	c.on('make', 'submit', () => send(makeMsg()));
-	const practice = () => {
-		const m = makeMsg();
-		delete m.rank_by;
-		s.soloNext = true;
-		send(m);
-	};
-	// The server out of reach: practice in the page itself.
-	$('practice').addEventListener('click', () => (s.conn.status === 'waiting' ? fx.goOffline().then(practice) : practice()));
-	$('offline').addEventListener('click', () => fx.goOffline().then(practice));
-	const joinFromForm = (spectate) => {
-		const text = $('code').value;
-		const code = F.cleanCode(text);
-		// A pasted link's key, or the invite link's with its code.
-		const inv = s.ui.invite;
-		const key = F.keyFrom(text) || (inv && inv.code === code ? inv.key : null);
-		if (!code) {
-			fx.toast('Type the room code (5 letters) or paste the link.');
-			$('code').focus();
-			return;
-		}
-		send(joinMsg(code, spectate, key));
-	};
-	c.on('join', 'submit', () => joinFromForm(false));
-	c.on('watch', 'click', () => joinFromForm(true));
-	c.on('name', 'input', () => {
-		// Counted as the server counts (maxlength would count UTF-16 units).
-		const input = $('name');
-		const max = s.limits.max_name_chars;
-		const clip = F.clipName(input.value, input.selectionEnd ?? input.value.length, max);
-		const clipped = clip.value !== input.value;
-		if (clipped) {
-			input.value = clip.value;
-			input.setSelectionRange(clip.caret, clip.caret);
-		}
-		s.ui.nameError = clipped ? `A name is at most ${max} characters.` : '';
-		// Kept for the next visit; the server's name is the one shown.
-		fx.store.setName(input.value.trim());
-	});
-	c.on('name', 'keydown', (e) => {
-		if (e.key !== 'Enter') return;
-		e.preventDefault();
-		// From an invite link, Enter joins; else it saves the name.
-		if (!joinInvite(s)) s.ui.invite ? joinFromForm(false) : rename(s, fx, name());
-	});
-	c.on('name', 'change', () => s.conn.welcomed && !s.room && rename(s, fx, name()));
-	c.on('brand', 'click', (e) => {
-		e.preventDefault();
-		if (s.room) leave(s, fx, { force: true });
-		else {
-			s.view = 'home';
-			fx.go('/');
-		}
-	});
-	c.on('mute', 'click', () => fx.store.setMuted(!fx.store.muted()));
-	$('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
-	fillSizes(s);
-	drawDemos();
-	const invited = F.codeFromPath(fx.path());
-	if (invited) openInvite(s, invited, F.keyFrom(fx.path()));
+  ctx = c;
+  const { s, fx } = c;
+  const name = () => $('name').value;
+  const send = (msg) => (request(s, fx, msg, name()), c.render());
+  const makeMsg = () => ({ type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value });
+  for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes());
+  c.on('size', 'change', () => {});
+  c.on('make', 'submit', () => send(makeMsg()));
+  const practice = () => {
+    const m = makeMsg();
+    delete m.rank_by;
+    s.soloNext = true;
+    send(m);
+  };
+  // The server out of reach: practice in the page itself (and if the
+  // connection this asks for fails first, app.js goes offline then).
+  const away = () => s.conn.status === 'waiting' || s.conn.unreachable;
+  $('practice').addEventListener('click', () => (away() ? fx.goOffline().then(practice) : practice()));
+  $('offline').addEventListener('click', () => fx.goOffline().then(practice));
+  // The banner's button: offline now, the player picks the game on home.
+  $('down-offline').addEventListener('click', () =>
+    fx.goOffline().then(() => {
+      if (!s.room) s.view = 'home';
+      c.render();
+      $('make').scrollIntoView({ block: 'nearest' });
+    }),
+  );
+  const joinFromForm = (spectate) => {
+    const text = $('code').value;
+    const code = F.cleanCode(text);
+    // A pasted link's key, or the invite link's with its code.
+    const inv = s.ui.invite;
+    const key = F.keyFrom(text) || (inv && inv.code === code ? inv.key : null);
+    if (!code) {
+      fx.toast('Type the room code (5 letters) or paste the link.');
+      $('code').focus();
+      return;
+    }
+    send(joinMsg(code, spectate, key));
+  };
+  c.on('join', 'submit', () => joinFromForm(false));
+  c.on('watch', 'click', () => joinFromForm(true));
+  c.on('name', 'input', () => {
+    // Counted as the server counts (maxlength would count UTF-16 units).
+    const input = $('name');
+    const max = s.limits.max_name_chars;
+    const clip = F.clipName(input.value, input.selectionEnd ?? input.value.length, max);
+    const clipped = clip.value !== input.value;
+    if (clipped) {
+      input.value = clip.value;
+      input.setSelectionRange(clip.caret, clip.caret);
+    }
+    s.ui.nameError = clipped ? `A name is at most ${max} characters.` : '';
+    // Kept for the next visit; the server's name is the one shown.
+    fx.store.setName(input.value.trim());
+  });
+  c.on('name', 'keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    // From an invite link, Enter joins; else it saves the name.
+    if (!joinInvite(s)) s.ui.invite ? joinFromForm(false) : rename(s, fx, name());
+  });
+  c.on('name', 'change', () => s.conn.welcomed && !s.room && rename(s, fx, name()));
+  c.on('brand', 'click', (e) => {
+    e.preventDefault();
+    // The logo leaves the room too, and asks first while my run is on, as Leave does.
+    if (s.room) leave(s, fx);
+    else {
+      s.view = 'home';
+      fx.go('/');
+    }
+  });
+  c.on('mute', 'click', () => fx.store.setMuted(!fx.store.muted()));
+  $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
+  fillSizes();
+  // Below the fold: drawn once the page is idle, not before its first paint.
+  (globalThis.requestIdleCallback || setTimeout)(drawDemos);
+  const invited = F.codeFromPath(fx.path());
+  if (invited) openInvite(s, invited, F.keyFrom(fx.path()));
 }
 
 const gameChosen = () => document.querySelector('input[name=game]:checked').value;
 
-function fillSizes(s) {
-	const game = gameChosen();
-	const keep = $('size').value;
-	$('size').replaceChildren(...F.SIZES[game].map(([v, label]) => el('option', { value: v, text: label })));
-	if (F.SIZES[game].some(([v]) => v === keep)) $('size').value = keep;
-	ctx.render();
+function fillSizes() {
+  const game = gameChosen();
+  const keep = $('size').value;
+  $('size').replaceChildren(...F.SIZES[game].map(([v, label]) => el('option', { value: v, text: label })));
+  if (F.SIZES[game].some(([v]) => v === keep)) $('size').value = keep;
+  ctx.render();
 }
 
 /** A /r/CODE?k=KEY link's card: the room from GET /api/rooms/{code}?k=KEY, or the code alone. */
 export async function openInvite(s, code, key) {
-	s.ui.invite = { code, key, room: null };
-	$('code').value = code;
-	ctx.render();
-	const body = await getJson(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`).catch(() => null);
-	if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
-	ctx.render();
+  s.ui.invite = { code, key, room: null };
+  $('code').value = code;
+  ctx.render();
+  const body = await getJson(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`).catch(() => null);
+  if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
+  ctx.render();
 }
 
 export function render(s) {
-	const err = $('name-err');
-	err.textContent = s.ui.nameError;
-	err.hidden = !s.ui.nameError;
-	$('name').setAttribute('aria-invalid', String(!!s.ui.nameError));
-	const m = ctx.fx.store.muted();
-	$('mute').setAttribute('aria-pressed', String(m));
-	$('mute').textContent = m ? 'Sound off' : 'Sound on';
-	const me = $('me-name');
-	me.textContent = s.conn.welcomed && s.me.name ? s.me.name : '';
-	me.title = me.textContent;
-	$('me-wrap').hidden = !me.textContent;
-	renderInvite(s);
-	if (s.view !== 'home') return;
-	const game = gameChosen();
-	const b = ctx.fx.store.best(game, $('size').value);
-	const text = b ? `Your best here: ${F.best(b, game)}` : 'No best on this size yet.';
-	$('offline').hidden = s.conn.offline;
-	if (text !== lastBest) $('best-here').textContent = lastBest = text;
+  const err = $('name-err');
+  err.textContent = s.ui.nameError;
+  err.hidden = !s.ui.nameError;
+  $('name').setAttribute('aria-invalid', String(!!s.ui.nameError));
+  const m = ctx.fx.store.muted();
+  $('mute').setAttribute('aria-pressed', String(m));
+  $('mute').textContent = m ? 'Sound off' : 'Sound on';
+  const me = $('me-name');
+  me.textContent = s.conn.welcomed && s.me.name ? s.me.name : '';
+  me.title = me.textContent;
+  $('me-wrap').hidden = !me.textContent;
+  renderInvite(s);
+  if (s.view !== 'home') return;
+  const game = gameChosen();
+  const b = ctx.fx.store.best(game, $('size').value);
+  const text = b ? `Your best here: ${F.best(b, game)}` : 'No best on this size yet.';
+  $('offline').hidden = s.conn.offline;
+  if (text !== lastBest) $('best-here').textContent = lastBest = text;
 }
 
 function renderInvite(s) {
-	const inv = s.ui.invite;
-	const card = $('invite');
-	card.hidden = !inv || !!s.room;
-	if (!inv) return;
-	const r = inv.room;
-	const rows = [el('strong', { text: `You are invited to room ${inv.code}.` })];
-	if (r) {
-		rows.push(el('span', { class: 'tags' }, ...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size)])));
-		if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', nm(r.host)));
-		const who = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
-		if (who.length) rows.push(names('In the room', who));
-		if (r.phase && r.phase !== 'lobby') rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
-	}
-	rows.push(el('span', { class: 'note', text: 'Enter your name and press Enter (or Join).' }));
-	card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
+  const inv = s.ui.invite;
+  const card = $('invite');
+  card.hidden = !inv || !!s.room;
+  if (!inv) return;
+  const r = inv.room;
+  const rows = [el('strong', { text: `You are invited to room ${inv.code}.` })];
+  if (r) {
+    rows.push(el('span', { class: 'tags' }, ...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size)])));
+    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', nm(r.host)));
+    const who = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
+    if (who.length) rows.push(names('In the room', who));
+    if (r.phase && r.phase !== 'lobby')
+      rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
+  }
+  rows.push(el('span', { class: 'note', text: 'Enter your name and press Enter (or Join).' }));
+  card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
 }
 
 // The how-to's pictures.
 const DEMOS = {
-	ghost: { game: 'ghost', n: 6, cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'], start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3] },
-	maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },
+  ghost: {
+    game: 'ghost',
+    n: 6,
+    cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
+    start: [0, 0],
+    flag: [0, 5],
+    plate: [5, 0],
+    gate: [2, 3],
+  },
+  maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },
 };
 function drawDemos() {
-	for (const c of document.querySelectorAll('canvas.demo')) {
-		const board = parseBoard(DEMOS[c.dataset.demo]);
-		const layout = fit(c, board.n, 22 * board.n);
-		const ghost = board.game === 'ghost';
-		draw(c, layout, { board, me: { pos: ghost ? [2, 2] : [1, 1], ghost: ghost ? [5, 0] : null, gateOpen: true }, visited: ghost ? null : new Set(['0,0', '0,1', '1,1']) });
-	}
+  for (const c of document.querySelectorAll('canvas.demo')) {
+    const board = parseBoard(DEMOS[c.dataset.demo]);
+    const layout = fit(c, board.n, 22 * board.n);
+    const ghost = board.game === 'ghost';
+    draw(c, layout, {
+      board,
+      me: { pos: ghost ? [2, 2] : [1, 1], ghost: ghost ? [5, 0] : null, gateOpen: true },
+      visited: ghost ? null : new Set(['0,0', '0,1', '1,1']),
+    });
+  }
 }

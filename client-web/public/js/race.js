@@ -2,189 +2,238 @@
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';
-import { dirTo, samePos } from './rules.js';
-import { canMove, elapsed, gateOpenNow, myGame, solo, racing } from './state.js';
+import { dirToward, samePos, canStillWin } from './rules.js';
+import { canMove, elapsed, gateOpenNow, myGame, solo, racing, alone } from './state.js';
 import { act, giveUp, leave, whereWords, dailyAtStake } from './actions.js';
 import { initBoard, requestDraw, renderRacers, boardLayout } from './raceboard.js';
 import * as F from './format.js';
 
 let ctx = null;
 
+/** A press that travels this far (CSS px) is a swipe, not a tap. */
+const SWIPE_PX = 24;
+
 const KEYS = { ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'left', ArrowRight: 'right', w: 'up', s: 'down', a: 'left', d: 'right' };
 
 export function init(c) {
-	ctx = c;
-	const { s, fx } = c;
-	initBoard(s);
-	const run = (fn) => (...a) => (fn(...a), c.render());
-	document.addEventListener('keydown', (e) => {
-		if (e.ctrlKey || e.altKey || e.metaKey) return; // shortcuts stay the browser's
-		const dir = KEYS[e.key.length === 1 ? e.key.toLowerCase() : e.key];
-		if (!dir || s.view !== 'play' || s.race.results) return;
-		const t = e.target;
-		if (t && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable)) return;
-		if (!s.game.pred && !s.race.countdown) return;
-		e.preventDefault(); // no scrolling mid-race
-		run(act)(s, fx, dir);
-	});
-	$('overlay').addEventListener('click', () => s.conn.taken && fx.connect());
-	$('board').addEventListener('pointerdown', (e) => {
-		const g = myGame(s);
-		const layout = boardLayout();
-		if (!s.race.board || !g || !layout) return;
-		const cell = cellAt($('board'), layout, e.clientX, e.clientY);
-		if (!cell) return;
-		const dir = dirTo(g.pos, cell);
-		if (dir) {
-			e.preventDefault();
-			run(act)(s, fx, dir);
-		} else if (!samePos(cell, g.pos) && canMove(s)) {
-			s.ui.hint = 'Tap a square next to you.';
-			s.ui.hintWarn = false;
-			c.render();
-		}
-	});
-	c.on('pad', 'click', (e) => {
-		const b = e.target.closest('[data-dir]');
-		if (b) act(s, fx, b.dataset.dir);
-	});
-	c.on('rewind', 'click', () => act(s, fx, 'rewind'));
-	c.on('giveup', 'click', () => giveUp(s, fx));
-	c.on('leave-race', 'click', () => leave(s, fx));
-	// The stage takes the focus back either way.
-	const answer = (yes) => {
-		const q = s.game.confirm;
-		s.game.confirm = null;
-		if (yes && q === 'rewind') act(s, fx, 'rewind', { force: true });
-		else if (yes && q === 'leave') leave(s, fx, { force: true });
-		$('stage').focus({ preventScroll: true });
-	};
-	c.on('confirm-yes', 'click', () => answer(true));
-	c.on('confirm-no', 'click', () => answer(false));
-	setInterval(() => {
-		if (s.view === 'play' && s.race.board && !s.race.results) $('hud-time').textContent = F.clock(elapsed(s, fx.now()));
-	}, 100);
+  ctx = c;
+  const { s, fx } = c;
+  initBoard(s);
+  const run =
+    (fn) =>
+    (...a) => (fn(...a), c.render());
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.altKey || e.metaKey) return; // shortcuts stay the browser's
+    const dir = KEYS[e.key.length === 1 ? e.key.toLowerCase() : e.key];
+    if (!dir || s.view !== 'play' || s.race.results) return;
+    const t = e.target;
+    if (t && (/^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName) || t.isContentEditable)) return;
+    if (!s.game.pred && !s.race.countdown) return;
+    e.preventDefault(); // no scrolling mid-race
+    run(act)(s, fx, dir);
+  });
+  $('overlay').addEventListener('click', () => s.conn.taken && fx.connect());
+  // On the board: a swipe moves one step its way; a tap (or click) moves one
+  // step toward the square tapped, along the axis it is farther on, so a
+  // 23x23 maze on a phone never needs a 16-pixel target.
+  const board = $('board');
+  let press = null;
+  board.addEventListener('pointerdown', (e) => {
+    if (!myGame(s) || !s.race.board) return;
+    press = { x: e.clientX, y: e.clientY, id: e.pointerId };
+    e.preventDefault();
+  });
+  board.addEventListener('pointercancel', () => (press = null));
+  board.addEventListener('pointerup', (e) => {
+    const p = press;
+    press = null;
+    const g = myGame(s);
+    const layout = boardLayout();
+    if (!p || p.id !== e.pointerId || !g || !layout) return;
+    const dx = e.clientX - p.x,
+      dy = e.clientY - p.y;
+    let dir;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) >= SWIPE_PX)
+      dir = Math.abs(dx) > Math.abs(dy) ? (dx < 0 ? 'left' : 'right') : dy < 0 ? 'up' : 'down';
+    else {
+      const cell = cellAt(board, layout, p.x, p.y);
+      dir = cell && dirToward(g.pos, cell);
+    }
+    if (dir) run(act)(s, fx, dir);
+  });
+  c.on('pad', 'click', (e) => {
+    const b = e.target.closest('[data-dir]');
+    if (b) act(s, fx, b.dataset.dir);
+  });
+  c.on('rewind', 'click', () => act(s, fx, 'rewind'));
+  c.on('giveup', 'click', () => giveUp(s, fx));
+  c.on('again-now', 'click', () => giveUp(s, fx, { again: true }));
+  c.on('leave-race', 'click', () => leave(s, fx));
+  // The stage takes the focus back either way.
+  const answer = (yes) => {
+    const q = s.game.confirm;
+    s.game.confirm = null;
+    if (yes && q === 'rewind') act(s, fx, 'rewind', { force: true });
+    else if (yes && q === 'leave') leave(s, fx, { force: true });
+    $('stage').focus({ preventScroll: true });
+  };
+  c.on('confirm-yes', 'click', () => answer(true));
+  c.on('confirm-no', 'click', () => answer(false));
+  setInterval(() => {
+    if (s.view === 'play' && s.race.board && !s.race.results) $('hud-time').textContent = F.clock(elapsed(s, fx.now()));
+  }, 100);
 }
 
 export function render(s) {
-	if (s.view !== 'play') return;
-	const now = ctx.fx.now();
-	renderMini(s);
-	renderHud(s, now);
-	renderControls(s);
-	renderOverlay(s, now);
-	renderRacers(s);
-	$('pad').classList.toggle('on', !!s.game.pred && !s.race.results);
-	requestDraw();
+  if (s.view !== 'play') return;
+  const now = ctx.fx.now();
+  renderMini(s);
+  renderHud(s, now);
+  renderControls(s);
+  renderOverlay(s, now);
+  renderRacers(s);
+  $('pad').classList.toggle('on', !!s.game.pred && !s.race.results);
+  $('stage').classList.toggle('live', canMove(s));
+  requestDraw();
 }
 
 function renderMini(s) {
-	const game = s.race.board ? s.race.board.game : s.room && s.room.game;
-	const body = $('mini-body');
-	if (!game || body.dataset.game === game) return;
-	body.dataset.game = game;
-	const src = document.querySelector(`#home [data-howto="${game}"]`);
-	$('mini-title').textContent = `How to play ${F.gameLabel(game)}`;
-	body.replaceChildren(src.cloneNode(true));
-	$('mini').open = innerWidth > 880;
+  const game = s.race.board ? s.race.board.game : s.room && s.room.game;
+  const body = $('mini-body');
+  if (!game || body.dataset.game === game) return;
+  body.dataset.game = game;
+  const src = document.querySelector(`#home [data-howto="${game}"]`);
+  $('mini-title').textContent = `How to play ${F.gameLabel(game)}`;
+  body.replaceChildren(src.cloneNode(true));
+  $('mini').open = innerWidth > 880;
 }
 
 function renderHud(s, now) {
-	const b = s.race.board;
-	const g = myGame(s);
-	if (!b || (!s.race.live && !s.race.results)) {
-		pills3('', '', '');
-		pill('hud-time', s.race.countdown ? 'Get ready' : '');
-		setHint(s.room ? `${F.label(s.room.game, s.room.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
-		$('where').textContent = '';
-		return;
-	}
-	if (!g) pills3('Watching', '', '');
-	else if (b.game === 'ghost') {
-		const open = gateOpenNow(s);
-		const left = Math.max(0, b.allowance - g.steps);
-		pills3(`Run ${g.run} of 2`, [open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut'], [`Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : '']);
-	} else pills3(F.sizeLabel('maze', b.size), '', `Moves ${g.steps}`);
-	pill('hud-time', F.clock(elapsed(s, now)));
-	const where = whereWords(s);
-	$('where').textContent = where;
-	$('stage').setAttribute('aria-label', `Board, ${b.n} by ${b.n}.` + (g ? ` You are at ${where} Move with the arrow keys or W A S D.` : ''));
-	const playing = g && g.status === 'playing' && !s.game.givenUp && !s.race.results;
-	// A warning stays a moment, never past the finish.
-	if (playing && s.ui.hintWarn && s.timers.hintUntil > now) return setHint(s.ui.hint, true);
-	let h = '';
-	if (playing) {
-		if (b.game === 'maze') h = 'Find the red exit (E), bottom right.';
-		else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
-		else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
-		else h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
-	} else if (!g && !s.race.results) {
-		// Joined mid-race: a spectator until the next race.
-		const asked = s.lastIntent && s.lastIntent.type === 'join_room' && !s.lastIntent.spectate;
-		h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
-	} else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
-	setHint(h, false);
+  const b = s.race.board;
+  const g = myGame(s);
+  if (!b || (!s.race.live && !s.race.results)) {
+    pills3('', '', '');
+    pill('hud-time', s.race.countdown ? 'Get ready' : '');
+    setHint(s.room ? `${F.label(s.room.game, s.room.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
+    $('where').textContent = '';
+    return;
+  }
+  if (!g) pills3('Watching', '', '');
+  else if (b.game === 'ghost') {
+    const open = gateOpenNow(s);
+    const left = Math.max(0, b.allowance - g.steps);
+    pills3(
+      `Run ${g.run} of 2`,
+      [open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut'],
+      [`Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : ''],
+    );
+  } else pills3(F.sizeLabel('maze', b.size), '', `Moves ${g.steps}`);
+  pill('hud-time', F.clock(elapsed(s, now)));
+  const where = whereWords(s);
+  $('where').textContent = where;
+  $('stage').setAttribute(
+    'aria-label',
+    `Board, ${b.n} by ${b.n}.` + (g ? ` You are at ${where} Move with the arrow keys or W A S D.` : ''),
+  );
+  const playing = g && g.status === 'playing' && !s.game.givenUp && !s.race.results;
+  // A warning stays a moment, never past the finish.
+  if (playing && s.ui.hintWarn && s.timers.hintUntil > now) return setHint(s.ui.hint, true);
+  let h = '';
+  if (playing) {
+    if (b.game === 'maze') h = 'Find the red exit (E), bottom right.';
+    else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
+    else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
+    else if (doomed(g)) h = alone(s) ? NO_WAY + ' Give up, or try this board again.' : NO_WAY + ' Give up to end it.';
+    else
+      h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
+  } else if (!g && !s.race.results) {
+    // Joined mid-race: a spectator until the next race.
+    const asked = s.lastIntent && s.lastIntent.type === 'join_room' && !s.lastIntent.spectate;
+    h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
+  } else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
+  setHint(h, false);
+}
+
+const NO_WAY = 'This run cannot reach the flag: your ghost never stands on the plate, so the gate stays shut.';
+
+/** canStillWin, remembered for the position it was asked about (the HUD renders often). */
+let doomedAt = { key: '', yes: false };
+function doomed(g) {
+  const key = `${g.board.seed}|${g.run}|${g.pos}|${g.steps}|${g.replayed}`;
+  if (doomedAt.key !== key) doomedAt = { key, yes: !canStillWin(g) };
+  return doomedAt.yes;
 }
 
 const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
 
 function setHint(text, warn) {
-	const h = $('hint');
-	h.textContent = text;
-	h.classList.toggle('warn', !!warn);
+  const h = $('hint');
+  h.textContent = text;
+  h.classList.toggle('warn', !!warn);
 }
 
 function renderControls(s) {
-	const b = s.race.board;
-	const g = myGame(s);
-	const playing = !!g && g.status === 'playing' && !s.game.givenUp && racing(s);
-	const rw = $('rewind');
-	rw.hidden = !(playing && b.game === 'ghost' && g.run === 1);
-	rw.disabled = !canMove(s);
-	$('giveup').hidden = !(playing && b.game === 'ghost' && g.run === 2);
-	$('leave-race').hidden = !(s.room && !s.race.results && (s.race.live || s.race.countdown));
-	const q = s.game.confirm;
-	const box = $('confirm');
-	const opening = !!q && box.hidden;
-	box.hidden = !q;
-	const words = {
-		rewind: ['You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?', 'Rewind anyway', 'Keep walking'],
-		leave: ['This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?', 'Leave and use my try', 'Keep playing'],
-	}[q];
-	if (words) ['confirm-text', 'confirm-yes', 'confirm-no'].forEach((id, i) => ($(id).textContent = words[i]));
-	// The safe answer has the focus.
-	if (opening) $('confirm-no').focus({ preventScroll: true });
-	const note = $('practice-note');
-	const practice = s.room && s.room.daily && s.daily.ranked === false;
-	note.hidden = !practice || !!s.race.results;
-	if (practice) note.textContent = F.practiceWhy(s.daily.practice, s.daily.rankedAt);
-	$('leave-race').textContent = dailyAtStake(s) ? 'Leave (uses your try)' : 'Leave';
+  const b = s.race.board;
+  const g = myGame(s);
+  const playing = !!g && g.status === 'playing' && !s.game.givenUp && racing(s);
+  const rw = $('rewind');
+  rw.hidden = !(playing && b.game === 'ghost' && g.run === 1);
+  rw.disabled = !canMove(s);
+  $('giveup').hidden = !(playing && b.game === 'ghost' && g.run === 2);
+  $('again-now').hidden = !(playing && b.game === 'ghost' && g.run === 2 && alone(s) && doomed(g));
+  $('leave-race').hidden = !(s.room && !s.race.results && (s.race.live || s.race.countdown));
+  const q = s.game.confirm;
+  const box = $('confirm');
+  const opening = !!q && box.hidden;
+  box.hidden = !q;
+  const words = {
+    rewind: [
+      'You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?',
+      'Rewind anyway',
+      'Keep walking',
+    ],
+    leave: dailyAtStake(s)
+      ? [
+          'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?',
+          'Leave and use my try',
+          'Keep playing',
+        ]
+      : ['Leave the race? Your run ends here and counts as not finished.', 'Leave the race', 'Keep playing'],
+  }[q];
+  if (words) ['confirm-text', 'confirm-yes', 'confirm-no'].forEach((id, i) => ($(id).textContent = words[i]));
+  // The safe answer has the focus.
+  if (opening) $('confirm-no').focus({ preventScroll: true });
+  const note = $('practice-note');
+  const practice = s.room && s.room.daily && s.daily.ranked === false;
+  note.hidden = !practice || !!s.race.results;
+  if (practice) note.textContent = F.practiceWhy(s.daily.practice, s.daily.rankedAt);
+  $('leave-race').textContent = dailyAtStake(s) ? 'Leave (uses your try)' : 'Leave';
 }
 
 function renderOverlay(s, now) {
-	const o = $('overlay');
-	const g = myGame(s);
-	let big = '',
-		small = '';
-	const seat = Math.round(s.limits.resume_window_ms / 1000);
-	if (s.room && s.conn.taken) small = 'This game continued in another tab. Click here to play in this one.';
-	else if (s.room && !s.conn.welcomed) small = `Connection lost. Reconnecting… (your seat is kept for ${seat} s)`;
-	else if (s.race.countdown) {
-		big = String(s.race.countdown);
-		small = s.race.board ? 'Get ready: study the board' : 'Get ready';
-	} else if (s.race.results || s.replay.line) small = '';
-	else if (g && s.race.board && g.status === 'won') {
-		const f = s.race.finished.get(s.me.id);
-		big = f ? F.ordinal(f.rank) : '✓';
-		small = `Finished in ${g.steps} ${F.unit(s.race.board.game)}${solo(s) ? '' : '. Waiting for the others…'}`;
-	} else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
-	else if (g && s.game.givenUp) small = 'You gave up this run. Waiting for the results…';
-	// The start's flash never lingers over a finish.
-	const flash = !big && !small && !s.race.results && !(g && g.status !== 'playing') && s.ui.flash && s.timers.flashUntil > now;
-	if (flash) big = s.ui.flash;
-	o.classList.toggle('flash', !!flash);
-	// During the countdown the board shows through.
-	o.classList.toggle('study', !!(s.race.countdown && s.race.board));
-	o.hidden = !big && !small;
-	o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));
+  const o = $('overlay');
+  const g = myGame(s);
+  let big = '',
+    small = '';
+  const seat = Math.round(s.limits.resume_window_ms / 1000);
+  if (s.room && s.conn.taken) small = 'This game continued in another tab. Click here to play in this one.';
+  else if (s.room && !s.conn.welcomed) small = `Connection lost. Reconnecting… (your seat is kept for ${seat} s)`;
+  else if (s.race.countdown) {
+    big = String(s.race.countdown);
+    small = s.race.board ? 'Get ready: study the board' : 'Get ready';
+  } else if (s.race.results || s.replay.line) small = '';
+  else if (g && s.race.board && g.status === 'won') {
+    const f = s.race.finished.get(s.me.id);
+    big = f ? F.ordinal(f.rank) : '✓';
+    small = `Finished in ${g.steps} ${F.unit(s.race.board.game)}${solo(s) ? '' : '. Waiting for the others…'}`;
+  } else if (g && g.status === 'out_of_steps') small = 'Out of steps. Waiting for the results…';
+  else if (g && s.game.givenUp) small = 'You gave up this run. Waiting for the results…';
+  // The start's flash never lingers over a finish.
+  const flash = !big && !small && !s.race.results && !(g && g.status !== 'playing') && s.ui.flash && s.timers.flashUntil > now;
+  if (flash) big = s.ui.flash;
+  o.classList.toggle('flash', !!flash);
+  // During the countdown the board shows through.
+  o.classList.toggle('study', !!(s.race.countdown && s.race.board));
+  o.hidden = !big && !small;
+  o.replaceChildren(...[big && el('b', { text: big }), small && el('span', { text: small })].filter(Boolean));
 }

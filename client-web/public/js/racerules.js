@@ -12,9 +12,9 @@ export const clockFor = (daily, racers) => (daily || racers === 1 ? 'first_move'
  * 100, and 100 only for a run of exactly `best` steps.
  */
 export function efficiency(best, steps) {
-	if (steps === 0) return 0;
-	const rounded = Math.round((best * 100) / steps);
-	return steps > best ? Math.min(rounded, 99) : Math.min(rounded, 100);
+  if (steps === 0) return 0;
+  const rounded = Math.round((best * 100) / steps);
+  return steps > best ? Math.min(rounded, 99) : Math.min(rounded, 100);
 }
 
 const STATUS_ORDER = { finished: 0, racing: 1, timed_out: 2, out_of_steps: 3, gave_up: 4, left: 5 };
@@ -22,14 +22,14 @@ const STATUS_ORDER = { finished: 0, racing: 1, timed_out: 2, out_of_steps: 3, ga
 const done = (e) => e.status === 'finished' && e.time_ms != null;
 const key = (e, rankBy) => (rankBy === 'steps' ? [e.steps, e.time_ms] : [e.time_ms, e.steps]);
 const cmpKey = (a, b, rankBy) => {
-	const x = key(a, rankBy);
-	const y = key(b, rankBy);
-	return x[0] - y[0] || x[1] - y[1];
+  const x = key(a, rankBy);
+  const y = key(b, rankBy);
+  return x[0] - y[0] || x[1] - y[1];
 };
 
 /** race.rs rank_among(): a finisher's provisional rank among those finished so far. */
 export function rankAmong(me, entries, rankBy) {
-	return 1 + entries.filter((e) => done(e) && cmpKey(e, me, rankBy) < 0).length;
+  return 1 + entries.filter((e) => done(e) && cmpKey(e, me, rankBy) < 0).length;
 }
 
 /**
@@ -39,24 +39,24 @@ export function rankAmong(me, entries, rankBy) {
  * steps first.
  */
 export function rank(entries, rankBy, best) {
-	const sorted = entries.slice().sort((a, b) => {
-		if (done(a) && done(b)) return cmpKey(a, b, rankBy) || a.id - b.id;
-		if (done(a) !== done(b)) return done(a) ? -1 : 1;
-		return STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.steps - a.steps || a.id - b.id;
-	});
-	let prev = null;
-	return sorted.map((e, i) => {
-		const out = {};
-		if (done(e)) {
-			const r = prev && cmpKey(prev.e, e, rankBy) === 0 ? prev.r : i + 1;
-			prev = { e, r };
-			out.rank = r;
-		}
-		Object.assign(out, { player_id: e.id, name: e.name, status: e.status, steps: e.steps });
-		if (done(e)) {
-			out.time_ms = e.time_ms;
-			if (best != null) out.efficiency = efficiency(best, e.steps);
-		}
-		return out;
-	});
+  const sorted = entries.slice().sort((a, b) => {
+    if (done(a) && done(b)) return cmpKey(a, b, rankBy) || a.id - b.id;
+    if (done(a) !== done(b)) return done(a) ? -1 : 1;
+    return STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.steps - a.steps || a.id - b.id;
+  });
+  let prev = null;
+  return sorted.map((e, i) => {
+    const out = {};
+    if (done(e)) {
+      const r = prev && cmpKey(prev.e, e, rankBy) === 0 ? prev.r : i + 1;
+      prev = { e, r };
+      out.rank = r;
+    }
+    Object.assign(out, { player_id: e.id, name: e.name, status: e.status, steps: e.steps });
+    if (done(e)) {
+      out.time_ms = e.time_ms;
+      if (best != null) out.efficiency = efficiency(best, e.steps);
+    }
+    return out;
+  });
 }

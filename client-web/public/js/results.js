@@ -2,7 +2,7 @@
 
 import { $, el, cells } from './dom.js';
 import { replayFrames, Playback } from './replay.js';
-import { isHost, alone, bestPossible, efficiency } from './state.js';
+import { isHost, alone } from './state.js';
 import { rematch, tryAgain, leave } from './actions.js';
 import { requestDraw } from './raceboard.js';
 import { still } from './render.js';
@@ -14,140 +14,166 @@ let ctx = null;
 let shown = null; // the results last laid out
 
 export function init(c) {
-	ctx = c;
-	const { s, fx } = c;
-	c.on('rematch', 'click', () => rematch(s, fx));
-	c.on('again', 'click', () => tryAgain(s, fx));
-	c.on('newboard', 'click', () => {
-		s.soloNext = true;
-		rematch(s, fx);
-	});
-	c.on('leave2', 'click', () => leave(s, fx));
-	c.on('watch-line', 'click', () => (s.replay.line ? stopLine : startLine)(s));
+  ctx = c;
+  const { s, fx } = c;
+  c.on('rematch', 'click', () => rematch(s, fx));
+  c.on('again', 'click', () => tryAgain(s, fx));
+  c.on('newboard', 'click', () => {
+    s.soloNext = true;
+    rematch(s, fx);
+  });
+  c.on('leave2', 'click', () => leave(s, fx));
+  c.on('watch-line', 'click', () => (s.replay.line ? stopLine : startLine)(s));
 }
 
-/** The best possible, then the builder's count and why it differs. */
+/**
+ * The best possible in plain words, and, when the vault builder's own count
+ * (`par`, which chose the vault and its step budget) differs from it, why:
+ * shown on demand, since most players only want the number (RULES.md,
+ * "Two pars"). Returns {text, why, ask} (why and ask empty when there is
+ * nothing to explain).
+ */
 export function revealText(rv) {
-	if (!rv) return '';
-	if (rv.game === 'maze') return `Best possible: ${rv.shortest} moves (the shortest route).`;
-	if (rv.game !== 'ghost') return '';
-	if (rv.true_par == null) return `Best possible: unknown (this vault may have no solution). The builder's count was ${rv.par}.`;
-	if (rv.true_par > rv.par) return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, ignores that the gate opens one step late.)`;
-	if (rv.true_par < rv.par) return `Best possible: ${rv.true_par} steps. (The builder's count, ${rv.par}, missed a shorter line.)`;
-	return `Best possible: ${rv.true_par} steps (the builder's count, ${rv.par}, agrees).`;
+  const none = { text: '', why: '', ask: '' };
+  if (!rv) return none;
+  if (rv.game === 'maze') return { ...none, text: `Best possible: ${rv.shortest} moves (the shortest route).` };
+  if (rv.game !== 'ghost') return none;
+  const ask = `Why not the builder's ${rv.par}?`;
+  if (rv.true_par == null) {
+    const why = `The vault builder gave up looking for a checked vault and kept its last try, counted as ${rv.par} steps: it may have no solution.`;
+    return { text: 'Best possible: unknown.', why, ask: 'Why unknown?' };
+  }
+  const text = `Best possible: ${rv.true_par} steps.`;
+  if (rv.true_par > rv.par) {
+    const why = `The vault builder counted ${rv.par} steps, as if the gate opened the moment your ghost reached the plate. It opens only once the ghost already stands there, a step later, so ${rv.true_par} is the fewest any run can take.`;
+    return { text, why, ask };
+  }
+  if (rv.true_par < rv.par) {
+    const why = `The vault builder counted ${rv.par} steps for the plain two-run line. A shorter one exists (holding the plate yourself and stepping through the gate can beat it): ${rv.true_par} is the fewest.`;
+    return { text, why, ask };
+  }
+  return { ...none, text };
 }
 
 export function render(s) {
-	const m = s.race.results;
-	$('results').hidden = !m;
-	$('play').classList.toggle('done', !!m);
-	$('play-h').textContent = m ? 'Results' : 'Race';
-	if (!m) {
-		shown = null;
-		return;
-	}
-	const first = shown !== m;
-	shown = m;
-	if (first) layout(s, m);
-	renderButtons(s);
-	const wl = $('watch-line');
-	const rv = m.reveal || {};
-	const line = s.replay.line;
-	wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
-	if (!line) wl.textContent = rv.game === 'maze' ? 'Show the shortest route' : 'Watch the optimal line';
-	else wl.textContent = line.pb.playing ? 'Stop' : still() ? 'Hide the line' : 'Watch again';
-	if (first) {
-		$('results-h').focus({ preventScroll: true });
-		// On a phone the results are above the board: bring them into view.
-		if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
-	}
+  const m = s.race.results;
+  $('results').hidden = !m;
+  $('play').classList.toggle('done', !!m);
+  $('play-h').textContent = m ? 'Results' : 'Race';
+  if (!m) {
+    shown = null;
+    return;
+  }
+  const first = shown !== m;
+  shown = m;
+  if (first) layout(s, m);
+  renderButtons(s);
+  const wl = $('watch-line');
+  const rv = m.reveal || {};
+  const line = s.replay.line;
+  wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
+  if (!line) wl.textContent = rv.game === 'maze' ? 'Show the shortest route' : 'Watch the optimal line';
+  else wl.textContent = line.pb.playing ? 'Stop' : still() ? 'Hide the line' : 'Watch again';
+  if (first) {
+    $('results-h').focus({ preventScroll: true });
+    // On a phone the results are above the board: bring them into view.
+    if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
+  }
 }
 
 function layout(s, m) {
-	const b = s.race.board;
-	const rv = m.reveal || {};
-	const best = bestPossible(rv);
-	$('col-steps').textContent = (b ? b.game : rv.game) === 'ghost' ? 'Steps' : 'Moves';
-	$('results-h').textContent = s.room ? `Results · ${F.label(s.room.game, s.room.size)}` : 'Results';
-	$('rankings').replaceChildren(
-		...(m.rankings || []).map((r) => {
-			const eff = r.status === 'finished' ? efficiency(best, r.steps) ?? r.efficiency ?? null : null;
-			const finished = r.time_ms != null;
-			const [rank, name, steps] = cells([r.rank || '–', r.name, r.steps]);
-			name.append(mark(r) || '');
-			return el(
-				'tr',
-				{ class: r.player_id === s.me.id ? 'me' : '' },
-				rank,
-				name,
-				steps,
-				// Not finished: why, across the time and efficiency columns.
-				finished
-					? el('td', { text: F.clock(r.time_ms) })
-					: el('td', { class: 'why', colspan: '2', text: F.statusLabel(r.status).replace(/^./, (c) => c.toUpperCase()) }),
-				finished ? el('td', { text: eff != null ? `${eff}%` : '' }) : null,
-			);
-		}),
-	);
-	$('reveal').textContent = revealText(rv);
-	const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
-	const { game, size } = s.room || b || {};
-	const store = ctx.fx.store;
-	const rec =
-		mine && mine.status === 'finished'
-			? store.recordFinish(game, size, {
-					...mine,
-					efficiency: efficiency(best, mine.steps) ?? mine.efficiency,
-					offline: s.conn.offline,
-				})
-			: { best: store.best(game, size) };
-	const label = F.label(game, size);
-	$('mybest').replaceChildren(rec.best ? `Your best on ${label}: ${F.best(rec.best, game)}` : `No finish on ${label} yet.`, rec.improved ? el('span', { class: 'new', text: 'New best!' }) : '');
+  const b = s.race.board;
+  const rv = m.reveal || {};
+  $('col-steps').textContent = (b ? b.game : rv.game) === 'ghost' ? 'Steps' : 'Moves';
+  $('results-h').textContent = s.room ? `Results · ${F.label(s.room.game, s.room.size)}` : 'Results';
+  $('rankings').replaceChildren(
+    ...(m.rankings || []).map((r) => {
+      // The server's figure (RULES.md, "Efficiency"): the page computes no score.
+      const eff = r.status === 'finished' && Number.isFinite(r.efficiency) ? r.efficiency : null;
+      const finished = r.time_ms != null;
+      const [rank, name, steps] = cells([r.rank || '–', r.name, r.steps]);
+      name.append(mark(r) || '');
+      return el(
+        'tr',
+        { class: r.player_id === s.me.id ? 'me' : '' },
+        rank,
+        name,
+        steps,
+        // Not finished: why, across the time and efficiency columns.
+        finished
+          ? el('td', { text: F.clock(r.time_ms) })
+          : el('td', { class: 'why', colspan: '2', text: F.statusLabel(r.status).replace(/^./, (c) => c.toUpperCase()) }),
+        finished ? el('td', { text: eff != null ? `${eff}%` : '' }) : null,
+      );
+    }),
+  );
+  const said = revealText(rv);
+  $('reveal').textContent = said.text;
+  $('reveal-why').hidden = !said.why;
+  $('reveal-why').open = false;
+  $('reveal-ask').textContent = said.ask;
+  $('reveal-because').textContent = said.why;
+  const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
+  const { game, size } = s.room || b || {};
+  const store = ctx.fx.store;
+  const rec =
+    mine && mine.status === 'finished'
+      ? store.recordFinish(game, size, {
+          ...mine,
+          efficiency: mine.efficiency,
+          offline: s.conn.offline,
+        })
+      : { best: store.best(game, size) };
+  const label = F.label(game, size);
+  $('mybest').replaceChildren(
+    rec.best ? `Your best on ${label}: ${F.best(rec.best, game)}` : `No finish on ${label} yet.`,
+    rec.improved ? el('span', { class: 'new', text: 'New best!' }) : '',
+  );
 }
 
 function renderButtons(s) {
-	if (!s.room) return;
-	const host = isHost(s);
-	const one = alone(s);
-	// Alone: the same board again, or (not daily) a new one. With others: the host's rematch.
-	$('rematch').hidden = !host || one;
-	$('again').hidden = !one;
-	$('again').textContent = s.room.daily ? 'Try this board again (practice)' : 'Try this board again';
-	$('newboard').hidden = !one || !!s.room.daily;
-	$('rematch-note').hidden = host || one;
+  if (!s.room) return;
+  const host = isHost(s);
+  const one = alone(s);
+  // Alone: the same board again, or (not daily) a new one. With others: the host's rematch.
+  $('rematch').hidden = !host || one;
+  $('again').hidden = !one;
+  $('again').textContent = s.room.daily ? 'Try this board again (practice)' : 'Try this board again';
+  $('newboard').hidden = !one || !!s.room.daily;
+  $('rematch-note').hidden = host || one;
 }
 
 export function startLine(s) {
-	const rv = s.race.results && s.race.results.reveal;
-	if (!rv || !s.race.board) return;
-	const { frames } = replayFrames(s.race.board, rv.solution);
-	const calm = still();
-	const pb = new Playback(frames.length, { speed: frames.length > 40 ? 4 : 2, at: calm ? frames.length : 0 });
-	s.replay.line = { frames, pb };
-	// On a phone the board is below the results.
-	if (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: calm ? 'auto' : 'smooth' });
-	requestDraw();
-	if (calm) return;
-	pb.play();
-	tick(s, s.replay.line);
+  const rv = s.race.results && s.race.results.reveal;
+  if (!rv || !s.race.board) return;
+  const { frames } = replayFrames(s.race.board, rv.solution);
+  const calm = still();
+  const pb = new Playback(frames.length, { speed: frames.length > 40 ? 4 : 2, at: calm ? frames.length : 0 });
+  s.replay.line = { frames, pb };
+  // On a phone the board is below the results.
+  if (phone.matches) $('stage').scrollIntoView({ block: 'center', behavior: calm ? 'auto' : 'smooth' });
+  requestDraw();
+  if (calm) return;
+  pb.play();
+  tick(s, s.replay.line);
 }
 
 function tick(s, line) {
-	clearTimeout(s.timers.line);
-	s.timers.line = setTimeout(() => {
-		if (s.replay.line !== line) return;
-		line.pb.tick();
-		requestDraw();
-		if (line.pb.playing) tick(s, line);
-		else ctx.render();
-	}, line.pb.interval);
+  clearTimeout(s.timers.line);
+  s.timers.line = setTimeout(() => {
+    if (s.replay.line !== line) return;
+    line.pb.tick();
+    requestDraw();
+    if (line.pb.playing) tick(s, line);
+    else ctx.render();
+  }, line.pb.interval);
 }
 
 export function stopLine(s) {
-	clearTimeout(s.timers.line);
-	const line = s.replay.line;
-	s.replay.line = null;
-	// "Watch again" after the end plays it from the start.
-	if (line && !line.pb.playing && !still()) startLine(s);
-	requestDraw();
+  clearTimeout(s.timers.line);
+  const line = s.replay.line;
+  s.replay.line = null;
+  // "Watch again" after the end plays it from the start.
+  if (line && !line.pb.playing && !still()) startLine(s);
+  requestDraw();
 }

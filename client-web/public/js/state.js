@@ -6,77 +6,120 @@ import { RACER_COLOURS } from './render.js';
 export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
 
 export function createState() {
-	return {
-		view: 'home',
-		back: null,
-		conn: { status: 'idle', wait: 0, welcomed: false, taken: false, offline: false, rerouted: false, back: false },
-		me: { id: null, name: '', helloName: '' },
-		limits: { ...DEFAULT_LIMITS },
-		intent: null,
-		lastIntent: null,
-		awaitingSnap: false,
-		soloNext: false,
-		rivalNext: false,
-		room: null,
-		race: {
-			board: null,
-			countdown: 0,
-			clock: 'start',
-			startedAt: 0,
-			firstMoveAt: 0,
-			doneMs: null,
-			live: false,
-			finished: new Map(),
-			results: null,
-		},
-		game: {
-			pred: null,
-			seq: 0,
-			visited: new Set(),
-			gateWas: false,
-			anim: null,
-			givenUp: false,
-			confirm: null,
-			lastMoveSaid: 0,
-		},
-		others: {
-			progress: new Map(),
-			colours: new Map(),
-			markers: [],
-		},
-		daily: {
-			boards: [],
-			date: null,
-			deadline: 0,
-			you: null,
-			result: null,
-			ranked: null,
-			practice: null,
-			rankedAt: null,
-			card: null,
-			table: null,
-			ranksOf: null,
-		},
-		leagues: {
-			mine: null,
-			open: null,
-			invite: null,
-			boards: new Map(),
-			standings: null,
-			days: 7,
-			pending: null,
-			error: '',
-		},
-		replay: {
-			line: null,
-			run: null,
-			opened: 0,
-		},
-		outbox: { tokens: null, at: 0, queue: [] },
-		pendingRename: null,
-		timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
-		ui: { hint: '', hintWarn: false, flash: '', nameError: '', lanBase: null, invite: null },
-	};
+  return {
+    view: 'home',
+    /** The view the replay screen's Back returns to. */
+    back: null,
+    conn: {
+      status: 'idle',
+      wait: 0,
+      welcomed: false,
+      taken: false,
+      /** Playing against the offline stand-in (offline/localserver.js): solo practice, nothing ranked. */
+      offline: false,
+      /** A `wrong_node` answer already sent us to the room's node once. */
+      rerouted: false,
+      /** Offline, and the server answers again. */
+      back: false,
+      /** Failed connection attempts since the last welcome (the "can't reach the server" banner). */
+      fails: 0,
+      /** /api/daily could not be fetched at all: no server at this address now. */
+      unreachable: false,
+    },
+    // name: the server's word (welcome or renamed); helloName: the name sent in the last hello.
+    me: { id: null, name: '', helloName: '' },
+    limits: { ...DEFAULT_LIMITS },
+    /** A message to send once welcomed. */
+    intent: null,
+    /** The last room message (retried after `already_in_room`). */
+    lastIntent: null,
+    awaitingSnap: false,
+    /** Start a room of one as soon as its lobby appears. */
+    soloNext: false,
+    /** Start once the room lists the rival asked for. */
+    rivalNext: false,
+    /** At the results of a run given up from "Try this board again": ask for the same board. */
+    againNext: false,
+    /** The room whose last race I finished (the lobby's "my run in this room's last race"). */
+    ranHere: null,
+    room: null,
+    race: {
+      board: null,
+      countdown: 0,
+      /** 'start' or 'first_move', fixed at race_start (race.rs Clock). */
+      clock: 'start',
+      /** now() at the start signal, less `elapsed_ms` on a resume. */
+      startedAt: 0,
+      firstMoveAt: 0,
+      /** Date.now() the race's clock counts from for me (the trail's race: store.js `trail`). */
+      originWall: 0,
+      doneMs: null,
+      live: false,
+      finished: new Map(),
+      /** Racers who left this race: id -> their room entry (handlers.js sayWhoLeft). */
+      gone: new Map(),
+      results: null,
+    },
+    game: {
+      /** My Predictor (null when watching). */
+      pred: null,
+      seq: 0,
+      visited: new Set(),
+      gateWas: false,
+      /** {from, t} while my marker glides. */
+      anim: null,
+      givenUp: false,
+      /** 'rewind' or 'leave' while a question is asked. */
+      confirm: null,
+      lastMoveSaid: 0,
+    },
+    others: {
+      progress: new Map(),
+      colours: new Map(),
+      /** Other racers' markers as last drawn (tests read them). */
+      markers: [],
+    },
+    daily: {
+      boards: [],
+      loaded: false,
+      date: null,
+      deadline: 0,
+      /** /api/daily's `you` (or the same shape rebuilt from stored results). */
+      you: null,
+      result: null,
+      /** room.ranked (null: the server did not say). */
+      ranked: null,
+      /** Why a daily room is not ranked (room.practice). */
+      practice: null,
+      rankedAt: null,
+      card: null,
+      table: null,
+      ranksOf: null,
+    },
+    leagues: {
+      /** My leagues; null before the server's answer. */
+      mine: null,
+      open: null,
+      invite: null,
+      boards: new Map(),
+      standings: null,
+      days: 7,
+      /** A league message awaiting its answer (its error goes to the leagues card). */
+      pending: null,
+      error: '',
+    },
+    replay: {
+      line: null,
+      run: null,
+      /** Counts openings of the replay screen, so a fetch answering late is ignored. */
+      opened: 0,
+    },
+    /** The moves paced below the server's message rate (actions.js sendPaced). */
+    outbox: { tokens: null, at: 0, queue: [] },
+    pendingRename: null,
+    timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
+    ui: { hint: '', hintWarn: false, flash: '', nameError: '', siteBase: null, invite: null },
+  };
 }
 
 export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
@@ -95,43 +138,34 @@ export const alone = (s) => !!s.room && (!!s.room.daily || s.room.players.length
 export const canMove = (s) => racing(s) && !!s.game.pred && s.game.pred.game.status === 'playing' && s.conn.welcomed && !s.game.givenUp;
 
 export function elapsed(s, now) {
-	const r = s.race;
-	if (r.doneMs != null) return r.doneMs;
-	if (!r.board || !r.live) return 0;
-	if (solo(s) && s.game.pred) return r.firstMoveAt ? now - r.firstMoveAt : 0;
-	return now - r.startedAt;
+  const r = s.race;
+  if (r.doneMs != null) return r.doneMs;
+  if (!r.board || !r.live) return 0;
+  if (solo(s) && s.game.pred) return r.firstMoveAt ? now - r.firstMoveAt : 0;
+  return now - r.startedAt;
 }
 
 export const gateOpenNow = (s) => !!s.game.pred && gateOpen(s.game.pred.game);
 
 export function nameOf(s, id) {
-	const p = member(s, id);
-	if (p) return p.name;
-	const r = s.race.results && s.race.results.rankings.find((x) => x.player_id === id);
-	return r ? r.name : `Player ${id}`;
+  const p = member(s, id);
+  if (p) return p.name;
+  const r = s.race.results && s.race.results.rankings.find((x) => x.player_id === id);
+  return r ? r.name : `Player ${id}`;
 }
 
 export function colourOf(s, id) {
-	const c = s.others.colours;
-	if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);
-	return c.get(id);
+  const c = s.others.colours;
+  if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);
+  return c.get(id);
 }
 
 /** A bucket of half the burst refilled at 5/8 of the rate (`limits` as readLimits leaves them). */
 export function pacing(limits, rankedDaily = false) {
-	const pace = { cap: Math.max(1, Math.floor(limits.msgs_burst / 2)), perSec: Math.max(1, (limits.msgs_per_sec * 5) / 8) };
-	// The server paces a ranked daily try to human input (too_fast): stay under it.
-	return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
+  const pace = { cap: Math.max(1, Math.floor(limits.msgs_burst / 2)), perSec: Math.max(1, (limits.msgs_per_sec * 5) / 8) };
+  // The server paces a ranked daily try to human input (too_fast): stay under it.
+  return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
 }
 
 /** Below the server's ranked floor (25 ms a move). */
 export const RANKED_MOVES_PER_SEC = 30;
-
-export const bestPossible = (reveal) => (!reveal ? null : reveal.game === 'ghost' ? reveal.true_par ?? null : reveal.shortest ?? null);
-
-/** Whole percent of the best possible, floored: only an optimal run shows 100. */
-export function efficiency(best, steps) {
-	if (!Number.isFinite(best) || !Number.isFinite(steps) || steps <= 0 || best <= 0) return null;
-	if (steps <= best) return 100;
-	return Math.min(99, Math.floor((best * 100) / steps));
-}

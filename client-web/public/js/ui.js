@@ -1,7 +1,6 @@
 // Around the screens: the view and its focus, the connection pill, toasts.
 
-import { $ } from './dom.js';
-import { closeReplay } from './replayview.js';
+import { $, el } from './dom.js';
 
 const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
@@ -9,55 +8,73 @@ let toastTimer = 0;
 let bumpTimer = 0;
 
 export function renderAll(s, screens) {
-	if (shownView !== s.view) {
-		if (shownView === 'replay') closeReplay();
-		shownView = s.view;
-		document.body.dataset.view = s.view;
-		for (const id of VIEWS) $(id).hidden = id !== s.view;
-		const focus = { lobby: 'lobby-h', ranks: 'ranks-h', league: 'lg-h', play: s.race.results ? 'results-h' : 'stage' }[s.view];
-		if (focus) $(focus).focus({ preventScroll: true });
-	}
-	document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';
-	renderConn(s);
-	for (const sc of screens) sc.render(s);
+  if (shownView !== s.view) {
+    shownView = s.view;
+    document.body.dataset.view = s.view;
+    for (const id of VIEWS) $(id).hidden = id !== s.view;
+    const focus = { lobby: 'lobby-h', ranks: 'ranks-h', league: 'lg-h', play: s.race.results ? 'results-h' : 'stage' }[s.view];
+    if (focus) $(focus).focus({ preventScroll: true });
+  }
+  document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';
+  renderConn(s);
+  renderDown(s);
+  for (const sc of screens) sc.render(s);
+}
+
+/** The server out of reach (README, "The server is unreachable"): a banner that offers offline play. */
+export const serverDown = (s) =>
+  !s.conn.offline && (s.conn.unreachable || (s.conn.status === 'waiting' && (s.conn.fails >= 2 || !s.me.id)));
+
+function renderDown(s) {
+  $('down').hidden = !serverDown(s);
 }
 
 function renderConn(s) {
-	const c = $('conn');
-	const st = s.conn.status;
-	const off = s.conn.offline;
-	c.className = 'conn ' + (off ? 'off' : st === 'open' ? 'on' : st === 'connecting' || st === 'idle' ? '' : 'off');
-	c.textContent = off
-		? `Offline · ${s.conn.back ? 'the server is back' : 'solo practice'}`
-		: { idle: '', open: 'Online', waiting: `Reconnecting in ${Math.ceil(s.conn.wait / 1000)} s…`, taken: 'Playing in another tab' }[st] ?? 'Connecting…';
+  const c = $('conn');
+  const st = s.conn.status;
+  const off = s.conn.offline;
+  c.className = 'conn ' + (off ? 'off' : st === 'open' ? 'on' : st === 'connecting' || st === 'idle' ? '' : 'off');
+  // [what, detail]: the detail is dropped on a phone (style.css), the words stay for screen readers.
+  const [what, more] = off
+    ? ['Offline', ` · ${s.conn.back ? 'the server is back' : 'solo practice'}`]
+    : ({
+        idle: [''],
+        open: ['Online'],
+        waiting: ['Reconnecting', ` in ${Math.ceil(s.conn.wait / 1000)} s…`],
+        taken: ['Playing in another tab'],
+      }[st] ?? ['Connecting…']);
+  const key = `${what}|${more}`;
+  if (c.dataset.said === key) return;
+  c.dataset.said = key;
+  c.replaceChildren(what, ...(more ? [el('span', { class: 'more', text: more })] : []));
 }
 
 export function toast(text) {
-	const t = $('toast');
-	t.textContent = text;
-	t.hidden = false;
-	clearTimeout(toastTimer);
-	toastTimer = setTimeout(() => (t.hidden = true), 3500);
+  const t = $('toast');
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (t.hidden = true), 3500);
 }
 
 export function bump() {
-	const st = $('stage');
-	st.classList.remove('bump');
-	void st.offsetWidth; // restart the animation
-	st.classList.add('bump');
-	clearTimeout(bumpTimer);
-	bumpTimer = setTimeout(() => st.classList.remove('bump'), 200);
+  const st = $('stage');
+  st.classList.remove('bump');
+  void st.offsetWidth; // restart the animation
+  st.classList.add('bump');
+  clearTimeout(bumpTimer);
+  bumpTimer = setTimeout(() => st.classList.remove('bump'), 200);
 }
 
 export async function copy(text, done, input) {
-	try {
-		await navigator.clipboard.writeText(text);
-		toast(done);
-	} catch {
-		// Plain http on a LAN address is not a secure context: no clipboard API.
-		if (input && input.select) {
-			input.select();
-			toast(document.execCommand && document.execCommand('copy') ? done : 'Select the text and copy it.');
-		} else toast('Select the text and copy it.');
-	}
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(done);
+  } catch {
+    // Plain http on a LAN address is not a secure context: no clipboard API.
+    if (input && input.select) {
+      input.select();
+      toast(document.execCommand && document.execCommand('copy') ? done : 'Select the text and copy it.');
+    } else toast('Select the text and copy it.');
+  }
 }

@@ -215,7 +215,10 @@ test('touch: tap the square next to you, or use the on-screen arrows', async () 
 test('a page opened on localhost shares the LAN address from /api/urls', async () => {
   const p = await openPage(browser, LAPTOP);
   await p.page.route('**/api/urls', (r) =>
-    r.fulfill({ contentType: 'application/json', body: JSON.stringify({ local: 'http://127.0.0.1:7878', lan: ['http://192.168.1.5:7878/'] }) }),
+    r.fulfill({
+      contentType: 'application/json',
+      body: JSON.stringify({ local: 'http://127.0.0.1:7878', lan: ['http://192.168.1.5:7878/'] }),
+    }),
   );
   await p.page.goto(srv.url);
   await p.page.fill('#name', 'Lan');
@@ -331,7 +334,11 @@ test('a player joining mid-race watches until the next race, then races', async 
   await play(early, line.slice(3));
   await late.page.waitForSelector('#results', { state: 'visible' });
   const res = await late.frame((m) => m.type === 'results', { what: 'results' });
-  assert.deepEqual(res.rankings.map((r) => r.name), ['Early'], 'Late was not in this race');
+  assert.deepEqual(
+    res.rankings.map((r) => r.name),
+    ['Early'],
+    'Late was not in this race',
+  );
 
   // The next race has Late in it.
   await early.page.click('#rematch');

@@ -37,7 +37,10 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   await p.page.click('#rewind');
   await p.page.waitForSelector('#confirm:not([hidden])');
   assert.match(await p.page.textContent('#confirm-text'), /not on the plate.*never open/);
-  assert.ok((await said(p)).some((t) => /never open the gate/.test(t)), 'said out loud too');
+  assert.ok(
+    (await said(p)).some((t) => /never open the gate/.test(t)),
+    'said out loud too',
+  );
   assert.equal(await p.page.evaluate(() => window.__mazerace.game.run), 1, 'no rewind yet');
   assert.ok(!p.frames.slice(before).some((m) => m.type === 'rewind_result'), 'nothing sent');
   await screenshot(p.page, 'laptop-20-rewind-question');
@@ -51,7 +54,11 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   await p.page.click('#again');
   await p.frame((m) => m.type === 'race_start' && m.board.seed === rs.board.seed, { from, what: 'race_start on the same board' });
   await p.page.waitForFunction(
-    (seed) => window.__mazerace.board.seed === seed && window.__mazerace.game && window.__mazerace.game.steps === 0 && document.querySelector('#results').hidden,
+    (seed) =>
+      window.__mazerace.board.seed === seed &&
+      window.__mazerace.game &&
+      window.__mazerace.game.steps === 0 &&
+      document.querySelector('#results').hidden,
     rs.board.seed,
   );
   await screenshot(p.page, 'laptop-21-same-board-again', { racing: true });
@@ -59,15 +66,18 @@ test('1. rewind off the plate asks and says why; try this board again replays th
   await p.context.close();
 });
 
-test('2. Leave during a race; a ranked daily asks first; practice says why', async () => {
+test('2. Leave during a race asks first (a ranked daily says its try is used); practice says why', async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
   await p.page.fill('#name', 'Leaver');
   await practice(p, { game: 'maze', size: 'easy' });
   await p.page.waitForSelector('#leave-race', { state: 'visible' });
   await p.page.click('#leave-race');
+  await p.page.waitForSelector('#confirm:not([hidden])');
+  assert.match(await p.page.textContent('#confirm-text'), /^Leave the race\?/);
+  await p.page.click('#confirm-yes');
   await view(p, 'home');
 
-  await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await p.page.waitForSelector('#daily[data-loaded] #daily-list li');
   let from = p.frames.length;
   await p.page.click('button[aria-label="Play today\'s Maze Escape · Easy 11×11"]');
   let rs = await p.frame((m) => m.type === 'race_start', { from, what: 'daily race_start' });
@@ -86,12 +96,15 @@ test('2. Leave during a race; a ranked daily asks first; practice says why', asy
   // The same board again is practice, and says why.
   from = p.frames.length;
   await p.page.click('#again');
-  rs = await p.frame((m) => m.type === 'race_start', { from, what: 'practice race_start' });
+  await p.frame((m) => m.type === 'race_start', { from, what: 'practice race_start' });
   await p.page.waitForSelector('#practice-note:not([hidden])');
   assert.match(await p.page.textContent('#practice-note'), /^Practice: not ranked \(your ranked try today was at \d\d:\d\d\)\.$/);
   await screenshot(p.page, 'laptop-23-practice-says-why', { racing: true });
-  // Leaving practice does not ask.
+  // Leaving practice asks too (the run still ends), without the ranked warning.
   await p.page.click('#leave-race');
+  await p.page.waitForSelector('#confirm:not([hidden])');
+  assert.doesNotMatch(await p.page.textContent('#confirm-text'), /ranked/);
+  await p.page.click('#confirm-yes');
   await view(p, 'home');
   assert.deepEqual(p.problems, []);
   await p.context.close();
@@ -100,7 +113,7 @@ test('2. Leave during a race; a ranked daily asks first; practice says why', asy
 test('3. home shows each daily board played today, result, rank, streak and countdown; a click shows the card', async () => {
   const p = await openPage(browser, PHONE, srv.url);
   await p.page.fill('#name', 'Streaker');
-  await p.page.waitForSelector('#daily:not([hidden]) #daily-list li');
+  await p.page.waitForSelector('#daily[data-loaded] #daily-list li');
   const from = p.frames.length;
   await p.page.click('button[aria-label="Play today\'s Ghost · Small 6×6"]');
   const rs = await p.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
@@ -128,16 +141,16 @@ test('3. home shows each daily board played today, result, rank, streak and coun
   await p.page.reload();
   await p.page.waitForFunction((sel) => /Played: #\d+ of \d+/.test(document.querySelector(sel)?.textContent || ''), row);
   assert.equal(await p.page.textContent('#daily-streak'), `Your streak: ${day.you.streak} day${day.you.streak === 1 ? '' : 's'}`);
-  await p.page.click(`${row} button[aria-label^="My result"]`);
+  await p.page.click(`${row} button[aria-label^="Result: mine"]`);
   await p.page.waitForSelector('#dcard-wrap:not([hidden])');
-  assert.equal(await p.page.textContent('#dcard [data-f=head]'), `#${dr.rank} of ${dr.entrants} today`);
+  assert.equal(await p.page.textContent('#dcard [data-f=head]'), `Today's rank: #${dr.rank} of ${dr.entrants}`);
   await p.page.locator('#dcard').scrollIntoViewIfNeeded();
   await screenshot(p.page, 'phone-20-home-daily-played');
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });
 
-test('4. results: par in plain words, efficiency floored against the best possible, "Out of steps" fits', async () => {
+test("4. results: par in plain words (the why on demand), the server's efficiency (rounded, not floored), 'Out of steps' fits", async () => {
   const p = await openPage(browser, LAPTOP, srv.url);
   await p.page.fill('#name', 'Wanderer');
   // A vault walked into the ground: back and forth until the budget is gone.
@@ -149,12 +162,21 @@ test('4. results: par in plain words, efficiency floored against the best possib
   await play(p, walk);
   const res = await p.frame((m) => m.type === 'results', { what: 'results' });
   await p.page.waitForSelector('#results', { state: 'visible' });
-  const why = await p.page.$eval('#rankings td.why', (td) => ({ text: td.textContent, fits: td.scrollWidth <= td.clientWidth, span: td.colSpan }));
+  const why = await p.page.$eval('#rankings td.why', (td) => ({
+    text: td.textContent,
+    fits: td.scrollWidth <= td.clientWidth,
+    span: td.colSpan,
+  }));
   assert.deepEqual(why, { text: 'Out of steps', fits: true, span: 2 });
   const rv = res.reveal;
-  const reveal = await p.page.textContent('#reveal');
-  assert.match(reveal, new RegExp(`^Best possible: ${rv.true_par} steps`));
-  if (rv.true_par > rv.par) assert.ok(reveal.includes(`(The builder's count, ${rv.par}, ignores that the gate opens one step late.)`), reveal);
+  assert.equal(await p.page.textContent('#reveal'), `Best possible: ${rv.true_par} steps.`, 'plain words: no builder in the sentence');
+  // The builder's count and why it differs, only when asked (and only when it differs).
+  assert.equal(await p.page.isVisible('#reveal-why'), rv.true_par !== rv.par);
+  if (rv.true_par !== rv.par) {
+    assert.equal(await p.page.isVisible('#reveal-because'), false, 'folded until asked');
+    await p.page.click('#reveal-ask');
+    assert.match(await p.page.textContent('#reveal-because'), new RegExp(`counted ${rv.par} steps`));
+  }
   await screenshot(p.page, 'laptop-24-results-out-of-steps');
 
   // A maze with a detour: two moves too many, never 100%.
@@ -165,15 +187,23 @@ test('4. results: par in plain words, efficiency floored against the best possib
   const mb = parseBoard(ms.board);
   const detour = ['up', 'down', 'left', 'right'].find((d) => bfsPath(mb, mb.start, mb.start) && d !== line[0] && isOpen(mb, d));
   const back2 = { up: 'down', down: 'up', left: 'right', right: 'left' };
-  const walk2 = detour ? [detour, back2[detour], ...line] : [line[0], back2[line[0]], ...line];
+  const first = detour || line[0];
+  // As many detours as it takes for rounding and flooring to differ (15/22 is 68.2%, 15/24 62.5%).
+  const short = line.length;
+  const k = [1, 2, 3, 4, 5, 6, 7, 8].find(
+    (n) => Math.round((short * 100) / (short + 2 * n)) !== Math.floor((short * 100) / (short + 2 * n)),
+  );
+  const walk2 = [...Array.from({ length: k }, () => [first, back2[first]]).flat(), ...line];
   await play(p, walk2);
   const res2 = await p.frame((m) => m.type === 'results' && m.reveal.game === 'maze', { what: 'maze results' });
   await p.page.waitForSelector('#results', { state: 'visible' });
   const mine = res2.rankings[0];
-  assert.equal(mine.steps, line.length + 2);
-  const want = Math.floor((res2.reveal.shortest * 100) / mine.steps);
-  assert.ok(want < 100);
-  assert.equal(await p.page.textContent('#rankings tr td:nth-child(5)'), `${want}%`, 'floored, not rounded');
+  assert.equal(mine.steps, line.length + 2 * k);
+  const floored = Math.floor((res2.reveal.shortest * 100) / mine.steps);
+  assert.equal(mine.efficiency, Math.round((res2.reveal.shortest * 100) / mine.steps), 'the server rounds (RULES.md)');
+  assert.notEqual(mine.efficiency, floored);
+  assert.equal(await p.page.textContent('#rankings tr td:nth-child(5)'), `${mine.efficiency}%`, "the server's figure, not the page's own");
+  assert.match(await p.page.textContent('#mybest'), new RegExp(`^Your best on Maze Escape Easy 11×11: ${mine.efficiency}% ·`));
   assert.equal(await p.page.textContent('#reveal'), `Best possible: ${res2.reveal.shortest} moves (the shortest route).`);
   await screenshot(p.page, 'laptop-25-results-efficiency');
   assert.deepEqual(p.problems, []);
@@ -231,7 +261,10 @@ test('6. the live region: moves (throttled), wall bumps, an opponent finishing, 
   const moved = a.filter((t) => /^Row \d+, column \d+\.$/.test(t));
   assert.ok(moved.length >= 1 && moved.length < line.length, `moves said, throttled (${moved.length} of ${line.length})`);
   assert.ok(a.includes('Bob finished 1st.'), 'the opponent finishing');
-  assert.ok(a.some((t) => /^Race over\. You placed 2nd\./.test(t)), 'the result');
+  assert.ok(
+    a.some((t) => /^Race over\. You placed 2nd\./.test(t)),
+    'the result',
+  );
   await screenshot(ann.page, 'laptop-27-live-region-results');
   assert.deepEqual(ann.problems, []);
   assert.deepEqual(bob.problems, []);
@@ -264,7 +297,7 @@ test('7. an invite link opens a join card (game, size, host, who is in); Enter i
   guest.page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(JSON.parse(f.payload))));
   await guest.page.goto(`${srv.url}/r/${code}?k=${room.key}`);
   await guest.page.waitForSelector('#invite:not([hidden]) >> text=Maze Escape');
-  assert.equal(asked, room.key, 'the preview is asked with the link\'s key');
+  assert.equal(asked, room.key, "the preview is asked with the link's key");
   const card = await guest.page.textContent('#invite');
   assert.match(card, new RegExp(`invited to room ${code}`));
   assert.match(card, /Normal 17×17/);
@@ -276,7 +309,11 @@ test('7. an invite link opens a join card (game, size, host, who is in); Enter i
   await guest.page.press('#name', 'Enter');
   await view(guest, 'lobby');
   await guest.frame((m) => m.type === 'room', { from, what: 'room after the keyed join' });
-  assert.deepEqual(sent.find((m) => m.type === 'join_room'), { type: 'join_room', code, key: room.key }, 'the link\'s key goes with the join');
+  assert.deepEqual(
+    sent.find((m) => m.type === 'join_room'),
+    { type: 'join_room', code, key: room.key },
+    "the link's key goes with the join",
+  );
   await host.page.waitForFunction(() => document.querySelectorAll('#players li').length === 2);
   assert.deepEqual(guest.problems, []);
   await host.context.close();
@@ -298,7 +335,10 @@ test('8. every racer drawn from the start, labelled, with a progress bar; a fini
   const rs = await ann.frame((m) => m.type === 'race_start', { from, what: 'race_start' });
   await bob.page.waitForFunction(() => window.__mazerace.game);
   // Before anyone moves, Bob sees Ann at the start, by name.
-  await bob.page.waitForFunction(([r, c]) => window.__mazerace.markers.some((m) => m.name === 'Ann' && m.pos[0] === r && m.pos[1] === c), rs.board.start);
+  await bob.page.waitForFunction(
+    ([r, c]) => window.__mazerace.markers.some((m) => m.name === 'Ann' && m.pos[0] === r && m.pos[1] === c),
+    rs.board.start,
+  );
   assert.equal(await bob.page.$$eval('#racers .bar', (b) => b.length), 2, 'a bar per racer');
   const line = route(rs.board);
   await play(ann, line, { until: Math.floor(line.length / 2) });
@@ -326,10 +366,11 @@ test('9. phone: the results and the optimal line come where the player looks; la
   const rs = await practice(p, { game: 'maze', size: 'normal' });
   await play(p, route(rs.board));
   await p.page.waitForSelector('#results', { state: 'visible' });
-  const inView = (sel) => p.page.$eval(sel, (e) => {
-    const r = e.getBoundingClientRect();
-    return r.top >= -1 && r.top < innerHeight && r.bottom > 0;
-  });
+  const inView = (sel) =>
+    p.page.$eval(sel, (e) => {
+      const r = e.getBoundingClientRect();
+      return r.top >= -1 && r.top < innerHeight && r.bottom > 0;
+    });
   await p.page.waitForFunction(() => document.querySelector('#results-h').getBoundingClientRect().top >= -1);
   assert.ok(await inView('#results-h'), 'the results are on screen');
   await p.page.click('#watch-line');

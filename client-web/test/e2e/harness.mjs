@@ -21,14 +21,14 @@ export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor:
  * Starts `mazerace serve` (on `port`, or a free one); resolves to {url, stop}.
  * Builds the binary when it is missing.
  */
-export async function startServer({ port = 0 } = {}) {
+export async function startServer({ port = 0, args = [] } = {}) {
   const bin = process.env.MAZERACE_BIN || resolve(REPO, 'target/debug/mazerace');
   if (!existsSync(bin)) {
     const b = spawnSync('cargo', ['build', '-p', 'mazerace-server'], { cwd: REPO, stdio: 'inherit' });
     if (b.status !== 0) throw new Error('cargo build -p mazerace-server failed');
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'mazerace-e2e-'));
-  const proc = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir, '--metrics-bind', ''], {
+  const proc = spawn(bin, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir, '--metrics-bind', '', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
   });
@@ -68,8 +68,14 @@ export async function launch() {
     executablePath,
     headless: true,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
 }
@@ -108,7 +114,7 @@ export async function openPage(browser, device, url) {
   const frames = [];
   const waiters = [];
   const problems = [];
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message} ${(e.stack || "").split("\n").slice(1, 3).join(" ")}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message} ${(e.stack || '').split('\n').slice(1, 3).join(' ')}`));
   page.on('console', (m) => m.type() === 'error' && !/favicon|404/.test(m.text()) && problems.push(`console: ${m.text()}`));
   page.on('dialog', (d) => {
     problems.push(`dialog opened: ${d.message()}`);
@@ -216,4 +222,21 @@ export function serverAndBrowser(use) {
     await srv?.stop();
     console.log(`screenshots: ${SHOTS}`);
   });
+}
+
+const AXE = resolve(HERE, '../../node_modules/axe-core/axe.min.js');
+
+/**
+ * axe-core's WCAG 2.x A/AA rules, best practices and its experimental rules
+ * (label-content-name-mismatch is one) on the page as it is now; resolves
+ * to the violations (id, help, the first nodes' selectors).
+ */
+export async function axe(page) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice', 'experimental'];
+  const r = await page.evaluate(
+    (values) => window.axe.run(document, { runOnly: { type: 'tag', values }, resultTypes: ['violations'] }),
+    tags,
+  );
+  return r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
 }

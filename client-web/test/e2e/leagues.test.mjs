@@ -52,19 +52,26 @@ test('a league: make, join by link, play the daily, the table and standings in o
   await ann.page.click('#lg-back');
   await ann.page.waitForSelector('body[data-view="home"] #daily-list li');
   const a = await playMaze(ann);
-  assert.deepEqual(a.leagues.map((l) => [l.code, l.rank, l.entrants]), [[made.code, 1, 1]]);
+  assert.deepEqual(
+    a.leagues.map((l) => [l.code, l.rank, l.entrants]),
+    [[made.code, 1, 1]],
+  );
   await bob.page.click('#lg-back');
   await bob.page.waitForSelector('body[data-view="home"] #daily-list li');
   const b = await playMaze(bob, { detour: true });
   assert.equal(b.steps, a.steps + 2);
-  assert.deepEqual(b.leagues.map((l) => [l.code, l.rank, l.entrants]), [[made.code, 2, 2]]);
+  assert.deepEqual(
+    b.leagues.map((l) => [l.code, l.rank, l.entrants]),
+    [[made.code, 2, 2]],
+  );
   // The daily card says both places, and the league's share line with its place.
   const places = await texts(bob.page, '#daily-places li');
   assert.deepEqual(places, [`Everyone#2 of ${b.entrants}`, `${LEAGUE}#2 of 2Copy`]);
   assert.match(b.leagues[0].share, /#2 of 2$/);
   await bob.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: srv.url });
   await bob.page.click('#daily-places button');
-  assert.equal(await bob.page.evaluate(() => navigator.clipboard.readText()), b.leagues[0].share);
+  // The league's line, and the site's address on a line of its own.
+  assert.equal(await bob.page.evaluate(() => navigator.clipboard.readText()), `${b.leagues[0].share}\n${srv.url}/`);
   await screenshot(bob.page, 'phone-51-league-daily-result');
 
   // Ann's home shows her standing today; her league's page lists Ann then Bob.
@@ -95,7 +102,10 @@ test('a league: make, join by link, play the daily, the table and standings in o
   const from = ann.frames.length;
   await ann.page.click('#lg-30');
   const s30 = await ann.frame((m) => m.type === 'league_standings' && m.days === 30, { from, what: 'the 30-day standings' });
-  assert.deepEqual(s30.lines.map((l) => l.name), ['Ann', 'Bob']);
+  assert.deepEqual(
+    s30.lines.map((l) => l.name),
+    ['Ann', 'Bob'],
+  );
   assert.equal(await ann.page.getAttribute('#lg-30', 'aria-pressed'), 'true');
 
   // Bob leaves from the league page: home, and no league in his list.

@@ -58,7 +58,9 @@ test('offline: a vault and a maze with the server gone, the best kept, then room
   const vault = await playToTheEnd(page);
   assert.equal(vault.game, 'ghost');
   assert.match(await page.textContent('#mybest'), /\(offline\)/);
-  const best = await page.evaluate(() => JSON.parse(localStorage.getItem('mazerace.best.ghost.small') || localStorage.getItem('best.ghost.small') || 'null'));
+  const best = await page.evaluate(() =>
+    JSON.parse(localStorage.getItem('mazerace.best.ghost.small') || localStorage.getItem('best.ghost.small') || 'null'),
+  );
   assert.equal(best && best.offline, true, 'the local best is kept, marked offline');
   await screenshot(page, 'laptop-40-offline-vault');
 
@@ -71,8 +73,15 @@ test('offline: a vault and a maze with the server gone, the best kept, then room
   const maze = await playToTheEnd(page);
   assert.equal(maze.game, 'maze');
   await screenshot(page, 'laptop-41-offline-maze');
-  const token = await page.evaluate(() => Object.keys(localStorage).filter((k) => /token/.test(k)).map((k) => localStorage.getItem(k)));
-  assert.ok(token.every((t) => t && t !== 'undefined'), `no token was clobbered: ${token}`);
+  const token = await page.evaluate(() =>
+    Object.keys(localStorage)
+      .filter((k) => /token/.test(k))
+      .map((k) => localStorage.getItem(k)),
+  );
+  assert.ok(
+    token.every((t) => t && t !== 'undefined'),
+    `no token was clobbered: ${token}`,
+  );
 
   // The server comes back on the same address: the page says so, and goes online.
   srv = await startServer({ port });
@@ -87,6 +96,9 @@ test('offline: a vault and a maze with the server gone, the best kept, then room
   const results = await p.frame((m) => m.type === 'results', { from, what: 'results from the server' });
   assert.equal(results.rankings[0].status, 'finished');
   // The page asked for /version.json while the server was away: those refusals are expected.
-  assert.deepEqual(p.problems.filter((x) => !/ERR_CONNECTION_REFUSED/.test(x)), []);
+  assert.deepEqual(
+    p.problems.filter((x) => !/ERR_CONNECTION_REFUSED/.test(x)),
+    [],
+  );
   await p.context.close();
 });

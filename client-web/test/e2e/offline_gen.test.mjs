@@ -23,7 +23,8 @@ async function buildInPage(page, size, seeds, warmup = 0) {
     async ({ size, seeds, warmup }) => {
       const { genLine } = await import('/js/offline/board.js');
       for (let i = 0; i < warmup; i++) genLine(size, String(10_000_000 + i));
-      const lines = [], ms = [];
+      const lines = [],
+        ms = [];
       for (const seed of seeds) {
         const t0 = performance.now();
         const line = genLine(size, seed);
@@ -45,18 +46,31 @@ test('200 large vaults built in Chromium equal the Rust fixtures; build time pri
   // The first build pays for compiling the modules; 500 more let the JIT
   // settle, so the 200 measured are the steady state a player meets.
   const cold = await buildInPage(p.page, 'large', ['0']);
-  const { lines, ms } = await buildInPage(p.page, 'large', fixtures.map((f) => f.seed), 500);
+  const { lines, ms } = await buildInPage(
+    p.page,
+    'large',
+    fixtures.map((f) => f.seed),
+    500,
+  );
   lines.forEach((line, i) => assert.equal(line, genOf(fixtures[i]), `large seed ${fixtures[i].seed}`));
   const sorted = ms.slice().sort((a, b) => a - b);
   const agent = await p.page.evaluate(() => navigator.userAgent);
-  console.log(`large vault build in Chromium (${agent.match(/Chrome\/[\d.]+/)?.[0]}), 200 vaults after 500 warm-up builds: ` +
-    `p50 ${pct(sorted, 50).toFixed(3)} ms, p99 ${pct(sorted, 99).toFixed(3)} ms, max ${sorted.at(-1).toFixed(3)} ms; ` +
-    `the very first build ${cold.ms[0].toFixed(1)} ms. Load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} ` +
-    `(a busy machine shows as spikes; the page's timer is coarsened to 0.1 ms)`);
+  console.log(
+    `large vault build in Chromium (${agent.match(/Chrome\/[\d.]+/)?.[0]}), 200 vaults after 500 warm-up builds: ` +
+      `p50 ${pct(sorted, 50).toFixed(3)} ms, p99 ${pct(sorted, 99).toFixed(3)} ms, max ${sorted.at(-1).toFixed(3)} ms; ` +
+      `the very first build ${cold.ms[0].toFixed(1)} ms. Load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} ` +
+      `(a busy machine shows as spikes; the page's timer is coarsened to 0.1 ms)`,
+  );
   // A few of every other size too, the hard maze the largest.
   for (const size of ['small', 'medium', 'easy', 'normal', 'hard']) {
     const some = F.boards.filter((b) => b.size === size).slice(-5);
-    const got = await buildInPage(p.page, size, some.map((f) => f.seed));
+    const got = await buildInPage(
+      p.page,
+      size,
+      some.map((f) => f.seed),
+    );
     got.lines.forEach((line, i) => assert.equal(line, genOf(some[i]), `${size} seed ${some[i].seed}`));
   }
   assert.deepEqual(p.problems, []);

@@ -94,10 +94,12 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
   await bob.frame((m) => m.type === 'race_start', { from: bobStart, what: "Bob's race_start" });
   assert.equal(rs.board.game, 'maze');
   await ann.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.room.phase === 'racing');
-  // Crisp on the 3x phone: the backing store is the CSS size times the pixel ratio.
+  // Crisp on the 3x phone: the backing store is the CSS size times the pixel
+  // ratio, and every cell a whole number of device pixels.
   const px = await bob.page.$eval('#board', (c) => [c.width, parseFloat(c.style.width), devicePixelRatio]);
   assert.equal(px[2], 3);
-  assert.equal(px[0], px[1] * 3);
+  assert.equal(px[0], Math.round(px[1] * 3));
+  assert.equal(px[0] % rs.board.n, 0, `${px[0]} device pixels make ${rs.board.n} whole cells`);
   assert.ok(px[1] >= 300 && px[1] <= 390, `the board fits the phone's width (${px[1]}px)`);
 
   // Up from the top-left start is the edge of the board: refused on the spot.
@@ -117,7 +119,10 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
       [annPos],
     );
     await ann.page.waitForFunction(() => window.__mazerace.markers.some((m) => m.name.includes('<svg')));
-    await ann.page.waitForFunction((n) => [...document.querySelectorAll('#racers li')].some((li) => li.textContent.includes(`${n} moves`)), half);
+    await ann.page.waitForFunction(
+      (n) => [...document.querySelectorAll('#racers li')].some((li) => li.textContent.includes(`${n} moves`)),
+      half,
+    );
     assert.equal(await text(ann, '#hud-steps'), `Moves ${half}`);
     await screenshot(ann.page, 'laptop-3-race-maze', { racing: true });
     await screenshot(bob.page, 'phone-3-race-maze', { racing: true });
@@ -132,8 +137,14 @@ test('maze race: blocked moves do not count, markers and progress are seen, resu
   assert.equal(res.reveal.shortest, line.length);
   assert.equal(mine.efficiency, 100);
   const rows = await ann.page.$$eval('#rankings tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-  assert.deepEqual(rows.map((r) => r[1]), ['Ann', MARKUP]);
-  assert.deepEqual(rows.map((r) => r[0]), ['1', '2']);
+  assert.deepEqual(
+    rows.map((r) => r[1]),
+    ['Ann', MARKUP],
+  );
+  assert.deepEqual(
+    rows.map((r) => r[0]),
+    ['1', '2'],
+  );
   assert.equal(rows[0][2], String(line.length));
   assert.equal(await text(ann, '#reveal'), `Best possible: ${line.length} moves (the shortest route).`);
   assert.match(await text(ann, '#mybest'), /New best!/);
@@ -217,7 +228,10 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
   assert.ok(sawOpen, 'the gate opened for Ann during run two');
   const said = [...saidBefore, ...(await ann.page.evaluate(() => window.__announced))];
   assert.ok(said.includes('Gate open.'), `the live region said the gate opened: ${JSON.stringify(said)}`);
-  assert.ok(said.some((t) => /^You finished (1st|2nd)/.test(t)), 'and that Ann finished');
+  assert.ok(
+    said.some((t) => /^You finished (1st|2nd)/.test(t)),
+    'and that Ann finished',
+  );
   await play(bob, line.slice(rw + 3));
 
   const res = await ann.frame((m) => m.type === 'results', { from: start, what: 'results' });
@@ -226,11 +240,17 @@ test('vault race with the keyboard: rewind, the ghost opens the gate, a reload m
   assert.equal(res.reveal.game, 'ghost');
   const steps = line.filter((a) => a !== 'rewind').length;
   for (const r of res.rankings) assert.equal(r.steps, steps, `${r.name}'s steps`);
-  assert.deepEqual(res.rankings.map((r) => r.rank), [1, 2]);
+  assert.deepEqual(
+    res.rankings.map((r) => r.rank),
+    [1, 2],
+  );
   const reveal = await text(ann, '#reveal');
-  // The best possible first, the builder's count (par) explained after it.
-  assert.match(reveal, res.reveal.true_par == null ? /unknown/ : new RegExp(`^Best possible: ${res.reveal.true_par} steps`));
-  assert.match(reveal, new RegExp(`builder's count(,| was) ${rs.board.par}\\b`));
+  // The best possible in plain words; the builder's count (par) only on asking, when it differs.
+  assert.match(reveal, res.reveal.true_par == null ? /unknown/ : new RegExp(`^Best possible: ${res.reveal.true_par} steps\\.$`));
+  if (res.reveal.true_par !== rs.board.par) {
+    await ann.page.click('#reveal-ask');
+    assert.match(await text(ann, '#reveal-because'), new RegExp(`builder (counted|gave up)[^.]*\\b${rs.board.par}\\b`));
+  } else assert.equal(await ann.page.isVisible('#reveal-why'), false);
   assert.match(await text(bob, '#mybest'), /Your best on Ghost Small 6×6/);
   await screenshot(ann.page, 'laptop-6-results-ghost');
   await screenshot(bob.page, 'phone-6-results-ghost');

@@ -62,8 +62,19 @@ test('a tab closed mid-race and opened again resumes the seat, every time, and i
     const welcome = frames.find((m) => m.type === 'welcome');
     assert.equal(welcome.resumed, true, `round ${round}: resumed`);
     const players = await page.evaluate(() => window.__mazerace.room.players.map((p) => [p.name, p.spectator]));
-    assert.deepEqual(players.sort(), [['Ann', false], ['Bob', false]], `round ${round}: one Ann, racing`);
-    await bob.page.waitForFunction(() => [...document.querySelectorAll('#racers .name')].filter((n) => n.textContent === 'Ann').length === 1);
+    assert.deepEqual(
+      players.sort(),
+      [
+        ['Ann', false],
+        ['Bob', false],
+      ],
+      `round ${round}: one Ann, racing`,
+    );
+    await bob.page.waitForFunction(
+      () => [...document.querySelectorAll('#racers .name')].filter((n) => n.textContent === 'Ann').length === 1,
+    );
+    // The race screen is loaded with the room (app.js loadRoomScreens): wait for its HUD.
+    await page.waitForFunction(() => document.querySelector('#hud-run').textContent !== '');
     assert.equal(await page.textContent('#hud-run'), 'Easy 11×11', 'racing, not watching');
     tab = { page };
     // One more move on the resumed seat, answered before the tab closes again.
@@ -117,6 +128,7 @@ test('the clock rule comes from the race: an opponent leaving mid-race does not 
   assert.equal(rs.clock, 'start');
   await play(ann, route(rs.board), { until: 2 });
   await bob.page.click('#leave-race');
+  await bob.page.click('#confirm-yes'); // leaving a race asks first
   await view(bob, 'home');
   await ann.page.waitForFunction(() => window.__mazerace.room.players.length === 1);
   assert.equal(await ann.page.evaluate(() => window.__mazerace.clock), 'start', 'the rule of the race');

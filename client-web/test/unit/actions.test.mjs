@@ -1,9 +1,8 @@
 // The player's actions and their answers without a browser: rename, rematch
-// (and try this board again), give up, leave, the rewind question, pacing,
-// efficiency.
+// (and try this board again), give up, leave, the rewind question, pacing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createState, efficiency, bestPossible, pacing, canMove } from '../../public/js/state.js';
+import { createState, pacing, canMove } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
 import { act, request, rename, giveUp, leave, tryAgain, rematch, sendPaced } from '../../public/js/actions.js';
 import { fakeFx, VAULT, MAZE, player, room, welcome } from './fakes.mjs';
@@ -48,7 +47,10 @@ test('rename after connecting: a rename message, and the page takes the name the
 test('a room message under a changed name renames first, then sends it', () => {
   const { s, fx } = seated();
   request(s, fx, { type: 'create_room', game: 'maze', size: 'easy' }, 'Cy');
-  assert.deepEqual(fx.drain(), [{ type: 'rename', name: 'Cy' }, { type: 'create_room', game: 'maze', size: 'easy' }]);
+  assert.deepEqual(fx.drain(), [
+    { type: 'rename', name: 'Cy' },
+    { type: 'create_room', game: 'maze', size: 'easy' },
+  ]);
 });
 
 test('renaming is refused while racing, here and by the server; a bad name says why', () => {
@@ -99,7 +101,6 @@ test('try this board again: rematch same_board, started at once', () => {
   assert.deepEqual(fx.drain(), [{ type: 'start' }], 'a room of one starts again by itself');
   handle(s, { type: 'race_start', board: VAULT, time_limit_ms: 600000, clock: 'first_move' }, fx);
   assert.equal(s.game.pred.game.steps, 0);
-
 });
 
 test('rewind off the plate asks first and says why; on the plate it goes at once', () => {
@@ -136,7 +137,7 @@ test('give up: sent after the queued moves, no more moves, the run ends not fini
   assert.deepEqual(fx.drain(), []);
 });
 
-test('leaving a ranked daily run in progress asks first; practice and other rooms leave at once', () => {
+test('leaving any race with my run still on asks first (a ranked daily says its try is used); a finished run leaves at once', () => {
   const { s, fx } = seated([player(1, 'Ann')], { daily: true });
   raceOn(s, fx, MAZE, 'first_move');
   leave(s, fx);
@@ -150,11 +151,18 @@ test('leaving a ranked daily run in progress asks first; practice and other room
   const p = seated([player(1, 'Ann')], { daily: true, ranked: false, ranked_at: '2026-12-01T09:12:31Z' });
   raceOn(p.s, p.fx, MAZE, 'first_move');
   leave(p.s, p.fx);
-  assert.deepEqual(p.fx.drain(), [{ type: 'leave_room' }], 'practice: nothing at stake');
+  assert.equal(p.s.game.confirm, 'leave', 'practice: the run still ends, so it asks');
+  assert.match(p.fx.said.at(-1), /ends your run/);
+  assert.deepEqual(p.fx.drain(), []);
   const r = seated([player(1, 'Ann'), player(2, 'Bob')]);
   raceOn(r.s, r.fx, MAZE);
   leave(r.s, r.fx);
-  assert.deepEqual(r.fx.drain(), [{ type: 'leave_room' }]);
+  assert.equal(r.s.game.confirm, 'leave', 'a race with friends asks too');
+  assert.deepEqual(r.fx.drain(), []);
+  giveUp(r.s, r.fx);
+  r.fx.drain();
+  leave(r.s, r.fx);
+  assert.deepEqual(r.fx.drain(), [{ type: 'leave_room' }], 'given up: nothing left to lose');
 });
 
 test('moves are paced with welcome.limits, queued and never dropped', () => {
@@ -176,15 +184,4 @@ test('moves are paced with welcome.limits, queued and never dropped', () => {
     fx.run(true);
   }
   assert.equal(s.outbox.queue.length, 0);
-});
-
-test('efficiency against the best possible: floored, 100 only when optimal, never above', () => {
-  assert.equal(efficiency(16, 16), 100);
-  assert.equal(efficiency(249, 250), 99, '99.6% is 99, not 100');
-  assert.equal(efficiency(16, 17), 94);
-  assert.equal(efficiency(16, 15), 100, 'never above 100');
-  assert.equal(efficiency(null, 15), null);
-  assert.equal(bestPossible({ game: 'ghost', par: 14, true_par: 16 }), 16, "Ghost: true_par, not the builder's par");
-  assert.equal(bestPossible({ game: 'maze', shortest: 36 }), 36);
-  assert.equal(bestPossible({ game: 'ghost', par: 14, true_par: null }), null);
 });

@@ -25,14 +25,22 @@ function genOf(fx) {
 test('ChaCha8 raw u32 words (three refills of 64 words)', () => {
   for (const v of F.rng.u32) {
     const c = new ChaCha8(v.seed);
-    assert.deepEqual(Array.from({ length: v.words.length }, () => c.nextU32()), v.words, `seed ${v.seed}`);
+    assert.deepEqual(
+      Array.from({ length: v.words.length }, () => c.nextU32()),
+      v.words,
+      `seed ${v.seed}`,
+    );
   }
 });
 
 test('next_u64', () => {
   for (const v of F.rng.u64) {
     const r = new BoardRng(v.seed);
-    assert.deepEqual(v.values.map(() => r.nextU64().toString()), v.values, `seed ${v.seed}`);
+    assert.deepEqual(
+      v.values.map(() => r.nextU64().toString()),
+      v.values,
+      `seed ${v.seed}`,
+    );
   }
 });
 
@@ -40,21 +48,32 @@ test('next_u64 after an odd u32 read straddles the refills as BlockRng does', ()
   const m = F.rng.mixed;
   const c = new ChaCha8(m.seed);
   assert.equal(c.nextU32(), m.first_u32);
-  assert.deepEqual(m.u64s.map(() => c.nextU64().toString()), m.u64s);
+  assert.deepEqual(
+    m.u64s.map(() => c.nextU64().toString()),
+    m.u64s,
+  );
 });
 
 test('below(n), small n in doubles and large n in BigInt', () => {
   for (const v of F.rng.below) {
     const r = new BoardRng(v.seed);
     const n = BigInt(v.n) < 1n << 53n ? Number(v.n) : BigInt(v.n);
-    assert.deepEqual(v.values.map(() => String(r.below(n))), v.values, `n ${v.n}`);
+    assert.deepEqual(
+      v.values.map(() => String(r.below(n))),
+      v.values,
+      `n ${v.n}`,
+    );
   }
 });
 
 test('unit()', () => {
   for (const v of F.rng.unit) {
     const r = new BoardRng(v.seed);
-    assert.deepEqual(v.values.map(() => r.unit()), v.values, `seed ${v.seed}`);
+    assert.deepEqual(
+      v.values.map(() => r.unit()),
+      v.values,
+      `seed ${v.seed}`,
+    );
   }
 });
 

@@ -19,6 +19,7 @@ export function fakeFx({ path = '/' } = {}) {
     reconnect: () => fx.reconnects++,
     connected: () => fx.open,
     now: () => t,
+    wall: () => 1_700_000_000_000 + t,
     tick: (ms) => (t += ms),
     later: (fn, ms) => fx.timers.push({ fn, at: t + ms }),
     /** Runs the timers that are due (all of them with `all`). */
@@ -47,15 +48,47 @@ export function fakeFx({ path = '/' } = {}) {
 
 // The seed's worked example vault: plate at the bottom left, gate in the wall, flag top right.
 export const VAULT = {
-  game: 'ghost', size: 'small', seed: '0', n: 6,
+  game: 'ghost',
+  size: 'small',
+  seed: '0',
+  n: 6,
   cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-  start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3],
-  par: 14, allowance: 20, fallback: false, attempts: 1,
+  start: [0, 0],
+  flag: [0, 5],
+  plate: [5, 0],
+  gate: [2, 3],
+  par: 14,
+  allowance: 20,
+  fallback: false,
+  attempts: 1,
 };
-export const MAZE = { game: 'maze', size: 'easy', seed: '7', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] };
+export const MAZE = {
+  game: 'maze',
+  size: 'easy',
+  seed: '7',
+  n: 5,
+  passages: ['2c2ac', '696c5', '56955', '55455', '393b9'],
+  start: [0, 0],
+  exit: [4, 4],
+};
 
 export const player = (id, name, extra = {}) => ({ id, name, ready: false, spectator: false, connected: true, ...extra });
 export const room = (players, extra = {}) => ({
-  type: 'room', code: 'K7M2Q', host: 1, game: 'ghost', size: 'small', phase: 'lobby', rank_by: 'time', max_players: 16, players, ...extra,
+  type: 'room',
+  code: 'K7M2Q',
+  host: 1,
+  game: 'ghost',
+  size: 'small',
+  phase: 'lobby',
+  rank_by: 'time',
+  max_players: 16,
+  players,
+  ...extra,
 });
-export const welcome = (extra = {}) => ({ type: 'welcome', player_id: 1, token: '5f0c3a9e1b7d42c8a6e0f1d2c3b4a596', resumed: false, ...extra });
+export const welcome = (extra = {}) => ({
+  type: 'welcome',
+  player_id: 1,
+  token: '5f0c3a9e1b7d42c8a6e0f1d2c3b4a596',
+  resumed: false,
+  ...extra,
+});

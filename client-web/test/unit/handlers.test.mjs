@@ -24,7 +24,24 @@ function raceOn(s, fx, board = VAULT, extra = {}) {
 }
 
 test('every server message type has a handler', () => {
-  const types = ['welcome', 'renamed', 'room', 'countdown', 'race_start', 'move_result', 'rewind_result', 'progress', 'finished', 'results', 'snapshot', 'daily_result', 'leaderboard', 'error', 'pong', 'server_shutdown'];
+  const types = [
+    'welcome',
+    'renamed',
+    'room',
+    'countdown',
+    'race_start',
+    'move_result',
+    'rewind_result',
+    'progress',
+    'finished',
+    'results',
+    'snapshot',
+    'daily_result',
+    'leaderboard',
+    'error',
+    'pong',
+    'server_shutdown',
+  ];
   for (const t of types) assert.equal(typeof HANDLERS[t], 'function', t);
   const s = createState();
   handle(s, { type: 'from_the_future' }, fakeFx()); // ignored, no throw
@@ -87,7 +104,7 @@ test('a resumed welcome waits for the snapshot; none in 1.5 s carries on', () =>
   assert.deepEqual(fx.drain(), [{ type: 'join_room', code: 'ZZZZZ' }]);
 });
 
-test('room: the address follows the room, my name is the room\'s, a daily room says ranked or practice', () => {
+test("room: the address follows the room, my name is the room's, a daily room says ranked or practice", () => {
   const { s, fx } = seated([player(1, 'Ann2'), player(2, 'Bob')]);
   assert.equal(fx.path(), '/r/K7M2Q');
   assert.equal(s.view, 'lobby');
@@ -202,7 +219,7 @@ test('progress: others stored with `left`; my own gave_up ends my moves', () => 
   assert.equal(canMove(s), false);
 });
 
-test('finished: mine stops my clock at the server\'s time; others are announced by name', () => {
+test("finished: mine stops my clock at the server's time; others are announced by name", () => {
   const { s, fx } = seated([player(1, 'Ann'), player(2, '<b>Bob</b>')]);
   raceOn(s, fx, MAZE, { clock: 'start' });
   handle(s, { type: 'finished', player_id: 2, steps: 8, time_ms: 9250, rank: 1 }, fx);
@@ -217,7 +234,15 @@ test('results: the race is over, no stale hint, the result said', () => {
   raceOn(s, fx, MAZE, { clock: 'start' });
   act(s, fx, 'up'); // the edge: a warning hint
   assert.equal(s.ui.hintWarn, true);
-  handle(s, { type: 'results', rankings: [{ player_id: 1, name: 'Ann', status: 'out_of_steps', steps: 3 }], reveal: { game: 'maze', shortest: 8, solution: [] } }, fx);
+  handle(
+    s,
+    {
+      type: 'results',
+      rankings: [{ player_id: 1, name: 'Ann', status: 'out_of_steps', steps: 3 }],
+      reveal: { game: 'maze', shortest: 8, solution: [] },
+    },
+    fx,
+  );
   assert.equal(s.race.live, false);
   assert.equal(s.ui.hint, '');
   assert.equal(s.ui.hintWarn, false);
@@ -233,7 +258,19 @@ test('snapshot: a resume rebuilds my game; joining mid-race watches; a lobby sna
   handle(s, welcome({ resumed: true }), fx);
   const snapRoom = { ...room([player(1, 'Ann')], { phase: 'racing' }) };
   delete snapRoom.type;
-  handle(s, { type: 'snapshot', room: snapRoom, board: VAULT, you: { pos: [2, 0], steps: 2, status: 'playing', run: 1, steps_left: 18, gate_open: false }, recording: ['down', 'down'], players: [{ id: 1, pos: [2, 0], steps: 2, run: 1, status: 'racing' }], elapsed_ms: 5000 }, fx);
+  handle(
+    s,
+    {
+      type: 'snapshot',
+      room: snapRoom,
+      board: VAULT,
+      you: { pos: [2, 0], steps: 2, status: 'playing', run: 1, steps_left: 18, gate_open: false },
+      recording: ['down', 'down'],
+      players: [{ id: 1, pos: [2, 0], steps: 2, run: 1, status: 'racing' }],
+      elapsed_ms: 5000,
+    },
+    fx,
+  );
   assert.equal(s.awaitingSnap, false);
   assert.deepEqual(s.game.pred.game.pos, [2, 0]);
   assert.deepEqual(s.game.pred.game.recording, ['down', 'down']);
@@ -244,7 +281,17 @@ test('snapshot: a resume rebuilds my game; joining mid-race watches; a lobby sna
   const w = createState();
   const wfx = fakeFx();
   handle(w, welcome({ player_id: 3 }), wfx);
-  handle(w, { type: 'snapshot', room: { ...snapRoom, players: [player(1, 'Ann'), player(3, 'Late', { spectator: true })] }, board: VAULT, players: [], elapsed_ms: 100 }, wfx);
+  handle(
+    w,
+    {
+      type: 'snapshot',
+      room: { ...snapRoom, players: [player(1, 'Ann'), player(3, 'Late', { spectator: true })] },
+      board: VAULT,
+      players: [],
+      elapsed_ms: 100,
+    },
+    wfx,
+  );
   assert.equal(w.game.pred, null, 'no game of my own: watching');
   assert.ok(w.race.board);
 
@@ -258,7 +305,21 @@ test('snapshot: a resume rebuilds my game; joining mid-race watches; a lobby sna
 
 test('daily_result is kept for the home page and asks for the leaderboard; leaderboard is stored', () => {
   const { s, fx } = seated([player(1, 'Ann')], { daily: true });
-  const dr = { type: 'daily_result', date: '2026-11-29', game: 'ghost', size: 'small', ranked: true, finished: true, steps: 16, time_ms: 42000, rank: 3, entrants: 57, streak: 4, share: 'x', run_id: 17 };
+  const dr = {
+    type: 'daily_result',
+    date: '2026-11-29',
+    game: 'ghost',
+    size: 'small',
+    ranked: true,
+    finished: true,
+    steps: 16,
+    time_ms: 42000,
+    rank: 3,
+    entrants: 57,
+    streak: 4,
+    share: 'x',
+    run_id: 17,
+  };
   handle(s, dr, fx);
   assert.equal(s.daily.result, dr);
   assert.deepEqual(fx.drain(), [{ type: 'leaderboard', game: 'ghost', size: 'small', date: '2026-11-29' }]);

@@ -9,7 +9,10 @@ import { leagueAct, openLeague } from '../../public/js/actions.js';
 import * as F from '../../public/js/format.js';
 import { fakeFx, welcome } from './fakes.mjs';
 
-const BOARDS = [{ game: 'maze', size: 'easy' }, { game: 'ghost', size: 'small' }];
+const BOARDS = [
+  { game: 'maze', size: 'easy' },
+  { game: 'ghost', size: 'small' },
+];
 
 function welcomed(path = '/') {
   const s = createState();
@@ -21,15 +24,26 @@ function welcomed(path = '/') {
 
 test('welcome asks for my leagues (not offline); the answer fills the home list', () => {
   const { s, fx } = welcomed();
-  assert.deepEqual(fx.sent.filter((m) => m.type === 'my_leagues'), [{ type: 'my_leagues' }]);
+  assert.deepEqual(
+    fx.sent.filter((m) => m.type === 'my_leagues'),
+    [{ type: 'my_leagues' }],
+  );
   assert.equal(s.leagues.mine, null);
-  handle(s, { type: 'leagues', leagues: [{ code: 'K7M2QX9P', name: '<b>Club</b>', members: 3, today: { rank: 1, points: 5, played: 2 } }] }, fx);
+  handle(
+    s,
+    { type: 'leagues', leagues: [{ code: 'K7M2QX9P', name: '<b>Club</b>', members: 3, today: { rank: 1, points: 5, played: 2 } }] },
+    fx,
+  );
   assert.equal(s.leagues.mine[0].name, '<b>Club</b>', 'kept as data');
   assert.equal(s.leagues.pending, null);
   const off = createState();
   const ofx = fakeFx();
   handle(off, welcome({ offline: true }), ofx);
-  assert.deepEqual(ofx.sent.filter((m) => m.type === 'my_leagues'), [], 'the offline stand-in has no leagues');
+  assert.deepEqual(
+    ofx.sent.filter((m) => m.type === 'my_leagues'),
+    [],
+    'the offline stand-in has no leagues',
+  );
 });
 
 test('create: the answer opens the league view with its standings and a table per board of today', () => {
@@ -48,7 +62,10 @@ test('create: the answer opens the league view with its standings and a table pe
     { type: 'league_board', code: 'K7M2QX9P', game: 'maze', size: 'easy' },
     { type: 'league_board', code: 'K7M2QX9P', game: 'ghost', size: 'small' },
   ]);
-  assert.deepEqual(s.leagues.mine.map((l) => l.code), ['K7M2QX9P']);
+  assert.deepEqual(
+    s.leagues.mine.map((l) => l.code),
+    ['K7M2QX9P'],
+  );
   handle(s, { type: 'league_board', code: 'K7M2QX9P', game: 'maze', size: 'easy', entries: [] }, fx);
   handle(s, { type: 'league_board', code: 'OTHER', game: 'ghost', size: 'small', entries: [] }, fx);
   assert.deepEqual([...s.leagues.boards.keys()], ['maze.easy'], "only the open league's tables");
@@ -101,12 +118,51 @@ test('a daily result in leagues asks for the new standing; a daily room says why
   const { s, fx } = welcomed();
   handle(s, { type: 'leagues', leagues: [] }, fx);
   fx.sent.length = 0;
-  const dr = { type: 'daily_result', date: '2026-12-01', game: 'maze', size: 'easy', ranked: true, finished: true, steps: 36, time_ms: 20110, rank: 1, entrants: 9, streak: 3, share: 's', run_id: 40, puzzle: 3 };
+  const dr = {
+    type: 'daily_result',
+    date: '2026-12-01',
+    game: 'maze',
+    size: 'easy',
+    ranked: true,
+    finished: true,
+    steps: 36,
+    time_ms: 20110,
+    rank: 1,
+    entrants: 9,
+    streak: 3,
+    share: 's',
+    run_id: 40,
+    puzzle: 3,
+  };
   handle(s, dr, fx);
-  assert.equal(fx.sent.some((m) => m.type === 'my_leagues'), false, 'in no league: nothing to refresh');
+  assert.equal(
+    fx.sent.some((m) => m.type === 'my_leagues'),
+    false,
+    'in no league: nothing to refresh',
+  );
   handle(s, { ...dr, leagues: [{ code: 'K7M2QX9P', name: 'Club', rank: 1, entrants: 3, share: 'l' }] }, fx);
-  assert.equal(fx.sent.some((m) => m.type === 'my_leagues'), true);
-  handle(s, { type: 'room', code: 'P3XQ9', host: 1, game: 'maze', size: 'easy', phase: 'lobby', rank_by: 'steps', max_players: 1, daily: true, ranked: false, practice: 'address_cap', players: [{ id: 1, name: 'Ann', ready: false, spectator: false, connected: true }] }, fx);
+  assert.equal(
+    fx.sent.some((m) => m.type === 'my_leagues'),
+    true,
+  );
+  handle(
+    s,
+    {
+      type: 'room',
+      code: 'P3XQ9',
+      host: 1,
+      game: 'maze',
+      size: 'easy',
+      phase: 'lobby',
+      rank_by: 'steps',
+      max_players: 1,
+      daily: true,
+      ranked: false,
+      practice: 'address_cap',
+      players: [{ id: 1, name: 'Ann', ready: false, spectator: false, connected: true }],
+    },
+    fx,
+  );
   assert.equal(s.daily.ranked, false);
   assert.equal(s.daily.practice, 'address_cap');
 });
@@ -114,8 +170,19 @@ test('a daily result in leagues asks for the new standing; a daily room says why
 test('formats: today in a league, the places of a result, standings cells, codes, practice', () => {
   assert.equal(F.leagueToday({ rank: 1, points: 5, played: 2 }), '#1 of 2 today · 5 points');
   assert.equal(F.leagueToday({ rank: 2, points: 1, played: 2 }), '#2 of 2 today · 1 point');
+  assert.equal(F.leagueToday({ rank: 1, points: 0, played: 0 }), 'Nobody has played today', 'a new league: no "#1 of 0"');
+  assert.equal(F.leagueToday({ rank: 3, points: 0, played: 2 }), 'Not played today · 2 played');
   assert.equal(F.leagueToday(undefined), 'Not played today');
-  const d = { ranked: true, finished: true, rank: 3, entrants: 57, leagues: [{ name: '<i>Club</i>', rank: 1, entrants: 3, share: 'mazerace daily #3 - <i>Club</i> - Maze easy - #1 of 3' }, { name: 'Work', entrants: 4 }] };
+  const d = {
+    ranked: true,
+    finished: true,
+    rank: 3,
+    entrants: 57,
+    leagues: [
+      { name: '<i>Club</i>', rank: 1, entrants: 3, share: 'mazerace daily #3 - <i>Club</i> - Maze easy - #1 of 3' },
+      { name: 'Work', entrants: 4 },
+    ],
+  };
   assert.deepEqual(F.places(d), [
     { label: 'Everyone', text: '#3 of 57' },
     { label: '<i>Club</i>', text: '#1 of 3', share: 'mazerace daily #3 - <i>Club</i> - Maze easy - #1 of 3' },

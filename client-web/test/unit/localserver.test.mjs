@@ -36,17 +36,25 @@ function assertWireOrder(msg) {
 
 /** A server on a fake clock: messages delivered at once, timers run by advance(). */
 function harness({ seeds = ['1'] } = {}) {
-  let t = 0, nextId = 1;
+  let t = 0,
+    nextId = 1;
   const timers = new Map();
   const out = [];
   const states = [];
   const seedQueue = seeds.slice();
   const srv = new LocalServer({
     hello: () => ({ type: 'hello', name: ' Ann ' }),
-    onMessage: (m) => { assertWireOrder(m); out.push(m); },
+    onMessage: (m) => {
+      assertWireOrder(m);
+      out.push(m);
+    },
     onState: (s) => states.push(s),
     now: () => t,
-    setTimer: (fn, ms) => { const id = nextId++; timers.set(id, { at: t + ms, fn }); return id; },
+    setTimer: (fn, ms) => {
+      const id = nextId++;
+      timers.set(id, { at: t + ms, fn });
+      return id;
+    },
     clearTimer: (id) => timers.delete(id),
     defer: (fn) => fn(),
     seed: () => seedQueue.shift() ?? '999',
@@ -70,9 +78,12 @@ function harness({ seeds = ['1'] } = {}) {
 function startRace(h, create) {
   h.srv.connect();
   assert.deepEqual(h.states, ['connecting', 'open']);
-  assert.deepEqual(h.take(), ['{"type":"welcome","player_id":1,"resumed":false,"name":"Ann","limits":{"msgs_per_sec":40,"msgs_burst":80,"max_name_chars":24,"resume_window_ms":60000},"offline":true}']);
+  assert.deepEqual(h.take(), [
+    '{"type":"welcome","player_id":1,"resumed":false,"name":"Ann","limits":{"msgs_per_sec":40,"msgs_burst":80,"max_name_chars":24,"resume_window_ms":60000},"offline":true}',
+  ]);
   h.send(create);
-  const room = (phase) => `{"type":"room","code":"LOCAL","host":1,"game":"${create.game}","size":"${create.size}","phase":"${phase}","rank_by":"${create.rank_by || 'time'}","max_players":16,"players":[{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true}]}`;
+  const room = (phase) =>
+    `{"type":"room","code":"LOCAL","host":1,"game":"${create.game}","size":"${create.size}","phase":"${phase}","rank_by":"${create.rank_by || 'time'}","max_players":16,"players":[{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true}]}`;
   assert.deepEqual(h.take(), [room('lobby')]);
   h.send({ type: 'start' });
   const [cr, c3] = h.take();
@@ -103,7 +114,9 @@ test('a solo Ghost race to the flag, message for message', () => {
   // A refused move costs nothing and does not start the clock.
   h.advance(5000);
   h.send({ type: 'move', dir: 'up', seq: 1 });
-  assert.deepEqual(h.take(), ['{"type":"move_result","seq":1,"ok":false,"reason":"wall","pos":[0,0],"steps":0,"status":"playing","run":1,"steps_left":17,"gate_open":false}']);
+  assert.deepEqual(h.take(), [
+    '{"type":"move_result","seq":1,"ok":false,"reason":"wall","pos":[0,0],"steps":0,"status":"playing","run":1,"steps_left":17,"gate_open":false}',
+  ]);
   h.advance(3000);
   const fx = fixture('small', '1');
   const actions = line(fx);
@@ -120,11 +133,14 @@ test('a solo Ghost race to the flag, message for message', () => {
     if (i < actions.length - 1) assert.equal(got.length, 1);
     else {
       // Timed from the first accepted move: 11 more actions, 250 ms apart.
-      assert.deepEqual(got.slice(1).map((m) => JSON.stringify(m)), [
-        '{"type":"finished","player_id":1,"steps":11,"time_ms":2750,"rank":1}',
-        room('results'),
-        '{"type":"results","rankings":[{"rank":1,"player_id":1,"name":"Ann","status":"finished","steps":11,"time_ms":2750,"efficiency":100}],"reveal":{"game":"ghost","par":11,"true_par":11,"solution":["down","right","right","up","rewind","down","right","right","down","down","down","left"]}}',
-      ]);
+      assert.deepEqual(
+        got.slice(1).map((m) => JSON.stringify(m)),
+        [
+          '{"type":"finished","player_id":1,"steps":11,"time_ms":2750,"rank":1}',
+          room('results'),
+          '{"type":"results","rankings":[{"rank":1,"player_id":1,"name":"Ann","status":"finished","steps":11,"time_ms":2750,"efficiency":100}],"reveal":{"game":"ghost","par":11,"true_par":11,"solution":["down","right","right","up","rewind","down","right","right","down","down","down","left"]}}',
+        ],
+      );
     }
   });
   assert.equal(h.timers.size, 0, 'the time limit is cleared with the results');
@@ -135,7 +151,10 @@ test('a solo Ghost race to the flag, message for message', () => {
   assert.deepEqual(h.take(), [room('lobby')]);
   h.send({ type: 'start' });
   h.advance(3000);
-  const next = h.take().map((m) => JSON.parse(m)).find((m) => m.type === 'race_start');
+  const next = h
+    .take()
+    .map((m) => JSON.parse(m))
+    .find((m) => m.type === 'race_start');
   const { l: _l, true_par: _t, solution: _s, ...board150 } = fixture('small', '150');
   assert.equal(JSON.stringify(next.board), JSON.stringify(board150));
 });
@@ -169,7 +188,10 @@ test('a solo maze race, ranked by steps, with a refused rewind', () => {
   const ms = (moves.length - 1) * 100;
   assert.equal(finished, `{"type":"finished","player_id":1,"steps":${moves.length},"time_ms":${ms},"rank":1}`);
   assert.equal(roomMsg, room('results'));
-  assert.equal(results, `{"type":"results","rankings":[{"rank":1,"player_id":1,"name":"Ann","status":"finished","steps":${moves.length},"time_ms":${ms},"efficiency":100}],"reveal":{"game":"maze","shortest":${fx.shortest},"solution":${JSON.stringify(moves)}}}`);
+  assert.equal(
+    results,
+    `{"type":"results","rankings":[{"rank":1,"player_id":1,"name":"Ann","status":"finished","steps":${moves.length},"time_ms":${ms},"efficiency":100}],"reveal":{"game":"maze","shortest":${fx.shortest},"solution":${JSON.stringify(moves)}}}`,
+  );
 });
 
 test('out of steps, and the time limit: listed without a rank', () => {
@@ -181,7 +203,10 @@ test('out of steps, and the time limit: listed without a rank', () => {
   assert.equal(out.length, 19);
   assert.equal(JSON.parse(out[16]).status, 'out_of_steps');
   assert.equal(out[17], room('results'));
-  assert.equal(out[18], '{"type":"results","rankings":[{"player_id":1,"name":"Ann","status":"out_of_steps","steps":17}],"reveal":{"game":"ghost","par":11,"true_par":11,"solution":["down","right","right","up","rewind","down","right","right","down","down","down","left"]}}');
+  assert.equal(
+    out[18],
+    '{"type":"results","rankings":[{"player_id":1,"name":"Ann","status":"out_of_steps","steps":17}],"reveal":{"game":"ghost","par":11,"true_par":11,"solution":["down","right","right","up","rewind","down","right","right","down","down","down","left"]}}',
+  );
 
   const t = harness();
   startRace(t, { type: 'create_room', game: 'maze', size: 'easy', seed: '42' });
@@ -197,23 +222,33 @@ test('what needs the server is refused with an offline: error; the rest as the s
   assert.equal(h.srv.send({ type: 'ping' }), false, 'not open before connect');
   h.srv.connect();
   h.take();
-  const errors = (msg) => { h.send(msg); return h.take(); };
-  assert.deepEqual(errors({ type: 'create_room', game: 'ghost', size: 'medium', daily: true }),
-    ['{"type":"error","code":"internal","message":"offline: the daily challenge needs the server"}']);
-  assert.deepEqual(errors({ type: 'join_room', code: 'K7M2Q' }),
-    ['{"type":"error","code":"room_not_found","message":"offline: joining a room needs the server"}']);
-  assert.deepEqual(errors({ type: 'leaderboard', game: 'maze', size: 'easy' }),
-    ['{"type":"error","code":"internal","message":"offline: the leaderboard needs the server"}']);
-  assert.deepEqual(errors({ type: 'create_room', game: 'ghost', size: 'easy' }),
-    ['{"type":"error","code":"bad_size","message":"easy is not a size of ghost"}']);
-  assert.deepEqual(errors({ type: 'create_room', game: 'maze', size: 'easy', seed: '18446744073709551616' }),
-    ['{"type":"error","code":"bad_seed","message":"a seed is a string of decimal digits up to 2^64 - 1"}']);
+  const errors = (msg) => {
+    h.send(msg);
+    return h.take();
+  };
+  assert.deepEqual(errors({ type: 'create_room', game: 'ghost', size: 'medium', daily: true }), [
+    '{"type":"error","code":"internal","message":"offline: the daily challenge needs the server"}',
+  ]);
+  assert.deepEqual(errors({ type: 'join_room', code: 'K7M2Q' }), [
+    '{"type":"error","code":"room_not_found","message":"offline: joining a room needs the server"}',
+  ]);
+  assert.deepEqual(errors({ type: 'leaderboard', game: 'maze', size: 'easy' }), [
+    '{"type":"error","code":"internal","message":"offline: the leaderboard needs the server"}',
+  ]);
+  assert.deepEqual(errors({ type: 'create_room', game: 'ghost', size: 'easy' }), [
+    '{"type":"error","code":"bad_size","message":"easy is not a size of ghost"}',
+  ]);
+  assert.deepEqual(errors({ type: 'create_room', game: 'maze', size: 'easy', seed: '18446744073709551616' }), [
+    '{"type":"error","code":"bad_seed","message":"a seed is a string of decimal digits up to 2^64 - 1"}',
+  ]);
   assert.deepEqual(errors({ type: 'start' }), ['{"type":"error","code":"not_in_room","message":"you are not in a room"}']);
   assert.deepEqual(errors({ type: 'hello', name: 'Ann' }), ['{"type":"error","code":"hello_first","message":"you already said hello"}']);
   assert.deepEqual(errors({ type: 'ping' }), ['{"type":"pong"}']);
   h.send({ type: 'create_room', game: 'ghost', size: 'large', max_players: 500 });
   assert.equal(JSON.parse(h.take()[0]).max_players, 64);
-  assert.deepEqual(errors({ type: 'join_room', code: 'K7M2Q' }), ['{"type":"error","code":"already_in_room","message":"leave your room first"}']);
+  assert.deepEqual(errors({ type: 'join_room', code: 'K7M2Q' }), [
+    '{"type":"error","code":"already_in_room","message":"leave your room first"}',
+  ]);
   assert.deepEqual(errors({ type: 'move', dir: 'up', seq: 1 }), ['{"type":"error","code":"not_racing","message":"no race is on"}']);
   assert.deepEqual(errors({ type: 'rematch' }), ['{"type":"error","code":"wrong_phase","message":"a rematch comes after the results"}']);
   h.send({ type: 'start' });
@@ -231,7 +266,9 @@ test('hello comes first and names are checked as the server checks them', () => 
   h.srv.connect();
   assert.deepEqual(h.take(), ['{"type":"error","code":"bad_name","message":"a name cannot be empty"}']);
   h.send({ type: 'create_room', game: 'maze', size: 'easy' });
-  assert.deepEqual(h.take(), ['{"type":"error","code":"hello_first","message":"say hello first: {\\"type\\":\\"hello\\",\\"name\\":\\"...\\"}"}']);
+  assert.deepEqual(h.take(), [
+    '{"type":"error","code":"hello_first","message":"say hello first: {\\"type\\":\\"hello\\",\\"name\\":\\"...\\"}"}',
+  ]);
   h.send({ type: 'hello', name: 'x'.repeat(25) });
   assert.match(h.take()[0], /bad_name/);
   h.send({ type: 'hello', name: 'é'.repeat(24) });
@@ -241,20 +278,35 @@ test('hello comes first and names are checked as the server checks them', () => 
 test('rank() orders as server/src/results.rs does', () => {
   const e = (id, status, steps, time_ms = null) => ({ id, name: `p${id}`, status, steps, time_ms });
   const es = [e(1, 'finished', 20, 9000), e(2, 'finished', 30, 5000), e(3, 'out_of_steps', 20), e(4, 'finished', 18, 9000)];
-  assert.deepEqual(rank(es, 'time', 18).map((x) => [x.player_id, x.rank, x.efficiency]),
-    [[2, 1, 60], [4, 2, 100], [1, 3, 90], [3, undefined, undefined]]);
+  assert.deepEqual(
+    rank(es, 'time', 18).map((x) => [x.player_id, x.rank, x.efficiency]),
+    [
+      [2, 1, 60],
+      [4, 2, 100],
+      [1, 3, 90],
+      [3, undefined, undefined],
+    ],
+  );
   const tie = [e(1, 'finished', 20, 9000), e(2, 'finished', 20, 9000), e(3, 'finished', 21, 9000)];
-  assert.deepEqual(rank(tie, 'steps', null).map((x) => x.rank), [1, 1, 3]);
+  assert.deepEqual(
+    rank(tie, 'steps', null).map((x) => x.rank),
+    [1, 1, 3],
+  );
   assert.ok(rank(tie, 'steps', null).every((x) => !('efficiency' in x)));
 });
 
 test('with the real timers and microtasks: a countdown then race_start', async () => {
   const got = [];
   let done;
-  const raced = new Promise((r) => { done = r; });
+  const raced = new Promise((r) => {
+    done = r;
+  });
   const srv = new LocalServer({
     hello: () => ({ type: 'hello', name: 'Ann' }),
-    onMessage: (m) => { got.push(m.type); if (m.type === 'race_start') done(m); },
+    onMessage: (m) => {
+      got.push(m.type);
+      if (m.type === 'race_start') done(m);
+    },
     countdownStepMs: 5,
   });
   srv.connect();

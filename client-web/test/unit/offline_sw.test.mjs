@@ -13,7 +13,9 @@ const SOURCE = readFileSync(new URL('../../public/sw.js', import.meta.url), 'utf
   .replace('[/*MAZERACE_FILES*/]', '["/","/js/app.js"]');
 
 class FakeCaches {
-  constructor() { this.stores = new Map(); }
+  constructor() {
+    this.stores = new Map();
+  }
   async open(name) {
     if (!this.stores.has(name)) this.stores.set(name, new Map());
     const store = this.stores.get(name);
@@ -21,16 +23,22 @@ class FakeCaches {
     return {
       addAll: async (reqs) => {
         for (const r of reqs) {
-          assert.equal(r.cache, 'reload', 'installed past the HTTP cache');
+          assert.equal(r.cache, 'no-cache', 'installed revalidated with the server (a 304 for what the page has just loaded)');
           store.set(key(r), new Response(`cached ${key(r)}`));
         }
       },
-      put: async (r, res) => { store.set(key(r), res); },
+      put: async (r, res) => {
+        store.set(key(r), res);
+      },
       match: async (r) => store.get(key(r))?.clone(),
     };
   }
-  async keys() { return [...this.stores.keys()]; }
-  async delete(name) { return this.stores.delete(name); }
+  async keys() {
+    return [...this.stores.keys()];
+  }
+  async delete(name) {
+    return this.stores.delete(name);
+  }
 }
 
 function worker(network) {
@@ -39,20 +47,34 @@ function worker(network) {
   const requests = [];
   const self = {
     location: { origin: 'https://game.test' },
-    addEventListener: (type, fn) => { listeners[type] = fn; },
+    addEventListener: (type, fn) => {
+      listeners[type] = fn;
+    },
     skipWaiting: async () => {},
     clients: { claim: async () => {} },
   };
-  const fetch = async (req) => { requests.push(req); return network(req); };
+  const fetch = async (req) => {
+    requests.push(req);
+    return network(req);
+  };
   // Relative URLs resolve against the worker's origin, as in a browser.
   class WorkerRequest {
-    constructor(url, init = {}) { this.url = new URL(url, self.location.origin).href; this.cache = init.cache; }
+    constructor(url, init = {}) {
+      this.url = new URL(url, self.location.origin).href;
+      this.cache = init.cache;
+    }
   }
   vm.runInNewContext(SOURCE, { self, caches, fetch, Request: WorkerRequest, Response, URL, Promise, console });
   const run = async (type, event) => {
     const waits = [];
     let response;
-    listeners[type]({ ...event, waitUntil: (p) => waits.push(p), respondWith: (p) => { response = p; } });
+    listeners[type]({
+      ...event,
+      waitUntil: (p) => waits.push(p),
+      respondWith: (p) => {
+        response = p;
+      },
+    });
     await Promise.all(waits);
     const res = response && (await response);
     await Promise.all(waits); // the cache put is registered while responding
@@ -63,7 +85,9 @@ function worker(network) {
 }
 
 test('install caches this version; activate deletes the others', async () => {
-  const w = worker(() => { throw new TypeError('offline'); });
+  const w = worker(() => {
+    throw new TypeError('offline');
+  });
   await w.caches.open('mazerace-v1');
   await w.caches.open('someone-else');
   await w.run('install', {});
@@ -104,22 +128,47 @@ test('a successful same-origin answer replaces the cached copy', async () => {
 
 test('registerServiceWorker only in a secure context with support', async () => {
   const calls = [];
-  const nav = { serviceWorker: { register: async (...a) => { calls.push(a); return 'reg'; } } };
+  const nav = {
+    serviceWorker: {
+      register: async (...a) => {
+        calls.push(a);
+        return 'reg';
+      },
+    },
+  };
   assert.equal(await registerServiceWorker({ nav, secure: false }), null);
   assert.equal(await registerServiceWorker({ nav: {}, secure: true }), null);
   assert.equal(await registerServiceWorker({ nav, secure: true }), 'reg');
   assert.deepEqual(calls, [['/sw.js', { scope: '/' }]]);
-  const refusing = { serviceWorker: { register: async () => { throw new Error('no'); } } };
+  const refusing = {
+    serviceWorker: {
+      register: async () => {
+        throw new Error('no');
+      },
+    },
+  };
   assert.equal(await registerServiceWorker({ nav: refusing, secure: true }), null);
 });
 
 test('checkVersion says when the server runs a different client', async () => {
   const answer = (version) => async () => new Response(JSON.stringify({ version }));
   assert.equal(pageVersion(), null, 'read raw from disk, the version is unknown');
-  assert.deepEqual(await checkVersion({ fetchFn: answer('abc'), page: 'abc' }), { reachable: true, server: 'abc', page: 'abc', reload: false });
-  assert.deepEqual(await checkVersion({ fetchFn: answer('def'), page: 'abc' }), { reachable: true, server: 'def', page: 'abc', reload: true });
+  assert.deepEqual(await checkVersion({ fetchFn: answer('abc'), page: 'abc' }), {
+    reachable: true,
+    server: 'abc',
+    page: 'abc',
+    reload: false,
+  });
+  assert.deepEqual(await checkVersion({ fetchFn: answer('def'), page: 'abc' }), {
+    reachable: true,
+    server: 'def',
+    page: 'abc',
+    reload: true,
+  });
   assert.equal((await checkVersion({ fetchFn: answer('def'), page: null })).reload, false, 'unknown page version: no reload loop');
-  const down = async () => { throw new TypeError('Failed to fetch'); };
+  const down = async () => {
+    throw new TypeError('Failed to fetch');
+  };
   assert.deepEqual(await checkVersion({ fetchFn: down, page: 'abc' }), { reachable: false, server: null, page: 'abc', reload: false });
   assert.equal((await checkVersion({ fetchFn: async () => new Response('', { status: 503 }), page: 'abc' })).reachable, false);
 });

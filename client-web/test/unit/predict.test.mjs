@@ -5,10 +5,19 @@ import { parseBoard, newGame, apply, view } from '../../public/js/rules.js';
 import { Predictor, sameView } from '../../public/js/predict.js';
 
 const VAULT = parseBoard({
-  game: 'ghost', size: 'small', seed: '0', n: 6,
+  game: 'ghost',
+  size: 'small',
+  seed: '0',
+  n: 6,
   cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-  start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3],
-  par: 14, allowance: 20, fallback: false, attempts: 1,
+  start: [0, 0],
+  flag: [0, 5],
+  plate: [5, 0],
+  gate: [2, 3],
+  par: 14,
+  allowance: 20,
+  fallback: false,
+  attempts: 1,
 });
 
 /** What the server would answer: its own engine (the same rules) applied in order. */
@@ -51,7 +60,17 @@ test('a move the server refuses snaps back, and later moves are replayed on the 
   p.act('right', 2);
   assert.deepEqual(p.game.pos, [1, 1]);
   // The server refused seq 1 (say the race had ended for this player) and accepted nothing else yet.
-  const r = p.confirm({ seq: 1, ok: false, reason: 'game_over', pos: [0, 0], steps: 0, status: 'playing', run: 1, steps_left: 20, gate_open: false });
+  const r = p.confirm({
+    seq: 1,
+    ok: false,
+    reason: 'game_over',
+    pos: [0, 0],
+    steps: 0,
+    status: 'playing',
+    run: 1,
+    steps_left: 20,
+    gate_open: false,
+  });
   assert.deepEqual(r, { agreed: false, snapBack: true, corrected: true });
   assert.deepEqual(p.base.pos, [0, 0]);
   assert.deepEqual(p.game.pos, [0, 1], 'seq 2 (right) replayed from the start');
@@ -95,7 +114,13 @@ test('rewind is predicted and confirmed; the ghost follows', () => {
 test('reset from a snapshot rebuilds run two with the ghost mid-replay', () => {
   const p = new Predictor(VAULT);
   p.act('down', 1);
-  p.reset({ pos: [0, 2], steps: 7, status: 'playing', run: 2, steps_left: 13, ghost: [2, 0], gate_open: false }, ['down', 'down', 'down', 'down', 'down']);
+  p.reset({ pos: [0, 2], steps: 7, status: 'playing', run: 2, steps_left: 13, ghost: [2, 0], gate_open: false }, [
+    'down',
+    'down',
+    'down',
+    'down',
+    'down',
+  ]);
   assert.equal(p.pending.length, 0);
   assert.equal(p.game.replayed, 2);
   assert.ok(p.act('down', 9).ok);

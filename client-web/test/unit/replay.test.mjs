@@ -9,9 +9,17 @@ import { route } from '../route.mjs';
 
 // The seed's worked example (RULES.md): start [0,0], plate [5,0], gate [2,3], flag [0,5].
 const VAULT = {
-  game: 'ghost', size: 'small', seed: '0', n: 6,
+  game: 'ghost',
+  size: 'small',
+  seed: '0',
+  n: 6,
   cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-  start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3], par: 14, allowance: 20,
+  start: [0, 0],
+  flag: [0, 5],
+  plate: [5, 0],
+  gate: [2, 3],
+  par: 14,
+  allowance: 20,
 };
 const MAZE = { game: 'maze', size: 'easy', seed: '1', n: 3, passages: ['2ac', '6a9', '3a8'], start: [0, 0], exit: [2, 2] };
 const words = (s) => s.split(' ');
@@ -35,7 +43,10 @@ test('a vault run: frame k is the state after k actions, through the rewind to t
   assert.equal(end.status, 'won');
   assert.deepEqual(end.pos, VAULT.flag);
   assert.equal(end.steps, line.length - 1, 'every move counts, the rewind does not');
-  assert.ok(frames.some((f) => f.run === 2 && f.gateOpen && !f.pos.every((x, i) => x === VAULT.plate[i])), 'the ghost holds the gate open');
+  assert.ok(
+    frames.some((f) => f.run === 2 && f.gateOpen && !f.pos.every((x, i) => x === VAULT.plate[i])),
+    'the ghost holds the gate open',
+  );
   // Frames are copies: changing one does not change another.
   frames[1].pos[0] = 99;
   assert.notEqual(frames[2].pos[0], 99);
@@ -45,10 +56,25 @@ test('the trail is the current run only; the tint is every cell so far', () => {
   const b = parseBoard(VAULT);
   const line = words('down down down down down rewind right right');
   const { frames } = replayFrames(b, line);
-  assert.deepEqual(trailAt(frames, 2), [[0, 0], [1, 0], [2, 0]]);
-  assert.deepEqual(trailAt(frames, 5), [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [5, 0]]);
+  assert.deepEqual(trailAt(frames, 2), [
+    [0, 0],
+    [1, 0],
+    [2, 0],
+  ]);
+  assert.deepEqual(trailAt(frames, 5), [
+    [0, 0],
+    [1, 0],
+    [2, 0],
+    [3, 0],
+    [4, 0],
+    [5, 0],
+  ]);
   assert.deepEqual(trailAt(frames, 6), [[0, 0]], 'after the rewind the trail starts again');
-  assert.deepEqual(trailAt(frames, 8), [[0, 0], [0, 1], [0, 2]]);
+  assert.deepEqual(trailAt(frames, 8), [
+    [0, 0],
+    [0, 1],
+    [0, 2],
+  ]);
   const m = parseBoard(MAZE);
   const mf = replayFrames(m, words('right right down left')).frames;
   assert.deepEqual([...visitedAt(mf, 4)].sort(), ['0,0', '0,1', '0,2', '1,1', '1,2']);

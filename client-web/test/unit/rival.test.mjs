@@ -17,7 +17,11 @@ function inRoom(extra = {}) {
   return { s, fx };
 }
 
-const results = (status) => ({ type: 'results', rankings: [{ rank: 1, player_id: 1, name: 'Ann', status, steps: 36, time_ms: 9000 }], reveal: { game: 'maze', shortest: 36, solution: [] } });
+const results = (status) => ({
+  type: 'results',
+  rankings: [{ rank: 1, player_id: 1, name: 'Ann', status, steps: 36, time_ms: 9000 }],
+  reveal: { game: 'maze', shortest: 36, solution: [] },
+});
 
 test('the results offer the #1 after a ranked try, or my last run in practice', () => {
   const { s } = inRoom({ daily: true, ranked: true, game: 'maze', size: 'easy', phase: 'results' });
@@ -41,7 +45,10 @@ test('racing a rival: back to the lobby, add it, and start once the room lists i
   const { s, fx } = inRoom({ phase: 'results' });
   s.race.results = results('finished');
   race(s, fx, { pick: 'last' });
-  assert.deepEqual(fx.drain(), [{ type: 'rematch', same_board: true }, { type: 'add_rival', pick: 'last' }]);
+  assert.deepEqual(fx.drain(), [
+    { type: 'rematch', same_board: true },
+    { type: 'add_rival', pick: 'last' },
+  ]);
   handle(s, room([player(1, 'Ann')]), fx);
   assert.deepEqual(fx.drain(), [], 'not before the rival is in');
   handle(s, room([player(1, 'Ann'), player(4294967295, 'Ann', { ready: true, rival: true })]), fx);

@@ -11,8 +11,14 @@ test('rules fixtures present', () => {
   assert.ok(existsSync(FIXTURES), `missing ${FIXTURES.pathname} (the lead's Rust-generated fixtures)`);
   const cases = JSON.parse(readFileSync(FIXTURES, 'utf8'));
   assert.ok(Array.isArray(cases) && cases.length > 0, 'fixtures are a non-empty array');
-  assert.ok(cases.some((c) => c.board.game === 'ghost'), 'has Ghost cases');
-  assert.ok(cases.some((c) => c.board.game === 'maze'), 'has maze cases');
+  assert.ok(
+    cases.some((c) => c.board.game === 'ghost'),
+    'has Ghost cases',
+  );
+  assert.ok(
+    cases.some((c) => c.board.game === 'maze'),
+    'has maze cases',
+  );
 });
 
 if (existsSync(FIXTURES)) {
@@ -54,10 +60,19 @@ if (existsSync(FIXTURES)) {
 
 // The seed's worked example: column index 3 walled except row 2 (the gate).
 const VAULT = {
-  game: 'ghost', size: 'small', seed: '0', n: 6,
+  game: 'ghost',
+  size: 'small',
+  seed: '0',
+  n: 6,
   cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-  start: [0, 0], flag: [0, 5], plate: [5, 0], gate: [2, 3],
-  par: 14, allowance: 20, fallback: false, attempts: 1,
+  start: [0, 0],
+  flag: [0, 5],
+  plate: [5, 0],
+  gate: [2, 3],
+  par: 14,
+  allowance: 20,
+  fallback: false,
+  attempts: 1,
 };
 const words = (s) => s.split(/\s+/).filter(Boolean);
 function play(line) {
@@ -69,7 +84,10 @@ const RUN_ONE = 'down down down down down rewind';
 
 test('worked example: the 14-step line is refused at the gate on move 5 of run two', () => {
   const { g, results } = play(`${RUN_ONE} right right down down right`);
-  assert.deepEqual(results.slice(0, 10).map((r) => r.ok), Array(10).fill(true));
+  assert.deepEqual(
+    results.slice(0, 10).map((r) => r.ok),
+    Array(10).fill(true),
+  );
   assert.deepEqual(results[10], { ok: false, reason: 'gate_closed' });
   assert.equal(g.steps, 9, 'the refused move used no step');
   assert.deepEqual(g.pos, [2, 2]);
@@ -108,7 +126,8 @@ test('ghost: walls and edges refuse without a step; one rewind, in run one only'
   assert.deepEqual(apply(g, 'up'), { ok: false, reason: 'wall' });
   assert.deepEqual(apply(g, 'left'), { ok: false, reason: 'wall' });
   assert.equal(g.steps, 0);
-  apply(g, 'right'); apply(g, 'right');
+  apply(g, 'right');
+  apply(g, 'right');
   assert.deepEqual(apply(g, 'right'), { ok: false, reason: 'wall' }, 'column 3 is walled at row 0');
   assert.deepEqual(g.recording, ['right', 'right']);
   assert.deepEqual(apply(g, 'rewind'), { ok: true });
@@ -116,7 +135,9 @@ test('ghost: walls and edges refuse without a step; one rewind, in run one only'
   assert.deepEqual(g.pos, [0, 0]);
   assert.deepEqual(apply(g, 'rewind'), { ok: false, reason: 'rewind_used' });
   // The ghost replays the two rights, then stands still.
-  apply(g, 'down'); apply(g, 'down'); apply(g, 'up');
+  apply(g, 'down');
+  apply(g, 'down');
+  apply(g, 'up');
   assert.deepEqual(g.ghost, [0, 2]);
   assert.equal(g.replayed, 2);
 });

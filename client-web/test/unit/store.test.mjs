@@ -33,7 +33,15 @@ test('junk and throwing storage read as nothing', () => {
   const s = makeStore(ls, memoryStorage());
   assert.equal(s.best('ghost', 'small'), null);
   assert.equal(s.name(), '');
-  const broken = { getItem() { throw new Error('denied'); }, setItem() { throw new Error('full'); }, removeItem() {} };
+  const broken = {
+    getItem() {
+      throw new Error('denied');
+    },
+    setItem() {
+      throw new Error('full');
+    },
+    removeItem() {},
+  };
   const b = makeStore(broken, broken);
   b.setName('Ann');
   assert.equal(b.name(), '');
@@ -81,7 +89,7 @@ test('a reload resumes with the tab token; a second live tab starts fresh; a clo
   b.setToken('tok-B');
   assert.equal(b.token(), 'tok-B');
   assert.equal(a.token(), 'tok-A');
-  assert.equal(JSON.parse(ls.getItem('mazerace.token')), 'tok-A', 'the shared (daily) identity stays the first tab\'s');
+  assert.equal(JSON.parse(ls.getItem('mazerace.token')), 'tok-A', "the shared (daily) identity stays the first tab's");
   // Tab A closes: the browser drops its lock at once (no 10 s claim to wait out).
   locks.held.delete('mazerace.token.tok-A');
   const c = makeStore(ls, memoryStorage(), undefined, locks);

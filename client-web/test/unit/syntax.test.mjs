@@ -8,7 +8,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const JS = new URL('../../public/js/', import.meta.url).pathname;
-const modules = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? modules(join(dir, n)) : n.endsWith('.js') ? [join(dir, n)] : []));
+const modules = (dir) =>
+  readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? modules(join(dir, n)) : n.endsWith('.js') ? [join(dir, n)] : []));
 
 test('every module in public/js parses as an ES module', () => {
   const files = modules(JS);

@@ -7,6 +7,7 @@ use super::{is_false, ErrorCode, PlayerId, RankBy, RivalPick};
 use crate::board::Seed;
 use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Size};
+use crate::matches::MatchSettings;
 
 /// Client to server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,6 +45,9 @@ pub enum ClientMsg {
         /// Today's daily board for `game`/`size` instead of a seeded one.
         #[serde(default, skip_serializing_if = "is_false")]
         daily: bool,
+        /// A match of several rounds instead of a single race (never with `daily`).
+        #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+        format: Option<MatchSettings>,
     },
     /// Join a room by its code; `spectate` watches without racing.
     /// `{"type":"join_room","code":"K7M2Q"}`
@@ -89,6 +93,19 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "is_false")]
         same_board: bool,
     },
+    /// Host only, in the lobby: play a match of several rounds, or (without
+    /// `match`) single races. `{"type":"set_match","match":{"rounds":5,"plan":"alternate"}}`
+    SetMatch {
+        /// The match; absent: single races.
+        #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+        format: Option<MatchSettings>,
+    },
+    /// Host only, in a match's intermission: stop its countdown (once per
+    /// intermission, for at most five minutes). `{"type":"hold"}`
+    Hold {},
+    /// Host only, in a match's intermission: start the next round now (also
+    /// ends a hold). `{"type":"next_round"}`
+    NextRound {},
     /// Host only, in the lobby: race a stored run as a rival, by its
     /// `run_id` or by `pick` (exactly one of the two). Answered with a
     /// `room` that lists it, or an error (`rival_*`).

@@ -43,8 +43,13 @@ pub enum Phase {
     Countdown,
     /// The race is on.
     Racing,
-    /// The race is over and its results are out; the host may call a rematch.
+    /// The race is over and its results are out; the host may call a rematch
+    /// (in a match: the match is over).
     Results,
+    /// A match between two rounds: the last round's results are out and the
+    /// next round starts when the intermission has counted down (or the
+    /// host starts it at once).
+    Intermission,
 }
 
 /// A racer's standing in the current race.
@@ -174,6 +179,9 @@ pub enum ErrorCode {
     /// `add_rival`: the stored run no longer replays to its stored result
     /// (the rules changed since), so it is not shown wrong.
     RivalChanged,
+    /// A daily room plays single races only: `create_room` with `daily`
+    /// and `match`, or `set_match` in a daily room.
+    DailyMatch,
     /// `add_rival`: not now (the run did not finish, the room has all its
     /// rivals, your ranked try on this daily board is still to come, or a
     /// `pick` that needs a daily room).

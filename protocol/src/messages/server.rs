@@ -8,6 +8,7 @@ use crate::board::PublicBoard;
 use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
+use crate::matches::{MatchOver, MatchSettings, MatchView, TallyLine};
 use crate::play::{Action, GameView, Reject};
 use crate::race::Clock;
 
@@ -70,6 +71,16 @@ pub struct RoomInfo {
     pub key: String,
     /// Every member, racers and spectators.
     pub players: Vec<PlayerInfo>,
+    /// The room plays matches of this many rounds on these boards; absent:
+    /// single races.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<MatchSettings>,
+    /// The match under way, or the one just over: its round, boards and table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standings: Option<Box<MatchView>>,
+    /// Matches won in this room, per player, most first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tally: Vec<TallyLine>,
 }
 
 /// One racer's progress as others see it.
@@ -331,6 +342,20 @@ pub enum ServerMsg {
         /// The board's answer.
         reveal: Reveal,
     },
+    /// A match's intermission: the next round starts in `seconds` (sent
+    /// each second), or is held by the host (`held`, no `seconds`).
+    Intermission {
+        /// The round that comes next.
+        round: u32,
+        /// Seconds until its countdown; absent while held.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seconds: Option<u32>,
+        /// The host holds the intermission.
+        #[serde(default, skip_serializing_if = "is_false")]
+        held: bool,
+    },
+    /// The match is over (after its last round's `results`).
+    MatchOver(Box<MatchOver>),
     /// Sent after `welcome` on a resume, and to a spectator joining mid-race.
     Snapshot(Box<Snapshot>),
     /// A daily run was stored (sent after the commit).

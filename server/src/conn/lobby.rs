@@ -11,9 +11,9 @@ use tokio::time::{sleep, Instant};
 use tracing::Instrument;
 
 use super::Conn;
-use crate::outbox::close;
 use crate::room::RoomCmd;
 use crate::sessions::Session;
+use mazerace_protocol::close;
 
 /// Where the connection's session is.
 pub(super) enum Lobby {
@@ -54,8 +54,8 @@ impl Conn {
         let id = s.id;
         match msg {
             ClientMsg::Hello { .. } | ClientMsg::Ping {} => {}
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => {
-                let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily };
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format } => {
+                let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily, format };
                 Box::pin(self.create_room(&s, req)).await;
             }
             ClientMsg::JoinRoom { code, spectate, key } => {
@@ -69,17 +69,12 @@ impl Conn {
             },
             ClientMsg::Ready { ready } => self.forward(&s, RoomCmd::Ready { id, ready }).await,
             ClientMsg::Start {} => self.forward(&s, RoomCmd::Start { id }).await,
-            ClientMsg::Move { dir, seq } => {
-                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Move(dir), at: Instant::now() })
-                    .await
-            }
-            ClientMsg::Rewind { seq } => {
-                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Rewind, at: Instant::now() }).await
-            }
+            ClientMsg::Move { dir, seq } => self.act(&s, seq, Action::Move(dir)).await,
+            ClientMsg::Rewind { seq } => self.act(&s, seq, Action::Rewind).await,
             ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {
-                let seed = self.env.ids.seed();
-                self.forward(&s, RoomCmd::Rematch { id, same_board, seed }).await
+                let (seed, match_seed) = (self.env.ids.seed(), self.env.ids.seed());
+                self.forward(&s, RoomCmd::Rematch { id, same_board, seed, match_seed }).await
             }
             ClientMsg::AddRival { run_id, pick } => {
                 self.forward(&s, RoomCmd::AddRival { id, run_id, pick }).await
@@ -87,6 +82,12 @@ impl Conn {
             ClientMsg::RemoveRival { id: rival } => {
                 self.forward(&s, RoomCmd::RemoveRival { id, rival }).await
             }
+            ClientMsg::SetMatch { format } => {
+                let seed = self.env.ids.seed();
+                self.forward(&s, RoomCmd::SetMatch { id, format, seed }).await
+            }
+            ClientMsg::Hold {} => self.forward(&s, RoomCmd::Hold { id }).await,
+            ClientMsg::NextRound {} => self.forward(&s, RoomCmd::NextRound { id }).await,
             ClientMsg::Rename { name } => Box::pin(self.rename(&s, name)).await,
             ClientMsg::Leaderboard { game, size, date } => {
                 Box::pin(self.leaderboard(&s, game, size, date)).await
@@ -197,6 +198,20 @@ impl Conn {
         tracing::info!(name = %name, "renamed");
         s.set_name(name);
         true
+    }
+
+    /// A move or rewind, timed from now, to the player's room. The hot path:
+    /// the transport calls it directly, without [`Conn::dispatch`].
+    pub(super) async fn act(&mut self, s: &Session, seq: u32, action: Action) {
+        self.forward(s, RoomCmd::Act { id: s.id, seq, action, at: Instant::now() }).await
+    }
+
+    /// The player's session, once they said hello.
+    pub(super) fn session(&self) -> Option<&Arc<Session>> {
+        match &self.lobby {
+            Lobby::Ready(s) => Some(s),
+            Lobby::AwaitingHello => None,
+        }
     }
 
     async fn forward(&mut self, s: &Session, cmd: RoomCmd) {

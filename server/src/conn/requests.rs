@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mazerace_protocol::daily::DailyDate;
+use mazerace_protocol::matches::MatchSettings;
 use mazerace_protocol::messages::{ErrorCode, RankBy, ServerMsg};
 use mazerace_protocol::{Board, Game, Seed, Size};
 use tokio::time::timeout;
@@ -28,6 +29,7 @@ pub(super) struct NewRoom {
     pub rank_by: Option<RankBy>,
     pub max_players: Option<u32>,
     pub daily: bool,
+    pub format: Option<MatchSettings>,
 }
 
 impl Conn {
@@ -36,12 +38,15 @@ impl Conn {
     }
 
     pub(super) async fn create_room(&mut self, s: &Arc<Session>, req: NewRoom) {
-        let NewRoom { game, size, seed, rank_by, max_players, daily } = req;
+        let NewRoom { game, size, seed, rank_by, max_players, daily, format } = req;
         if s.room().is_some() {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
         }
         if size.game() != game {
             return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
+        }
+        if daily && format.is_some() {
+            return self.error(ErrorCode::DailyMatch, "a daily room plays single races, not matches");
         }
         let mut daily_board = None;
         let seed = if daily {
@@ -55,7 +60,7 @@ impl Conn {
             match timeout(STORE_WAIT, today).await.unwrap_or_else(|_| Err(DailyError::late())) {
                 Ok(mut b) => {
                     let seed = b.seed;
-                    b.address = crate::address::AddressKey::of(self.ip).label();
+                    b.address = crate::edge::address::AddressKey::of(self.ip).label();
                     daily_board = Some(b);
                     seed
                 }
@@ -80,7 +85,10 @@ impl Conn {
             tracing::warn!("room refused: too many open rooms from this address");
             return self.error(ErrorCode::TooManyRooms, "too many open rooms from your network address");
         };
-        let board = match Board::build(size, seed) {
+        // A match's first round is raced on the room's seed, with `harder`
+        // maybe at another size than the room's.
+        let first = format.map_or(size, |f| f.size_of(size, 1));
+        let board = match Board::build(first, seed) {
             Ok(b) => b,
             Err(e) => {
                 tracing::error!(error = %e, seed, %size, "board failed");
@@ -89,8 +97,12 @@ impl Conn {
         };
         let is_daily = daily_board.is_some();
         let settings = RoomSettings {
-            game,
-            size,
+            game: first.game(),
+            size: first,
+            base: size,
+            format,
+            // Rounds 2 on: a seed nobody in the room knows.
+            match_seed: self.env.ids.seed(),
             rank_by: if is_daily { RankBy::Steps } else { rank_by.unwrap_or_default() },
             max_players: if is_daily {
                 1

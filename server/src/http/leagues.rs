@@ -7,11 +7,11 @@
 //! Thin: the leagues themselves are [`crate::daily`]'s; a refusal's status
 //! is [`crate::daily::DailyError::http`]'s.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -24,7 +24,8 @@ use mazerace_protocol::{Game, Size};
 use super::HttpEnv;
 use super::{api_error, bearer};
 use crate::daily::{DailyError, LeagueAsker, LeagueOp};
-use crate::limits::JoinLimiter;
+use crate::edge::limits::JoinLimiter;
+use crate::edge::ClientAddr;
 
 /// League writes (make, join) over HTTP per source address: a burst of
 /// 20, one more every 30 s (the socket has its own per-connection budget).
@@ -62,7 +63,7 @@ fn too_many() -> Response {
 }
 
 async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
-    crate::assets::serve("index.html", &headers)
+    crate::assets::serve("index.html", &headers).await
 }
 
 /// Runs `op` for `token` (none: an anonymous read) from `address` and
@@ -89,11 +90,7 @@ fn needs_token() -> Response {
     api_error(StatusCode::UNAUTHORIZED, "send your token: Authorization: Bearer <token>")
 }
 
-async fn mine(
-    State(env): State<Arc<HttpEnv>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-) -> Response {
+async fn mine(State(env): State<Arc<HttpEnv>>, ClientAddr(peer): ClientAddr, headers: HeaderMap) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
     run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Mine).await
 }
@@ -120,7 +117,7 @@ fn player_name(raw: &str) -> Result<String, &'static str> {
 async fn create(
     State(env): State<Arc<HttpEnv>>,
     Extension(writes): Extension<Writes>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
     Json(body): Json<CreateBody>,
 ) -> Response {
@@ -138,7 +135,7 @@ async fn create(
 async fn join(
     State(env): State<Arc<HttpEnv>>,
     Extension(writes): Extension<Writes>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     headers: HeaderMap,
     Json(body): Json<JoinBody>,
@@ -164,7 +161,7 @@ async fn join(
 
 async fn leave(
     State(env): State<Arc<HttpEnv>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     headers: HeaderMap,
 ) -> Response {
@@ -179,7 +176,7 @@ struct Days {
 
 async fn standings(
     State(env): State<Arc<HttpEnv>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     Query(q): Query<Days>,
     headers: HeaderMap,
@@ -190,7 +187,7 @@ async fn standings(
 
 async fn board(
     State(env): State<Arc<HttpEnv>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Path((code, date, game, size)): Path<(String, String, String, String)>,
     headers: HeaderMap,
 ) -> Response {

@@ -13,24 +13,23 @@ use tracing::Instrument;
 
 use super::effects::Effect;
 use super::state::{Input, Room};
-use super::{NewMember, RoomCmd, RoomEnv, RoomSettings};
-use crate::address::Slot;
+use super::{Directory, NewMember, RoomCmd, RoomEnv, RoomSettings};
+use crate::edge::address::Slot;
 use crate::metrics;
 use crate::outbox::{frame, Frame, Outbox};
-use crate::registry::Registry;
 
-/// Where a room comes from: the server's rooms environment, the registry it
-/// leaves when it ends, and its creator's address's place.
+/// Where a room comes from: the server's rooms environment, the directory
+/// it leaves when it ends, and its creator's address's place.
 pub(super) struct Origin {
     pub env: Arc<RoomEnv>,
-    pub registry: Arc<Registry>,
+    pub directory: Arc<dyn Directory>,
     pub slot: Slot,
 }
 
 struct Actor {
     room: Room,
     env: Arc<RoomEnv>,
-    registry: Arc<Registry>,
+    directory: Arc<dyn Directory>,
     /// Given back when the room ends (`max_rooms_per_address`).
     _slot: Slot,
     code: Arc<str>,
@@ -57,7 +56,7 @@ pub(super) fn start(
     rx: mpsc::Receiver<RoomCmd>,
 ) {
     let span = tracing::info_span!("room", room = %code);
-    let Origin { env, registry, slot } = origin;
+    let Origin { env, directory, slot } = origin;
     let tracker = env.tracker.clone();
     tracker.spawn(
         async move {
@@ -67,7 +66,7 @@ pub(super) fn start(
             let actor = Actor {
                 room,
                 env,
-                registry,
+                directory,
                 _slot: slot,
                 code,
                 id,
@@ -125,7 +124,7 @@ impl Actor {
             }
         }
         metrics::room_phase(Some(self.room.phase()), None);
-        self.registry.remove(&self.code, self.id);
+        self.directory.remove(&self.code, self.id);
         tracing::info!("room closed");
     }
 
@@ -138,8 +137,8 @@ impl Actor {
             metrics::room_phase(Some(before), Some(after));
             match after {
                 Phase::Racing => metrics::race_started(),
-                Phase::Results => metrics::race_finished(),
-                Phase::Lobby | Phase::Countdown => {}
+                Phase::Results | Phase::Intermission if before == Phase::Racing => metrics::race_finished(),
+                Phase::Lobby | Phase::Countdown | Phase::Results | Phase::Intermission => {}
             }
         }
         self.carry_out();
@@ -193,7 +192,9 @@ impl Actor {
                 metrics::ack_latency(at.elapsed());
             }
             RoomCmd::GiveUp { id } => self.input(Input::GiveUp { id }),
-            RoomCmd::Rematch { id, same_board, seed } => self.input(Input::Rematch { id, same_board, seed }),
+            RoomCmd::Rematch { id, same_board, seed, match_seed } => {
+                self.input(Input::Rematch { id, same_board, seed, match_seed })
+            }
             RoomCmd::Rename { id, name, reply } => {
                 let ok = self.room.is_member(id) && self.room.may_rename(id);
                 if ok {
@@ -205,6 +206,12 @@ impl Actor {
             RoomCmd::AddRival { id, run_id, pick } => self.input(Input::AddRival { id, run_id, pick }),
             RoomCmd::RivalLoaded { id, run } => self.input(Input::RivalLoaded { id, run }),
             RoomCmd::RemoveRival { id, rival } => self.input(Input::RemoveRival { id, rival }),
+            RoomCmd::SetMatch { id, format, seed } => self.input(Input::SetMatch { id, format, seed }),
+            RoomCmd::Hold { id } => self.input(Input::Hold { id }),
+            RoomCmd::NextRound { id } => self.input(Input::NextRound { id }),
+            RoomCmd::Preview { reply } => {
+                let _ = reply.send(self.room.preview());
+            }
             RoomCmd::DailyDone { id, result } => match result {
                 Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
                 None => self.send_to(

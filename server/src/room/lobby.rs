@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RacerStatus, ServerMsg};
-use mazerace_protocol::Board;
 use tokio::time::Instant;
 
 use super::effects::Effect;
@@ -31,17 +30,13 @@ impl Room {
     }
 
     pub(super) fn start(&mut self, id: PlayerId, now: Instant) {
-        let board = &self.settings.board;
-        let mut racers: Vec<Racer> = self
-            .members
-            .iter()
-            .filter(|m| !m.spectate)
-            .map(|m| Racer::new(m.id, Arc::clone(&m.name), Arc::clone(&m.token), board))
-            .collect();
-        if racers.is_empty() {
+        let racers = self.round_racers();
+        if !racers.iter().any(|r| r.rival.is_none()) {
             return self.fx.to(id, error(ErrorCode::WrongPhase, "nobody to race: everyone is spectating"));
         }
-        racers.extend(self.rivals.iter().map(|r| r.racer(board)));
+        if self.settings.format.is_some() {
+            self.begin_match();
+        }
         if self.settings.daily.is_some() {
             // The attempt is saved before it starts: one that could not be
             // (a full disk, the database away) is refused now, not found
@@ -55,6 +50,18 @@ impl Room {
             return;
         }
         self.countdown(racers, now);
+    }
+
+    /// Who races the next race or round on the room's board: the members
+    /// who race it ([`Room::races_round`]), then the rivals.
+    pub(super) fn round_racers(&self) -> Vec<Racer> {
+        let board = &self.settings.board;
+        self.members
+            .iter()
+            .filter(|m| self.races_round(m.id))
+            .map(|m| Racer::new(m.id, Arc::clone(&m.name), Arc::clone(&m.token), board))
+            .chain(self.rivals.iter().map(|r| r.racer(board)))
+            .collect()
     }
 
     /// The daily store answered the attempt's start: `Some(ranked)` once it
@@ -85,7 +92,7 @@ impl Room {
         }
     }
 
-    fn countdown(&mut self, racers: Vec<Racer>, now: Instant) {
+    pub(super) fn countdown(&mut self, racers: Vec<Racer>, now: Instant) {
         tracing::info!(racers = racers.len(), "countdown");
         let left = self.timings.countdown_secs;
         self.stage = Stage::Countdown { racers, left, next: now + self.timings.countdown_step };
@@ -121,7 +128,7 @@ impl Room {
         self.fx.all(ServerMsg::RaceStart { board: self.public_board(), time_limit_ms, clock });
     }
 
-    pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64) {
+    pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64, match_seed: u64) {
         if id != self.host {
             return self.fx.to(id, error(ErrorCode::NotHost, "only the host can call a rematch"));
         }
@@ -136,24 +143,16 @@ impl Room {
             // The store ranks only the first attempt; say so before the start.
             daily.ranked = false;
         }
-        if same_board {
-            self.keep_last_runs();
-        } else {
-            match Board::build(self.settings.size, seed) {
-                Ok(board) => {
-                    // Rivals and last runs belong to the old board.
-                    self.settings.board = board;
-                    self.rivals.clear();
-                    self.last.clear();
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, seed, "rematch board failed");
-                    return self
-                        .fx
-                        .to(id, error(ErrorCode::Internal, "could not build a new board; try again"));
+        match self.rematch_board(same_board, seed, match_seed) {
+            None => self.keep_last_runs(),
+            Some(spec) => {
+                if let Err((code, why)) = self.set_board(spec) {
+                    return self.fx.to(id, error(code, why));
                 }
             }
         }
+        // "Play another match": the same settings, a new table.
+        self.the_match = None;
         self.stage = Stage::Lobby;
         for m in &mut self.members {
             m.ready = false;
@@ -185,6 +184,10 @@ impl Room {
         if stopped {
             self.daily_ended(id);
         }
+        if let Some(m) = self.the_match.as_mut().filter(|m| !m.is_over()) {
+            m.leave(id);
+        }
+        let released = self.host == id && self.release_hold(now);
         if self.host == id {
             let next = self
                 .members
@@ -199,6 +202,9 @@ impl Room {
         }
         if !self.members.is_empty() {
             self.broadcast_room();
+            if let Some(msg) = self.intermission_message().filter(|_| released) {
+                self.fx.all(msg);
+            }
             self.check_end(now);
         }
     }

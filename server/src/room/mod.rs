@@ -8,6 +8,8 @@
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
 //! - `rival.rs`: stored runs raced as rivals (`add_rival`).
+//! - `matches.rs`: a match of several rounds: its settings, the
+//!   intermission between rounds, the table and the tally.
 //! - `effects.rs`: what the state machine asks for.
 //! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
 //!   the daily store's calls.
@@ -19,6 +21,11 @@
 mod actor;
 mod effects;
 mod lobby;
+#[cfg(test)]
+mod match_member_tests;
+#[cfg(test)]
+mod match_tests;
+mod matches;
 mod play;
 mod progress;
 pub mod race;
@@ -34,6 +41,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mazerace_protocol::board::Board;
+use mazerace_protocol::matches::MatchSettings;
 use mazerace_protocol::messages::{DailyResult, PlayerId, RankBy};
 use mazerace_protocol::{Action, Game, Size};
 use tokio::sync::mpsc::error::TrySendError;
@@ -41,12 +49,19 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::address::Slot;
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
+use crate::edge::address::Slot;
 use crate::load::Load;
 use crate::outbox::Outbox;
-use crate::registry::Registry;
+
+/// Where rooms are found by code (the registry): told when a room ends, so
+/// that its code no longer leads to it. The room knows the registry only
+/// through this.
+pub trait Directory: Send + Sync {
+    /// Room `id` under `code` has ended.
+    fn remove(&self, code: &str, id: u64);
+}
 
 /// Commands waiting for a room beyond this make their senders wait.
 const INBOX: usize = 256;
@@ -107,10 +122,31 @@ impl RoomHandle {
         self.ask(|reply| RoomCmd::Reattach { id, outbox, reply }).await.unwrap_or(false)
     }
 
+    /// What an invite card shows of the room (`None`: the room is gone).
+    pub async fn preview(&self) -> Option<RoomPreview> {
+        self.ask(|reply| RoomCmd::Preview { reply }).await
+    }
+
     /// Renames member `id`; `false` while they race (or the room is gone).
     pub async fn rename(&self, id: PlayerId, name: Arc<str>) -> Option<bool> {
         self.ask(|reply| RoomCmd::Rename { id, name, reply }).await
     }
+}
+
+/// `GET /api/rooms/{code}?k=KEY`: what someone holding the invite link
+/// sees before joining (PROTOCOL.md, "HTTP on the same port").
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct RoomPreview {
+    pub code: String,
+    pub game: Game,
+    pub size: Size,
+    pub phase: mazerace_protocol::messages::Phase,
+    /// The host's name.
+    pub host: String,
+    /// The racers' names (rivals included), in the room's order.
+    pub players: Vec<String>,
+    pub spectators: u32,
+    pub max_players: u32,
 }
 
 /// A player entering a room.
@@ -160,11 +196,13 @@ pub enum RoomCmd {
     GiveUp {
         id: PlayerId,
     },
-    /// `seed` is the new board's (ignored with `same_board`).
+    /// `seed` is the new board's (ignored with `same_board`), `match_seed`
+    /// a new match's (a room that plays matches).
     Rematch {
         id: PlayerId,
         same_board: bool,
         seed: u64,
+        match_seed: u64,
     },
     Rename {
         id: PlayerId,
@@ -196,12 +234,38 @@ pub enum RoomCmd {
         id: PlayerId,
         rival: PlayerId,
     },
+    /// `seed`: a fresh match seed (drawn by the caller).
+    SetMatch {
+        id: PlayerId,
+        format: Option<MatchSettings>,
+        seed: u64,
+    },
+    Hold {
+        id: PlayerId,
+    },
+    NextRound {
+        id: PlayerId,
+    },
+    /// An invite card's question (see [`RoomPreview`]).
+    Preview {
+        reply: oneshot::Sender<RoomPreview>,
+    },
 }
 
 /// What a room is made with.
 pub struct RoomSettings {
+    /// The current board's game and size (in a match, the round's).
     pub game: Game,
     pub size: Size,
+    /// The size the room was made for: single races are raced at it, and a
+    /// match's plan starts from it.
+    pub base: Size,
+    /// The room plays matches of several rounds (`None`: single races).
+    pub format: Option<MatchSettings>,
+    /// The next match's seed: its rounds after the first are raced on
+    /// boards of it (`MatchSettings::board`). Drawn by the server, and
+    /// nobody learns it before the match is over.
+    pub match_seed: u64,
     pub rank_by: RankBy,
     pub max_players: u32,
     pub board: Board,
@@ -217,6 +281,8 @@ pub struct Timings {
     /// Countdown numbers before the start signal (3: "3, 2, 1").
     pub countdown_secs: u32,
     pub countdown_step: Duration,
+    /// Countdown steps between two rounds of a match.
+    pub intermission_secs: u32,
     pub race_time_limit: Duration,
     /// The progress window's floor and ceiling.
     pub progress: progress::Window,
@@ -246,6 +312,7 @@ impl RoomEnv {
             timings: Timings {
                 countdown_secs: cfg.countdown_secs,
                 countdown_step: cfg.countdown_step,
+                intermission_secs: cfg.intermission_secs,
                 race_time_limit: cfg.race_time_limit,
                 progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
@@ -260,11 +327,11 @@ impl RoomEnv {
 }
 
 /// Starts room `id` under `code` with `host` in it and returns its handle;
-/// the room removes itself from `registry` when it ends. `slot` is the
+/// the room removes itself from `directory` when it ends. `slot` is the
 /// room's place among its creator's address's, held until the room ends.
 pub fn spawn(
     env: &Arc<RoomEnv>,
-    registry: &Arc<Registry>,
+    directory: Arc<dyn Directory>,
     code: &str,
     id: u64,
     settings: RoomSettings,
@@ -274,7 +341,7 @@ pub fn spawn(
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
     let key = Arc::clone(&settings.key);
-    let origin = actor::Origin { env: Arc::clone(env), registry: Arc::clone(registry), slot };
+    let origin = actor::Origin { env: Arc::clone(env), directory, slot };
     actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
     RoomHandle { code, id, key, tx }
 }

@@ -89,6 +89,7 @@ impl Room {
                     self.finish_race(now);
                 }
             }
+            Stage::Results { intermission: Some(_), .. } => self.intermission_tick(now),
             Stage::Countdown { .. } | Stage::Lobby | Stage::Saving { .. } | Stage::Results { .. } => {}
         }
     }
@@ -115,7 +116,11 @@ impl Room {
             Stage::Saving { racers } | Stage::Countdown { racers, .. }
                 if !racers.iter().any(Racer::player_racing) =>
             {
-                // Every racer left before the start: back to the lobby.
+                // Every racer left before the start: back to the lobby (in a
+                // match, the round is raced by whoever is left).
+                if self.the_match.as_ref().is_some_and(|m| !m.is_over()) {
+                    return self.countdown_emptied(now);
+                }
                 self.stage = Stage::Lobby;
                 self.broadcast_room();
             }
@@ -128,9 +133,15 @@ impl Room {
         let Stage::Racing(mut race) = std::mem::replace(&mut self.stage, Stage::Lobby) else { return };
         race.progress.cancel();
         let results = race.results(&self.settings.board, self.settings.rank_by);
-        self.stage = Stage::Results { race, results: results.clone() };
+        self.stage = Stage::Results { race, results: results.clone(), intermission: None };
+        // In a match: scored first, so `room` shows the table with it.
+        let match_over = self.round_over(&results, now);
         self.broadcast_room();
         self.fx.all(results);
+        let then = if match_over { self.match_over_message() } else { self.intermission_message() };
+        if let Some(msg) = then {
+            self.fx.all(msg);
+        }
     }
 
     // ---- the daily attempt ----

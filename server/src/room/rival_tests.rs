@@ -209,7 +209,7 @@ fn race_my_last_run_races_a_practice_run_again_in_its_own_time() {
     assert_eq!(r.phase(), Phase::Results);
     r.handle(Instant::now(), Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) });
     assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::WrongPhase), "after the rematch, in the lobby");
-    r.handle(Instant::now(), Input::Rematch { id: 1, same_board: true, seed: 0 });
+    r.handle(Instant::now(), Input::Rematch { id: 1, same_board: true, seed: 0, match_seed: 1 });
     r.handle(Instant::now(), Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) });
     let e = fx(&mut r);
     assert!(refused(&e, 1).is_none(), "{e:?}");
@@ -222,7 +222,10 @@ fn race_my_last_run_races_a_practice_run_again_in_its_own_time() {
     );
     // A new board has no rivals of the old one.
     r.handle(t + Duration::from_secs(6), Input::GiveUp { id: 1 });
-    r.handle(t + Duration::from_secs(6), Input::Rematch { id: 1, same_board: false, seed: 9 });
+    r.handle(
+        t + Duration::from_secs(6),
+        Input::Rematch { id: 1, same_board: false, seed: 9, match_seed: 10 },
+    );
     assert!(!r.room_has_rivals());
 }
 
@@ -267,7 +270,7 @@ fn a_last_run_on_the_start_signals_clock_races_again_to_its_very_ms() {
     });
     let mine = mine.expect("player 1 finished");
     r.handle(t + Duration::from_secs(9), Input::GiveUp { id: 2 });
-    r.handle(t + Duration::from_secs(9), Input::Rematch { id: 1, same_board: true, seed: 0 });
+    r.handle(t + Duration::from_secs(9), Input::Rematch { id: 1, same_board: true, seed: 0, match_seed: 1 });
     r.handle(
         t + Duration::from_secs(9),
         Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) },

@@ -1,5 +1,5 @@
 //! The room as a pure state machine: members, the host, and one [`Stage`]
-//! (lobby, countdown, racing, results) that holds exactly the data its phase
+//! (lobby, countdown, racing, results or a match's intermission) that holds exactly the data its phase
 //! needs, so no invalid mix can exist and nothing is reset by hand.
 //! [`Room::handle`] takes the time and one [`Input`] and writes what should
 //! happen to [`Effects`]; it never touches a socket, a task or the store.
@@ -8,11 +8,13 @@
 
 use std::sync::Arc;
 
+use mazerace_protocol::matches::{Match, MatchSettings, TallyLine};
 use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RivalPick, ServerMsg};
 use mazerace_protocol::Action;
 use tokio::time::Instant;
 
 use super::effects::{Effect, Effects};
+use super::matches::Intermission;
 use super::race::{Race, Racer};
 use super::rival::Rival;
 use super::{JoinError, RoomSettings, Timings};
@@ -63,6 +65,7 @@ pub enum Input {
         id: PlayerId,
         same_board: bool,
         seed: u64,
+        match_seed: u64,
     },
     Rename {
         id: PlayerId,
@@ -88,6 +91,21 @@ pub enum Input {
     RemoveRival {
         id: PlayerId,
         rival: PlayerId,
+    },
+    /// `set_match` (host, lobby): a match of several rounds, or single
+    /// races; `seed` is a new match seed, drawn by the caller.
+    SetMatch {
+        id: PlayerId,
+        format: Option<MatchSettings>,
+        seed: u64,
+    },
+    /// `hold` (host, a match's intermission).
+    Hold {
+        id: PlayerId,
+    },
+    /// `next_round` (host, a match's intermission).
+    NextRound {
+        id: PlayerId,
     },
     /// The timer fired: whatever is due at `now` happens.
     Tick,
@@ -116,10 +134,13 @@ pub(super) enum Stage {
         next: Instant,
     },
     Racing(Race),
-    /// `results` is kept for members who resume after the race.
+    /// `results` is kept for members who resume after the race. In a match
+    /// between two rounds, the `intermission` counts down to the next
+    /// (the wire says `intermission`).
     Results {
         race: Race,
         results: ServerMsg,
+        intermission: Option<Box<Intermission>>,
     },
 }
 
@@ -136,6 +157,12 @@ pub struct Room {
     pub(super) rivals: Vec<Rival>,
     /// Each finisher's run in the last race on this board (`pick: "last"`).
     pub(super) last: Vec<(PlayerId, Rival)>,
+    /// The match under way, or the last one (until the next begins or a
+    /// rematch): a plain value the protocol crate scores.
+    pub(super) the_match: Option<Match>,
+    /// Matches won here, per player, for the room's life (bounded:
+    /// [`super::matches::MAX_TALLY`]).
+    pub(super) tally: Vec<TallyLine>,
     pub(super) fx: Effects,
     /// How busy the server is, as last told ([`Room::set_load`]): it sets
     /// the progress window's width.
@@ -165,6 +192,8 @@ impl Room {
             stage: Stage::Lobby,
             rivals: Vec::new(),
             last: Vec::new(),
+            the_match: None,
+            tally: Vec::new(),
             fx: Effects::default(),
             load: 0,
         };
@@ -196,7 +225,8 @@ impl Room {
             Stage::Lobby | Stage::Saving { .. } => Phase::Lobby,
             Stage::Countdown { .. } => Phase::Countdown,
             Stage::Racing(_) => Phase::Racing,
-            Stage::Results { .. } => Phase::Results,
+            Stage::Results { intermission: None, .. } => Phase::Results,
+            Stage::Results { intermission: Some(_), .. } => Phase::Intermission,
         }
     }
 
@@ -208,7 +238,8 @@ impl Room {
                 let wake = race.progress.due().map_or(race.deadline, |p| p.min(race.deadline));
                 Some(race.rivals_due.map_or(wake, |r| r.min(wake)))
             }
-            Stage::Lobby | Stage::Saving { .. } | Stage::Results { .. } => None,
+            Stage::Results { intermission: Some(i), .. } => Some(i.due()),
+            Stage::Lobby | Stage::Saving { .. } | Stage::Results { intermission: None, .. } => None,
         }
     }
 
@@ -229,6 +260,10 @@ impl Room {
     pub fn handle(&mut self, now: Instant, input: Input) {
         match input {
             Input::Join { id, name, token, spectate } => {
+                if let Some(m) = self.the_match.as_mut().filter(|m| !m.is_over() && !spectate) {
+                    // Races from the next round, on 0 points (or back on theirs).
+                    m.join(id, &name);
+                }
                 self.members.push(Member { id, name, token, spectate, ready: false, connected: true });
                 tracing::info!(player = id, spectate, "player joined");
                 self.broadcast_room();
@@ -265,7 +300,9 @@ impl Room {
             }
             Input::Act { id, seq, action } => self.act(id, seq, action, now),
             Input::GiveUp { id } => self.give_up(id, now),
-            Input::Rematch { id, same_board, seed } => self.rematch(id, same_board, seed),
+            Input::Rematch { id, same_board, seed, match_seed } => {
+                self.rematch(id, same_board, seed, match_seed)
+            }
             Input::Rename { id, name } => {
                 let Some(m) = self.members.iter_mut().find(|m| m.id == id) else { return };
                 m.name = Arc::clone(&name);
@@ -275,12 +312,18 @@ impl Room {
                 if let Stage::Results { race, .. } = &mut self.stage {
                     race.racers.iter_mut().filter(|r| r.id == id).for_each(|r| r.name = Arc::clone(&name));
                 }
+                if let Some(m) = &mut self.the_match {
+                    m.rename(id, &name);
+                }
                 self.broadcast_room();
             }
             Input::DailySaved { id, ranked } => self.daily_saved(id, ranked, now),
             Input::AddRival { id, run_id, pick } => self.add_rival(id, run_id, pick),
             Input::RivalLoaded { id, run } => self.rival_loaded(id, run),
             Input::RemoveRival { id, rival } => self.remove_rival(id, rival),
+            Input::SetMatch { id, format, seed } => self.set_match(id, format, seed),
+            Input::Hold { id } => self.hold(id, now),
+            Input::NextRound { id } => self.go(id, now),
             Input::Tick => self.tick(now),
         }
     }

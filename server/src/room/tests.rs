@@ -19,6 +19,7 @@ pub(super) fn timings() -> Timings {
     Timings {
         countdown_secs: 3,
         countdown_step: Duration::from_secs(1),
+        intermission_secs: 10,
         race_time_limit: Duration::from_secs(600),
         progress: super::progress::Window {
             floor: Duration::from_millis(50),
@@ -48,6 +49,9 @@ pub(super) fn room(n: PlayerId) -> Room {
     let settings = RoomSettings {
         game: b.game(),
         size: b.size(),
+        base: b.size(),
+        format: None,
+        match_seed: SEED,
         rank_by: RankBy::Time,
         max_players: 8,
         board: b,
@@ -252,7 +256,7 @@ fn a_rematch_goes_back_to_the_lobby_on_a_new_or_the_same_board() {
     let t = race(&mut r, Instant::now());
     solve(&mut r, 1, t);
     fx(&mut r);
-    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 7 });
+    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 7, match_seed: 8 });
     assert_eq!(r.phase(), Phase::Lobby);
     let t = race(&mut r, t);
     r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0] });
@@ -263,7 +267,7 @@ fn a_rematch_goes_back_to_the_lobby_on_a_new_or_the_same_board() {
     r.handle(t, Input::GiveUp { id: 1 });
     fx(&mut r);
     assert_eq!(r.phase(), Phase::Results, "a lone racer giving up ends the race");
-    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 7 });
+    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 7, match_seed: 8 });
     let t = race(&mut r, t);
     r.handle(t, Input::Start { id: 1 });
     let e = fx(&mut r);
@@ -297,9 +301,8 @@ fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
     assert_eq!(r.phase(), Phase::Racing);
 }
 
-/// A daily room of one whose attempt the store saved as `ranked`, raced
-/// from the returned instant.
-fn daily_race(ranked: bool) -> (Room, Instant) {
+/// A daily room of one, in its lobby.
+pub(super) fn daily_room() -> Room {
     let b = board();
     let daily = crate::daily::DailyBoard {
         date: "2026-12-01".parse().unwrap(),
@@ -312,13 +315,22 @@ fn daily_race(ranked: bool) -> (Room, Instant) {
     let settings = RoomSettings {
         game: b.game(),
         size: b.size(),
+        base: b.size(),
+        format: None,
+        match_seed: SEED,
         rank_by: RankBy::Steps,
         max_players: 1,
         board: b,
         daily: Some(daily),
         key: "00112233aabbccdd".into(),
     };
-    let mut r = Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()));
+    Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()))
+}
+
+/// A daily room of one whose attempt the store saved as `ranked`, raced
+/// from the returned instant.
+fn daily_race(ranked: bool) -> (Room, Instant) {
+    let mut r = daily_room();
     let t0 = Instant::now();
     r.handle(t0, Input::Start { id: 1 });
     r.handle(

@@ -12,7 +12,9 @@ use super::state::{Room, Stage};
 
 impl Room {
     pub(super) fn room_info(&self) -> RoomInfo {
-        let race_on = self.phase() != Phase::Lobby;
+        // Between two rounds of a match everyone not watching races the
+        // next round, so nobody is shown as a spectator for the last one.
+        let race_on = !matches!(self.phase(), Phase::Lobby | Phase::Intermission);
         let in_race = |id| match &self.stage {
             Stage::Saving { racers } | Stage::Countdown { racers, .. } => {
                 racers.iter().any(|r| r.id == id && r.status != RacerStatus::Left)
@@ -59,6 +61,32 @@ impl Room {
                     run_id: r.run_id,
                 }))
                 .collect(),
+            format: self.settings.format,
+            standings: self.the_match.as_ref().map(|m| Box::new(m.view(self.held()))),
+            tally: self.tally.clone(),
+        }
+    }
+
+    /// Whether the host holds a match's intermission.
+    fn held(&self) -> bool {
+        matches!(&self.stage, Stage::Results { intermission: Some(i), .. } if i.held_until.is_some())
+    }
+
+    /// What an invite card shows: built from the `room` message, so the
+    /// two never disagree on who is in.
+    pub fn preview(&self) -> super::RoomPreview {
+        let info = self.room_info();
+        let name = |id| info.players.iter().find(|p| p.id == id).map(|p| p.name.clone());
+        super::RoomPreview {
+            host: name(info.host).unwrap_or_default(),
+            players: info.players.iter().filter(|p| !p.spectator).map(|p| p.name.clone()).collect(),
+            spectators: u32::try_from(info.players.iter().filter(|p| p.spectator).count())
+                .unwrap_or(u32::MAX),
+            code: info.code,
+            game: info.game,
+            size: info.size,
+            phase: info.phase,
+            max_players: info.max_players,
         }
     }
 
@@ -113,6 +141,10 @@ impl Room {
         if let Stage::Results { results, .. } = &self.stage {
             let results = results.clone();
             self.fx.to(id, results);
+        }
+        // In a match: where the intermission stands, or the match's end.
+        if let Some(msg) = self.intermission_message().or_else(|| self.match_over_message()) {
+            self.fx.to(id, msg);
         }
     }
 }

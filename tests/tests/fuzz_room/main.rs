@@ -1,7 +1,8 @@
 //! Fuzzing a LIVE room (proptest, on stable): the real server in-process,
 //! three players sending arbitrary message sequences in arbitrary
 //! interleavings: moves, rewinds, bursts, the solver's line, start, ready,
-//! rematch, leave and join (also of rooms that ended, and of made-up codes),
+//! rematch, matches (`set_match`, `create_room`'s `match`, `hold`,
+//! `next_round`), leave and join (also of rooms that ended, and of made-up codes),
 //! new rooms, hello again, garbage and half-broken JSON, binary frames,
 //! frames over the limit, WebSocket pings, dropped connections, resumes,
 //! takeovers and new identities.
@@ -33,7 +34,8 @@
 //! before it acts. What the clock drives (coalesced `progress`, and in one
 //! case in five a race time limit of under 300 ms) can arrive at any point;
 //! the model accepts it wherever the protocol allows it, and never takes it
-//! for an answer. Countdowns never end within a case (their step is an hour).
+//! for an answer. Countdowns and a match's intermissions never end within a
+//! case (their step is an hour): a match goes on by the host's `next_round`.
 //!
 //! Budget: 64 cases by default (a few seconds); more with
 //! `PROPTEST_CASES=3000 cargo test --release -p mazerace-tests --test fuzz_room`
@@ -54,6 +56,7 @@ use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use mazerace_protocol::matches::{Match, MatchSettings, Plan, Rounds};
 use mazerace_protocol::messages::{
     ClientMsg, ErrorCode, Phase, Progress, RacerStatus, RankBy, Reveal, RivalPick, RoomInfo, ServerMsg,
     Snapshot,
@@ -110,6 +113,9 @@ static RECEIVED: AtomicUsize = AtomicUsize::new(0);
 /// `results` messages read, and those where the clock ended the race.
 static RESULTS: AtomicUsize = AtomicUsize::new(0);
 static TIMED_OUT: AtomicUsize = AtomicUsize::new(0);
+/// Intermissions seen (a match between two rounds) and matches seen over.
+static INTERMISSIONS: AtomicUsize = AtomicUsize::new(0);
+static MATCHES_OVER: AtomicUsize = AtomicUsize::new(0);
 static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
 
 /// Counts every panic in the process (server tasks included: a panicking
@@ -154,9 +160,10 @@ fn run(case: &Case) -> R<()> {
     if std::env::var_os("MAZERACE_FUZZ_STATS").is_some() {
         let (sent, got) = (SENT.load(Ordering::Relaxed), RECEIVED.load(Ordering::Relaxed));
         let (results, timed_out) = (RESULTS.load(Ordering::Relaxed), TIMED_OUT.load(Ordering::Relaxed));
+        let (between, over) = (INTERMISSIONS.load(Ordering::Relaxed), MATCHES_OVER.load(Ordering::Relaxed));
         eprintln!(
             "fuzz_room: {cases} cases, {steps} steps, {sent} frames sent, {got} messages read, \
-             {results} results ({timed_out} on the clock)"
+             {results} results ({timed_out} on the clock), {between} intermissions, {over} matches over"
         );
     }
     ensure!(

@@ -115,23 +115,29 @@ pub(crate) fn code_text() -> impl Strategy<Value = String> {
     prop_oneof!["[A-Z2-9]{5}", "[a-z0-9 ]{0,8}", ".{0,12}", Just("x".repeat(3000)), Just("0O1IL".to_owned()),]
 }
 
-pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
-    let create = (
-        game(),
-        size(),
-        prop::option::weighted(0.3, any::<u64>().prop_map(Seed)),
-        prop::option::of(prop::sample::select(vec![RankBy::Time, RankBy::Steps])),
-        prop::option::weighted(0.3, prop_oneof![0u32..5, Just(u32::MAX)]),
-        prop::bool::weighted(0.1),
+/// A match's settings: any length it may have, any plan.
+pub(crate) fn match_settings() -> impl Strategy<Value = MatchSettings> {
+    (
+        prop::sample::select(Rounds::ALL.to_vec()),
+        prop::sample::select(vec![Plan::Same, Plan::Alternate, Plan::Harder]),
     )
-        .prop_map(|(game, size, seed, rank_by, max_players, daily)| ClientMsg::CreateRoom {
-            game,
-            size,
-            seed,
-            rank_by,
-            max_players,
-            daily,
-        });
+        .prop_map(|(rounds, plan)| MatchSettings { rounds, plan })
+}
+
+pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
+    let create =
+        (
+            game(),
+            size(),
+            prop::option::weighted(0.3, any::<u64>().prop_map(Seed)),
+            prop::option::of(prop::sample::select(vec![RankBy::Time, RankBy::Steps])),
+            prop::option::weighted(0.3, prop_oneof![0u32..5, Just(u32::MAX)]),
+            prop::bool::weighted(0.1),
+            prop::option::weighted(0.2, match_settings()),
+        )
+            .prop_map(|(game, size, seed, rank_by, max_players, daily, format)| {
+                ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format }
+            });
     prop_oneof![
         12 => (dir(), any::<u32>()).prop_map(|(dir, seq)| ClientMsg::Move { dir, seq }),
         2 => any::<u32>().prop_map(|seq| ClientMsg::Rewind { seq }),
@@ -147,6 +153,10 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
             .prop_map(|(name, token)| ClientMsg::Hello { name, token }),
         2 => create,
         1 => (code_text(), any::<bool>()).prop_map(|(code, spectate)| ClientMsg::JoinRoom { code, spectate, key: None }),
+        // Matches: the host's choice in the lobby, and the intermission's hold and go.
+        2 => prop::option::weighted(0.8, match_settings()).prop_map(|format| ClientMsg::SetMatch { format }),
+        1 => Just(ClientMsg::Hold {}),
+        3 => Just(ClientMsg::NextRound {}),
         // Any real date (a bad one cannot be a `ClientMsg`: text frames send those).
         1 => (game(), size(), prop::option::of(0i64..40_000))
             .prop_map(|(game, size, day)| ClientMsg::Leaderboard {

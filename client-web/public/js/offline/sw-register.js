@@ -16,12 +16,12 @@ export const pageVersion = () => (VERSION === PLACEHOLDER ? null : VERSION);
  * null where there can be none (not a secure context, no support, refused).
  */
 export async function registerServiceWorker({ nav = globalThis.navigator, secure = globalThis.isSecureContext } = {}) {
-	if (!secure || !nav || !nav.serviceWorker) return null;
-	try {
-		return await nav.serviceWorker.register('/sw.js', { scope: '/' });
-	} catch {
-		return null;
-	}
+  if (!secure || !nav || !nav.serviceWorker) return null;
+  try {
+    return await nav.serviceWorker.register('/sw.js', { scope: '/' });
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -30,13 +30,13 @@ export async function registerServiceWorker({ nav = globalThis.navigator, secure
  * than this page was loaded with (reload before rooms or daily).
  */
 export async function checkVersion({ fetchFn = globalThis.fetch, page = pageVersion() } = {}) {
-	try {
-		const res = await fetchFn('/version.json', { cache: 'no-store' });
-		if (!res.ok) return { reachable: false, server: null, page, reload: false };
-		const body = await res.json();
-		const server = body && typeof body.version === 'string' ? body.version : null;
-		return { reachable: true, server, page, reload: !!server && !!page && server !== page };
-	} catch {
-		return { reachable: false, server: null, page, reload: false };
-	}
+  try {
+    const res = await fetchFn('/version.json', { cache: 'no-store' });
+    if (!res.ok) return { reachable: false, server: null, page, reload: false };
+    const body = await res.json();
+    const server = body && typeof body.version === 'string' ? body.version : null;
+    return { reachable: true, server, page, reload: !!server && !!page && server !== page };
+  } catch {
+    return { reachable: false, server: null, page, reload: false };
+  }
 }

@@ -12,16 +12,19 @@ impl Fuzz {
         match m {
             ClientMsg::Hello { .. } => Expect::Error(vec![ErrorCode::HelloFirst]),
             ClientMsg::Ping {} => Expect::Pong,
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily } => Expect::Create {
-                game: *game,
-                size: *size,
-                seed: seed.is_some(),
-                daily: *daily,
-                rank_by: rank_by.unwrap_or_default(),
-                max_players: max_players
-                    .unwrap_or(self.cfg.max_players)
-                    .clamp(1, mazerace_server::MAX_PLAYERS_CAP),
-            },
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format } => {
+                Expect::Create {
+                    game: *game,
+                    size: *size,
+                    seed: seed.is_some(),
+                    daily: *daily,
+                    rank_by: rank_by.unwrap_or_default(),
+                    max_players: max_players
+                        .unwrap_or(self.cfg.max_players)
+                        .clamp(1, mazerace_server::MAX_PLAYERS_CAP),
+                    format: *format,
+                }
+            }
             ClientMsg::JoinRoom { code, spectate, .. } => {
                 let code = code.trim().to_ascii_uppercase();
                 let outcome = self.predict_join(who, &code, *spectate);
@@ -56,6 +59,9 @@ impl Fuzz {
                 use ErrorCode::*;
                 Expect::Error(vec![NotInRoom, NotHost, WrongPhase, RivalNotFound])
             }
+            ClientMsg::SetMatch { format } => Expect::SetMatch(*format),
+            ClientMsg::Hold {} => Expect::Hold,
+            ClientMsg::NextRound {} => Expect::NextRound,
             ClientMsg::Rename { .. } | ClientMsg::GiveUp {} => {
                 unreachable!("the strategies never send {m:?}")
             }
@@ -167,7 +173,9 @@ impl Fuzz {
         // keep your place in it; otherwise a race on makes you a watcher.
         let done =
             p.races.get(code).and_then(|r| r.me.as_ref()).is_some_and(|g| g.status() != Status::Playing);
-        let watching = spectate || info.phase != Phase::Lobby && !done;
+        // Between two rounds of a match everyone not watching races the next.
+        let between = matches!(info.phase, Phase::Lobby | Phase::Intermission);
+        let watching = spectate || !between && !done;
         ensure!(
             me.spectator == watching && me.connected && !me.ready,
             "joined as {me:?} in {:?} (spectate {spectate})",
@@ -244,23 +252,56 @@ impl Fuzz {
                 self.observe(who, m)?;
                 Ok(mine)
             }
-            (Expect::Create { game, size, seed, daily, rank_by, max_players }, ServerMsg::Room(info))
-                if self.players[who].me(info).is_some()
+            (Expect::SetMatch(format), ServerMsg::Room(info)) => {
+                let p = &self.players[who];
+                let mine = p.room.as_deref() == Some(info.code.as_str())
                     && info.phase == Phase::Lobby
-                    && !self.codes.contains(&info.code) =>
+                    && info.host == p.id
+                    && info.format == *format;
+                if mine {
+                    ensure!(info.standings.is_none(), "set_match {format:?} kept a table: {info:?}");
+                }
+                self.observe(who, m)?;
+                Ok(mine)
+            }
+            (Expect::Hold | Expect::NextRound, ServerMsg::Room(info)) => {
+                let p = &self.players[who];
+                let was_between =
+                    p.view.as_ref().is_some_and(|v| v.code == info.code && v.phase == Phase::Intermission);
+                let held = info.standings.as_ref().is_some_and(|s| s.held);
+                let mine = p.room.as_deref() == Some(info.code.as_str())
+                    && was_between
+                    && info.host == p.id
+                    && match e {
+                        Expect::Hold => held && info.phase == Phase::Intermission,
+                        _ => info.phase != Phase::Intermission || !held,
+                    };
+                self.observe(who, m)?;
+                Ok(mine)
+            }
+            (
+                Expect::Create { game, size, seed, daily, rank_by, max_players, format },
+                ServerMsg::Room(info),
+            ) if self.players[who].me(info).is_some()
+                && info.phase == Phase::Lobby
+                && !self.codes.contains(&info.code) =>
             {
                 let p = &self.players[who];
                 ensure!(p.room.is_none(), "made a room while in {:?}", p.room);
                 ensure!(size.game() == *game && !*daily, "made a room for {game:?}/{size:?} daily {daily}");
                 ensure!(p.rooms_made < ROOMS_PER_CONN, "made room {} on one connection", p.rooms_made + 1);
+                // A match's first round may be smaller than the room (`harder`).
+                let first = format.map_or(*size, |f| f.size_of(*size, 1));
                 ensure!(
                     info.host == p.id
                         && info.phase == Phase::Lobby
                         && info.players.len() == 1
-                        && info.game == *game
-                        && info.size == *size
+                        && info.game == first.game()
+                        && info.size == first
                         && info.rank_by == *rank_by
-                        && info.max_players == *max_players,
+                        && info.max_players == *max_players
+                        && info.format == *format
+                        && info.standings.is_none(),
                     "a new room looks like {info:?} (seed {seed})"
                 );
                 let code = info.code.clone();
@@ -269,7 +310,7 @@ impl Fuzz {
                 p.room = Some(code.clone());
                 self.rooms.insert(
                     code.clone(),
-                    RoomModel { max_players: *max_players, members: vec![(p.id, false)] },
+                    RoomModel { max_players: *max_players, members: vec![(p.id, false)], base: *size },
                 );
                 self.codes.push(code);
                 self.observe(who, m)?;
@@ -305,6 +346,14 @@ impl Fuzz {
                         v.host == p.id && (v.phase != Phase::Lobby || v.players.iter().all(|p| p.spectator))
                     }
                     Expect::Rematch => v.host == p.id && v.phase != Phase::Results,
+                    Expect::SetMatch(_) => v.host == p.id && v.phase != Phase::Lobby,
+                    Expect::NextRound => v.host == p.id && v.phase != Phase::Intermission,
+                    // Held once each: the player saw this intermission held.
+                    Expect::Hold => {
+                        let round = v.standings.as_ref().map_or(0, |s| s.round);
+                        v.host == p.id
+                            && (v.phase != Phase::Intermission || p.held.contains(&(v.code.clone(), round)))
+                    }
                     // `add_rival` / `remove_rival`: the host outside the lobby.
                     Expect::Error(c) if c.contains(&ErrorCode::WrongPhase) => {
                         v.host == p.id && v.phase != Phase::Lobby
@@ -314,19 +363,27 @@ impl Fuzz {
                 ensure!(ok, "{why}");
             }
             ErrorCode::BadSize => {
-                let Expect::Create { game, size, seed, daily, .. } = e else { return Err(why) };
-                ensure!(p.room.is_none() && (size.game() != *game || *daily && *seed), "{why}");
+                let Expect::Create { game, size, seed, daily, format, .. } = e else { return Err(why) };
+                let daily_seed = *daily && *seed && format.is_none();
+                ensure!(p.room.is_none() && (size.game() != *game || daily_seed), "{why}");
             }
             // The rival messages get past the host and the phase first.
             ErrorCode::RivalRefused | ErrorCode::RivalNotFound => {
                 ensure!(view.is_some_and(|v| v.host == p.id && v.phase == Phase::Lobby), "{why}")
             }
+            ErrorCode::DailyMatch => {
+                let Expect::Create { game, size, daily, format, .. } = e else { return Err(why) };
+                ensure!(p.room.is_none() && size.game() == *game && *daily && format.is_some(), "{why}");
+            }
             ErrorCode::Internal => {
                 if matches!(e, Expect::Error(c) if c.contains(&ErrorCode::WrongPhase)) {
                     ensure!(view.is_some_and(|v| v.host == p.id && v.phase == Phase::Lobby), "{why}");
                 }
-                if let Expect::Create { game, size, seed, daily, .. } = e {
-                    ensure!(p.room.is_none() && size.game() == *game && *daily && !*seed, "{why}");
+                if let Expect::Create { game, size, seed, daily, format, .. } = e {
+                    ensure!(
+                        p.room.is_none() && size.game() == *game && *daily && !*seed && format.is_none(),
+                        "{why}"
+                    );
                     ensure!(message == "daily challenge is not configured", "{why}");
                 }
             }

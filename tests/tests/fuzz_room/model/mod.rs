@@ -36,6 +36,8 @@ pub(crate) struct Player {
     pub(crate) races: HashMap<String, Race>,
     /// `create_room` allowance used on this connection.
     pub(crate) rooms_made: u32,
+    /// Intermissions (room, round) this player saw held: held once each.
+    pub(crate) held: Vec<(String, u32)>,
 }
 
 impl Player {
@@ -53,6 +55,8 @@ impl Player {
 pub(crate) struct RoomModel {
     pub(crate) max_players: u32,
     pub(crate) members: Vec<(u32, bool)>,
+    /// The size it was made for (a match's plan starts from it).
+    pub(crate) base: Size,
 }
 
 /// What the answer to one message may be.
@@ -68,6 +72,12 @@ pub(crate) enum Expect {
     Ready(bool),
     Start,
     Rematch,
+    /// `set_match`: answered with a `room` in the lobby showing it.
+    SetMatch(Option<MatchSettings>),
+    /// `hold`: answered with a `room` showing the intermission held.
+    Hold,
+    /// `next_round`: answered with the `room` that leaves the intermission.
+    NextRound,
     /// `join_room`, whose outcome the model predicts; a `ping` follows, and
     /// the connection task answers it only after the room has answered the
     /// join (errors, `room`, `snapshot` all come before the `pong`).
@@ -83,6 +93,7 @@ pub(crate) enum Expect {
         daily: bool,
         rank_by: RankBy,
         max_players: u32,
+        format: Option<MatchSettings>,
     },
     /// `leave_room` has no answer: a `ping` follows and this waits for `pong`.
     Leave,
@@ -96,10 +107,14 @@ impl Expect {
             Expect::Error(codes) => codes,
             Expect::Act { .. } => &[NotRacing, NotInRoom],
             Expect::Ready(_) => &[NotInRoom, WrongPhase],
-            Expect::Start | Expect::Rematch => &[NotInRoom, NotHost, WrongPhase],
+            Expect::Start | Expect::Rematch | Expect::Hold | Expect::NextRound => {
+                &[NotInRoom, NotHost, WrongPhase]
+            }
+            // No daily room is ever made here, so never `daily_match`.
+            Expect::SetMatch(_) => &[NotInRoom, NotHost, WrongPhase],
             Expect::Join { outcome: Err(code), .. } => std::slice::from_ref(code),
             Expect::Join { outcome: Ok(()), .. } => &[],
-            Expect::Create { .. } => &[AlreadyInRoom, BadSize, Internal, TooManyRooms],
+            Expect::Create { .. } => &[AlreadyInRoom, BadSize, DailyMatch, Internal, TooManyRooms],
         }
     }
 }

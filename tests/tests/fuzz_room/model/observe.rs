@@ -134,7 +134,10 @@ impl Fuzz {
                     }
                     return Ok(());
                 }
-                ensure!(matches!(phase, Some(Phase::Racing | Phase::Results)), "progress in {phase:?}");
+                ensure!(
+                    matches!(phase, Some(Phase::Racing | Phase::Results | Phase::Intermission)),
+                    "progress in {phase:?}"
+                );
                 let race = p.race().ok_or("progress before race_start")?;
                 for r in players {
                     race.geo.check_progress(r)?;
@@ -228,6 +231,22 @@ impl Fuzz {
                 );
                 self.on_snapshot(who, s)
             }
+            ServerMsg::Intermission { round, seconds, held } => {
+                INTERMISSIONS.fetch_add(1, Ordering::Relaxed);
+                let v = self.players[who].view.as_ref().ok_or("an intermission outside a room")?;
+                let s = v.standings.as_ref().ok_or("an intermission without a match")?;
+                let most = self.cfg.intermission_secs;
+                ensure!(
+                    v.phase == Phase::Intermission
+                        && *round == s.round + 1
+                        && *held == s.held
+                        && seconds.is_some() != *held
+                        && seconds.is_none_or(|n| (1..=most).contains(&n)),
+                    "intermission {round} {seconds:?} {held} in {v:?}"
+                );
+                Ok(())
+            }
+            ServerMsg::MatchOver(over) => self.on_match_over(who, over),
             ServerMsg::ServerShutdown if self.shutting_down => Ok(()),
             other => Err(format!("player {who}: unasked {other:?}")),
         }
@@ -249,13 +268,74 @@ impl Fuzz {
             let me = p.me(info).ok_or(format!("player {} missing from its room: {info:?}", p.id))?;
             ensure!(me.connected, "listed as disconnected on a live connection: {info:?}");
         }
+        if let Some(s) = &info.standings {
+            let f = info.format.ok_or(format!("a match table in a room of single races: {info:?}"))?;
+            ensure!(
+                s.round <= f.rounds.get() && s.boards.len() == s.round as usize,
+                "standings {s:?} of {f:?}"
+            );
+            let mut ranked = s.lines.clone();
+            mazerace_protocol::matches::rank_table(&mut ranked);
+            ensure!(ranked == s.lines, "the table is not in its order: {s:?}");
+            if s.held {
+                p.held.push((info.code.clone(), s.round));
+            }
+        }
         p.view = Some(info.clone());
+        Ok(())
+    }
+
+    /// `match_over`: its rounds are their boards (from its seeds) and the
+    /// protocol's scoring of their results, its table adds them up in its
+    /// order, its winners and share line follow.
+    pub(crate) fn on_match_over(
+        &mut self,
+        who: usize,
+        over: &mazerace_protocol::matches::MatchOver,
+    ) -> R<()> {
+        MATCHES_OVER.fetch_add(1, Ordering::Relaxed);
+        let p = &self.players[who];
+        let v = p.view.as_ref().ok_or("match_over outside a room")?;
+        let (format, rank_by) = (v.format.ok_or("match_over with no match")?, v.rank_by);
+        ensure!(
+            v.standings.as_ref().is_some_and(|s| s.over) && matches!(v.phase, Phase::Results | Phase::Lobby),
+            "match_over in {v:?}"
+        );
+        let base = self.rooms.get(&v.code).ok_or("match_over of a room the model lacks")?.base;
+        let first = over.rounds.first().map_or(0, |r| r.board.seed.0);
+        let mut m = Match::new(format, base, first, over.seed.0);
+        for r in &over.rounds {
+            m.begin();
+            m.record(r.rankings.clone(), rank_by);
+        }
+        ensure!(m.rounds == over.rounds, "match_over's rounds are not their boards and points: {over:?}");
+        let mut ranked = over.lines.clone();
+        mazerace_protocol::matches::rank_table(&mut ranked);
+        ensure!(ranked == over.lines, "the final table is not in its order");
+        for l in &over.lines {
+            let mine: Vec<Option<u32>> = over
+                .rounds
+                .iter()
+                .map(|r| r.scores.iter().find(|s| s.player_id == l.player_id).map(|s| s.points))
+                .collect();
+            ensure!(l.rounds == mine && l.points == mine.iter().flatten().sum::<u32>(), "line {l:?}");
+        }
+        let complete = over.rounds.len() as u32 == format.rounds.get();
+        let winners: Vec<u32> = over
+            .lines
+            .iter()
+            .filter(|l| complete && l.rank == 1 && l.points > 0)
+            .map(|l| l.player_id)
+            .collect();
+        ensure!(over.winners == winners, "winners {:?}, the table says {winners:?}", over.winners);
+        let share = mazerace_protocol::matches::share_line(&format, over.rounds.len() as u32, &over.lines);
+        ensure!(over.share == share, "share {:?}", over.share);
         Ok(())
     }
 
     pub(crate) fn on_snapshot(&mut self, who: usize, s: &Snapshot) -> R<()> {
         self.on_room(who, &s.room)?;
-        let raced = matches!(s.room.phase, Phase::Racing | Phase::Results);
+        let raced = matches!(s.room.phase, Phase::Racing | Phase::Results | Phase::Intermission);
         // The board is shown from the countdown on, so all study it as long.
         let shown = raced || s.room.phase == Phase::Countdown;
         ensure!(s.board.is_some() == shown, "snapshot board in {:?}", s.room.phase);
@@ -281,7 +361,12 @@ impl Fuzz {
         if !same {
             // A race this player never heard start: they race in it if they
             // were a (maybe disconnected) member then, and have sent nothing.
-            let racing = p.me(&s.room).is_some_and(|me| !me.spectator);
+            // Between two rounds of a match nobody is listed as watching the
+            // last one, so there its `you` says whether they were in it.
+            let racing = match s.room.phase {
+                Phase::Intermission => s.you.is_some(),
+                _ => p.me(&s.room).is_some_and(|me| !me.spectator),
+            };
             let me = racing.then(|| PlayerGame::new(&built));
             let geo = Geo::of(board);
             p.races.insert(code.clone(), Race { board: built, geo, me, rewinds: 0, seen: HashMap::new() });

@@ -13,6 +13,9 @@ pub struct Urls {
     pub local: String,
     /// The addresses others on the LAN can open (none when bound to loopback).
     pub lan: Vec<String>,
+    /// `--public-url`: the address players reach the site at, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public: Option<String>,
 }
 
 impl Urls {
@@ -27,7 +30,12 @@ impl Urls {
             vec![format!("http://{}", SocketAddr::new(ip, port))]
         };
         let local_ip = if ip.is_unspecified() { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { ip };
-        Urls { local: format!("http://{}", SocketAddr::new(local_ip, port)), lan }
+        Urls { local: format!("http://{}", SocketAddr::new(local_ip, port)), lan, public: None }
+    }
+
+    /// These addresses with the site's public one (`--public-url`).
+    pub fn with_public(self, public: Option<String>) -> Urls {
+        Urls { public, ..self }
     }
 }
 

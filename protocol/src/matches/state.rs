@@ -1,0 +1,295 @@
+//! The match as one plain value ([`Match`]): its settings and seed, the
+//! rounds played with their results and points, and the table's players.
+//! The room keeps it and calls its few methods as the match goes on; being
+//! plain data (serde), it can be carried elsewhere whole, and every number
+//! the table shows is computed from it here, once.
+
+use serde::{Deserialize, Serialize};
+
+use super::score::{rank_table, round_points, share_line, MatchLine, RoundScore};
+use super::{MatchSettings, RoundBoard};
+use crate::board::Seed;
+use crate::grid::Size;
+use crate::messages::{PlayerId, RankBy, Ranking};
+use crate::race::Entry;
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One round played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchRound {
+    /// 1-based.
+    pub round: u32,
+    /// Its board (what a replay of the round needs to build it again).
+    #[serde(flatten)]
+    pub board: RoundBoard,
+    /// Its results, as `results` showed them (rivals included, marked).
+    pub rankings: Vec<Ranking>,
+    /// Each player's points (rivals do not score).
+    pub scores: Vec<RoundScore>,
+}
+
+/// A player of the match table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchPlayer {
+    /// Their player id.
+    pub id: PlayerId,
+    /// Their latest name.
+    pub name: String,
+    /// They left the room (and have raced a round: else they are dropped).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub left: bool,
+}
+
+/// A match under way or over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Match {
+    /// Rounds and plan.
+    pub settings: MatchSettings,
+    /// The size the room was made for (the plan starts from it).
+    pub base: Size,
+    /// Round 1's seed: the room's board when the match began.
+    pub first: Seed,
+    /// The match's seed, for rounds 2 on ([`MatchSettings::board`]).
+    pub seed: Seed,
+    /// Rounds begun (a round begins with its countdown).
+    pub begun: u32,
+    /// Rounds played, in order.
+    pub rounds: Vec<MatchRound>,
+    /// The table's players, in the order they came.
+    pub players: Vec<MatchPlayer>,
+    /// It ended before its last round: nobody was left to race.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ended: bool,
+}
+
+/// The match as the room shows it (`room.standings`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchView {
+    /// The round under way, or the last one played (0 before the first).
+    pub round: u32,
+    /// The boards of the rounds begun so far, round 1 first.
+    pub boards: Vec<RoundBoard>,
+    /// The match table, ranked.
+    pub lines: Vec<MatchLine>,
+    /// The host is holding the intermission.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub held: bool,
+    /// The match is over (its last round played, or nobody left to race).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub over: bool,
+}
+
+/// The end of a match: everything its podium and table need.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchOver {
+    /// The match's seed (rounds 2 on), now that no round is left to study.
+    pub seed: Seed,
+    /// Every round: its board, results and points.
+    pub rounds: Vec<MatchRound>,
+    /// The final table, ranked (the podium is its ranks 1 to 3).
+    pub lines: Vec<MatchLine>,
+    /// Who won the match (rank 1 with points; none if it ended early).
+    pub winners: Vec<PlayerId>,
+    /// Text to share.
+    pub share: String,
+}
+
+/// One line of a room's tally of matches won.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TallyLine {
+    /// Whose wins.
+    pub player_id: PlayerId,
+    /// Their name when they last won.
+    pub name: String,
+    /// Matches won in this room.
+    pub wins: u32,
+}
+
+impl Match {
+    /// A match about to begin, its first round on seed `first` (the room's
+    /// board), the others on boards of `seed`.
+    pub fn new(settings: MatchSettings, base: Size, first: u64, seed: u64) -> Match {
+        Match {
+            settings,
+            base,
+            first: Seed(first),
+            seed: Seed(seed),
+            begun: 0,
+            rounds: Vec::new(),
+            players: Vec::new(),
+            ended: false,
+        }
+    }
+
+    /// Round `round`'s board.
+    pub fn board(&self, round: u32) -> RoundBoard {
+        self.settings.board(self.base, self.first.0, self.seed.0, round)
+    }
+
+    /// Whether the last round is played, or the match ended early.
+    pub fn is_over(&self) -> bool {
+        self.ended || self.rounds.len() as u32 >= self.settings.rounds.get()
+    }
+
+    /// The next round's number, when one is due (not over, none under way).
+    pub fn next_round(&self) -> Option<u32> {
+        (!self.is_over() && self.begun as usize == self.rounds.len()).then_some(self.begun + 1)
+    }
+
+    /// Begins the next round; its board.
+    pub fn begin(&mut self) -> Option<RoundBoard> {
+        let k = self.next_round()?;
+        self.begun = k;
+        Some(self.board(k))
+    }
+
+    /// A round that had begun did not start after all (every racer left
+    /// during its countdown): it is due again.
+    pub fn unbegin(&mut self) {
+        self.begun = self.rounds.len() as u32;
+    }
+
+    /// Ends the match before its last round.
+    pub fn end_early(&mut self) {
+        self.ended = true;
+    }
+
+    /// A player is in the table from now on (a racer at the start, one who
+    /// joins later on 0 points, or one who comes back).
+    pub fn join(&mut self, id: PlayerId, name: &str) {
+        match self.players.iter_mut().find(|p| p.id == id) {
+            Some(p) => {
+                p.left = false;
+                p.name = name.to_owned();
+            }
+            None => self.players.push(MatchPlayer { id, name: name.to_owned(), left: false }),
+        }
+    }
+
+    /// A player left the room: marked left if they raced a round, else
+    /// dropped (a line of nothing but `null`s says nothing).
+    pub fn leave(&mut self, id: PlayerId) {
+        let raced = self.rounds.iter().any(|r| r.scores.iter().any(|s| s.player_id == id));
+        if raced {
+            self.players.iter_mut().filter(|p| p.id == id).for_each(|p| p.left = true);
+        } else {
+            self.players.retain(|p| p.id != id);
+        }
+    }
+
+    /// A player's new name.
+    pub fn rename(&mut self, id: PlayerId, name: &str) {
+        self.players.iter_mut().filter(|p| p.id == id).for_each(|p| p.name = name.to_owned());
+    }
+
+    /// The round under way is over with these `rankings` (the `results`
+    /// table, rivals marked): its players are scored (rivals left out).
+    pub fn record(&mut self, rankings: Vec<Ranking>, by: RankBy) {
+        let players: Vec<Entry> = rankings
+            .iter()
+            .filter(|l| !l.rival)
+            .map(|l| Entry {
+                id: l.player_id,
+                name: l.name.clone(),
+                status: l.status,
+                steps: l.steps,
+                time_ms: l.time_ms,
+            })
+            .collect();
+        for e in &players {
+            if !self.players.iter().any(|p| p.id == e.id) {
+                self.players.push(MatchPlayer { id: e.id, name: e.name.clone(), left: false });
+            }
+        }
+        let scores = round_points(&players, by);
+        let round = self.begun.max(self.rounds.len() as u32 + 1);
+        self.begun = round;
+        self.rounds.push(MatchRound { round, board: self.board(round), rankings, scores });
+    }
+
+    /// The match table, ranked.
+    pub fn lines(&self) -> Vec<MatchLine> {
+        let mut lines: Vec<MatchLine> = self
+            .players
+            .iter()
+            .map(|p| {
+                let mine: Vec<Option<&RoundScore>> =
+                    self.rounds.iter().map(|r| r.scores.iter().find(|s| s.player_id == p.id)).collect();
+                MatchLine {
+                    rank: 0,
+                    player_id: p.id,
+                    name: p.name.clone(),
+                    points: mine.iter().flatten().map(|s| s.points).sum(),
+                    wins: mine.iter().flatten().filter(|s| s.won()).count() as u32,
+                    time_ms: mine.iter().flatten().filter_map(|s| s.time_ms).sum(),
+                    rounds: mine.iter().map(|s| s.map(|s| s.points)).collect(),
+                    left: p.left,
+                }
+            })
+            .collect();
+        rank_table(&mut lines);
+        lines
+    }
+
+    /// The room's view of it; `held`: the host holds the intermission.
+    pub fn view(&self, held: bool) -> MatchView {
+        MatchView {
+            round: self.begun,
+            boards: (1..=self.begun).map(|k| self.board(k)).collect(),
+            lines: self.lines(),
+            held,
+            over: self.is_over(),
+        }
+    }
+
+    /// Who won: rank 1 of the final table with at least a point, none when
+    /// the match ended early or is not over.
+    pub fn winners(&self) -> Vec<PlayerId> {
+        if self.ended || !self.is_over() {
+            return Vec::new();
+        }
+        self.lines().iter().filter(|l| l.rank == 1 && l.points > 0).map(|l| l.player_id).collect()
+    }
+
+    /// The end of the match, for `match_over`.
+    pub fn over(&self) -> MatchOver {
+        let lines = self.lines();
+        MatchOver {
+            seed: self.seed,
+            rounds: self.rounds.clone(),
+            share: share_line(&self.settings, self.rounds.len() as u32, &lines),
+            winners: self.winners(),
+            lines,
+        }
+    }
+}
+
+/// Counts a match won for each of `winners` (named by `name_of`) in a
+/// room's `tally`, most wins first (then the lower player id). Lines of
+/// players no longer in the room (`in_room` false) are dropped, fewest
+/// wins first, while the tally has more than `cap` lines: the room's
+/// members' lines are always kept.
+pub fn count_wins(
+    tally: &mut Vec<TallyLine>,
+    winners: &[(PlayerId, String)],
+    in_room: impl Fn(PlayerId) -> bool,
+    cap: usize,
+) {
+    for (id, name) in winners {
+        match tally.iter_mut().find(|t| t.player_id == *id) {
+            Some(t) => {
+                t.wins += 1;
+                t.name.clone_from(name);
+            }
+            None => tally.push(TallyLine { player_id: *id, name: name.clone(), wins: 1 }),
+        }
+    }
+    tally.sort_by(|a, b| b.wins.cmp(&a.wins).then(a.player_id.cmp(&b.player_id)));
+    while tally.len() > cap {
+        let Some(i) = tally.iter().rposition(|t| !in_room(t.player_id)) else { break };
+        tally.remove(i);
+    }
+}

@@ -150,6 +150,10 @@ pub enum Size {
 }
 
 impl Size {
+    /// Every size of both games, Ghost first, smallest first: the daily's
+    /// six boards in the order every list of them uses.
+    pub const ALL: [Size; 6] = [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard];
+
     /// The game this size belongs to.
     pub fn game(self) -> Game {
         match self {

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::daily::DailyDate;
 use crate::grid::{Game, Size};
 
 fn is_false(b: &bool) -> bool {
@@ -88,7 +89,7 @@ pub struct LeaguePlace {
 pub struct LeagueBoard {
     pub code: String,
     pub name: String,
-    pub date: String,
+    pub date: DailyDate,
     pub game: Game,
     pub size: Size,
     pub entries: Vec<LeagueEntry>,
@@ -101,7 +102,7 @@ pub struct LeagueStandings {
     pub name: String,
     pub days: u32,
     /// The window's first and last UTC days.
-    pub from: String,
-    pub to: String,
+    pub from: DailyDate,
+    pub to: DailyDate,
     pub lines: Vec<Standing>,
 }

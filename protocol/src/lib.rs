@@ -9,7 +9,8 @@
 //! - [`play`]: one interface over both games, used by the server per player.
 //! - [`race`]: the rules of a race: when clocks start, ranking, the reveal.
 //! - [`board`]: the board's wire shape (what `mazerace gen` prints).
-//! - [`daily`]: the daily seed derivation.
+//! - [`daily`]: the daily seed derivation, [`daily::DailyDate`], commit-reveal
+//!   and a player's day.
 //! - [`league`]: leagues' wire shapes (tables, standings).
 //! - [`matches`]: a match of several rounds: each round's board, the points, the table.
 //! - [`messages`]: every WebSocket message, client to server and back.

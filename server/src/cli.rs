@@ -44,7 +44,7 @@ enum Command {
         database_url: Option<String>,
     },
     /// Check a past day's revealed daily seeds against their commitments.
-    VerifyDaily(crate::verify_daily::VerifyDailyArgs),
+    VerifyDaily(crate::daily::verify::VerifyDailyArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -53,13 +53,13 @@ pub fn main() -> ExitCode {
         None => serve(cli.serve.clamped()),
         Some(Command::Serve(args)) => serve(args.clamped()),
         Some(Command::Gen(args)) => crate::gen::run(args),
-        Some(Command::VerifyDaily(args)) => match crate::verify_daily::run(args) {
+        Some(Command::VerifyDaily(args)) => match crate::daily::verify::run(args) {
             Ok(true) => return ExitCode::SUCCESS,
             Ok(false) => return ExitCode::from(1),
             Err(e) => Err(e),
         },
         Some(Command::Verify { data_dir, daily_salt, database_url }) => {
-            match verify(&data_dir, database_url.as_deref(), daily_salt) {
+            match crate::daily::verify::stored_runs(&data_dir, database_url.as_deref(), daily_salt) {
                 Ok(true) => return ExitCode::SUCCESS,
                 Ok(false) => return ExitCode::from(1),
                 Err(e) => Err(e),
@@ -103,7 +103,8 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             .with_context(|| format!("opening the daily store ({})", db.describe()))?;
         let salt = config.daily_salt.clone().map(String::into_bytes);
         let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock))
-            .await?
+            .await
+            .context("starting the daily challenge")?
             .with_ranked_per_address(config.ranked_per_address);
         let server = Server::new(config, Some(Arc::new(hook)))?;
         {
@@ -119,28 +120,6 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
         });
         server.run(listener).await
     })
-}
-
-/// `mazerace verify`: re-play every stored daily run; true when all match.
-fn verify(
-    data_dir: &std::path::Path,
-    database_url: Option<&str>,
-    salt: Option<String>,
-) -> anyhow::Result<bool> {
-    let db = mazerace_store::Database::from_flags(database_url, data_dir)?;
-    if let mazerace_store::Database::SqliteDir(_) = db {
-        let path = mazerace_store::sqlite::db_path(data_dir);
-        anyhow::ensure!(path.exists(), "no daily database at {}", path.display());
-    }
-    let mut backend =
-        db.open_backend(Default::default()).with_context(|| format!("opening {}", db.describe()))?;
-    let salt = match salt {
-        Some(s) => s.into_bytes(),
-        None => backend.daily_salt()?,
-    };
-    let report = mazerace_store::verify(&mut *backend, Some(&salt))?;
-    println!("{report}");
-    Ok(report.ok())
 }
 
 async fn wait_for_signal() {

@@ -19,8 +19,9 @@
 //!   there).
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
-//! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
-//!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
+//! - [`daily`]: the daily challenge, all of it (its seam, the store-backed
+//!   hook on `mazerace-store`, leagues, replays, secrets, verification);
+//!   the socket and HTTP handlers only call into it.
 //! - `ids`, `names`: codes and tokens, name rules.
 //! - `load`: how busy the runtime is (the adaptive progress window).
 //! - [`metrics`]: every `/metrics` series, one function each.
@@ -34,8 +35,6 @@ pub mod cli;
 pub mod config;
 mod conn;
 pub mod daily;
-mod daily_leagues;
-pub mod daily_store;
 mod edge;
 pub mod gen;
 mod http;
@@ -49,18 +48,13 @@ mod registry;
 mod room;
 pub mod server;
 mod sessions;
-mod verify_daily;
 
-pub use edge::accept::set_backlog;
-pub use edge::{fdlimit, net, proxy};
-// `http/leagues.rs` names the limiter at the crate root (it is being moved
-// on another branch; its imports are left as they were).
 pub use config::{Config, LogFormat, MAX_PLAYERS_CAP};
 pub use daily::{
-    daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
-    DailySchedule, DailyStart, HookFuture, Replay,
+    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart,
+    HookFuture, LeagueAsker, LeagueOp, Replay, StoreHook,
 };
-pub use daily_store::StoreHook;
-use edge::limits;
+pub use edge::accept::set_backlog;
+pub use edge::{fdlimit, net, proxy};
 pub use ids::is_code_shaped;
 pub use server::Server;

@@ -1,5 +1,5 @@
-//! The one error type of this crate: what a caller of [`crate::Store`] or a
-//! [`crate::Backend`] can get back, typed so the server can decide (answer
+//! The one error type of this crate: what a caller of [`crate::Store`] can
+//! get back, typed so the server can decide (answer
 //! "try again", refuse the request, or report an internal fault) with
 //! [`StoreError::kind`], never by reading an error's English text.
 
@@ -19,7 +19,7 @@ pub enum StoreError {
     /// retry a read, and should re-check state before retrying a write.
     #[error("the database is unavailable: {0}")]
     Unavailable(#[source] Box<dyn StdError + Send + Sync>),
-    /// The store's worker thread has stopped (closed, or it could not open the database).
+    /// The store has stopped (closed, or it could not open the database).
     #[error("the store is closed")]
     Closed,
     /// The database failed. Boxed so each backend can report its own errors.
@@ -86,6 +86,27 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// This error once more, for each caller of one failed batch commit:
+    /// the same variant, so the same kind, the source kept as text.
+    pub(crate) fn for_each_caller(&self) -> StoreError {
+        use StoreError::*;
+        match self {
+            Busy => Busy,
+            Closed => Closed,
+            Unavailable(e) => Unavailable(e.to_string().into()),
+            Db(e) => Db(e.to_string().into()),
+            Io(e) => Io(std::io::Error::new(e.kind(), e.to_string())),
+            Invalid(s) => Invalid(s.clone()),
+            UnknownRun(id) => UnknownRun(*id),
+            RunOver(id) => RunOver(*id),
+            Corrupt(s) => Corrupt(s.clone()),
+            SchemaTooNew { found, known } => SchemaTooNew { found: *found, known: *known },
+            EmptyDatabaseFile(p) => EmptyDatabaseFile(p.clone()),
+        }
+    }
+}
+
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ffi::ErrorCode;
@@ -101,8 +122,8 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
-impl From<postgres::Error> for StoreError {
-    fn from(e: postgres::Error) -> Self {
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> Self {
         if is_unavailable(&e) {
             StoreError::Unavailable(Box::new(e))
         } else {
@@ -111,10 +132,23 @@ impl From<postgres::Error> for StoreError {
     }
 }
 
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        use deadpool_postgres::PoolError;
+        match e {
+            PoolError::Backend(e) => e.into(),
+            // No connection in time: the database is slow, away or at its limit.
+            PoolError::Timeout(_) => StoreError::Unavailable(Box::new(e)),
+            PoolError::Closed => StoreError::Closed,
+            other => StoreError::Db(Box::new(other)),
+        }
+    }
+}
+
 /// A PostgreSQL error that says "the database is not there or too slow right
 /// now" rather than "this request is wrong": connection loss and failure,
 /// timeouts, serialization conflicts, a server shutting down or full.
-pub(crate) fn is_unavailable(e: &postgres::Error) -> bool {
+pub(crate) fn is_unavailable(e: &tokio_postgres::Error) -> bool {
     if e.is_closed() {
         return true;
     }

@@ -9,12 +9,13 @@
 //! a win is first place on a board (shared on a tie). Standings order by
 //! points, then wins, then name.
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::{Game, Size};
 
 pub use mazerace_protocol::league::{League, LeagueEntry, Standing};
 
-use crate::backend::RunState;
-use crate::sql::competition_ranks;
+use crate::record::RunState;
+use crate::rules::convert::competition_ranks;
 
 /// Members a league takes (`league_full` past it).
 pub const MAX_MEMBERS: u32 = 50;
@@ -36,7 +37,7 @@ pub struct Member {
 pub struct MemberRun {
     pub player: String,
     pub name: String,
-    pub date: String,
+    pub date: DailyDate,
     pub game: Game,
     pub size: Size,
     pub state: RunState,
@@ -80,8 +81,8 @@ pub enum LeagueRequest {
     /// The ranked runs of a league's members from `from` to `to` (dates, inclusive).
     Runs {
         code: String,
-        from: String,
-        to: String,
+        from: DailyDate,
+        to: DailyDate,
     },
 }
 
@@ -131,7 +132,7 @@ pub fn is_code(code: &str) -> bool {
 /// `runs` may hold other boards' runs, which are skipped.
 pub fn board_table(
     runs: &[MemberRun],
-    date: &str,
+    date: DailyDate,
     game: Game,
     size: Size,
     you: Option<&str>,
@@ -167,9 +168,9 @@ pub fn standings(
     streaks: &[(String, u32)],
     you: Option<&str>,
 ) -> Vec<Standing> {
-    let mut boards: Vec<(&str, Game, Size)> = Vec::new();
+    let mut boards: Vec<(DailyDate, Game, Size)> = Vec::new();
     for r in runs {
-        let b = (r.date.as_str(), r.game, r.size);
+        let b = (r.date, r.game, r.size);
         if !boards.contains(&b) {
             boards.push(b);
         }
@@ -197,8 +198,8 @@ pub fn standings(
         .iter()
         .zip(points)
         .map(|(m, (points, wins))| {
-            let mut days: Vec<&str> =
-                runs.iter().filter(|r| r.player == m.player).map(|r| r.date.as_str()).collect();
+            let mut days: Vec<DailyDate> =
+                runs.iter().filter(|r| r.player == m.player).map(|r| r.date).collect();
             days.sort_unstable();
             days.dedup();
             Standing {
@@ -228,7 +229,7 @@ mod tests {
         MemberRun {
             player: player.into(),
             name: player.to_uppercase(),
-            date: date.into(),
+            date: date.parse().unwrap(),
             game: Game::Maze,
             size: Size::Easy,
             state: if steps.is_some() { RunState::Finished } else { RunState::NotFinished },
@@ -251,7 +252,7 @@ mod tests {
             run("b", "2026-12-02", Some(30), 4),
             run("a", "2026-12-02", Some(30), 5),
         ];
-        let t = board_table(&runs, "2026-12-01", Game::Maze, Size::Easy, Some("b"));
+        let t = board_table(&runs, "2026-12-01".parse().unwrap(), Game::Maze, Size::Easy, Some("b"));
         assert_eq!(t.iter().map(|e| e.rank).collect::<Vec<_>>(), [Some(1), Some(2), None]);
         assert!(t[1].you && !t[0].you);
         let s = standings(&members, &runs, &[("a".into(), 2)], None);

@@ -17,7 +17,6 @@
 //! noticing node's clock: clocks may differ by less than a lease minus a
 //! heartbeat interval.
 
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -53,17 +52,13 @@ impl std::fmt::Debug for NodeOptions {
     }
 }
 
-/// A node options value with its boot id drawn: one per opened backend.
+/// A node options value with its boot id drawn: one per opened store (all
+/// its connections are one node and boot).
 #[derive(Clone, Debug)]
 pub(crate) struct Identity {
     pub node: String,
     pub boot: String,
     pub options: NodeOptions,
-    /// Connections found dead so far, shared by one process's connections
-    /// (clones of this identity): when one finds the database gone, the
-    /// others' connections are as dead, so each re-makes its own before its
-    /// next request instead of failing one more request on it.
-    pub lost: Arc<AtomicU64>,
 }
 
 impl Identity {
@@ -75,7 +70,7 @@ impl Identity {
         };
         let mut bytes = [0u8; 8];
         getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no OS entropy: {e}")))?;
-        Ok(Identity { node, boot: hex::encode(bytes), options, lost: Arc::default() })
+        Ok(Identity { node, boot: hex::encode(bytes), options })
     }
 
     /// Now, in Unix milliseconds, by the configured clock.

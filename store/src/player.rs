@@ -14,11 +14,6 @@ impl PlayerKey {
         PlayerKey(hex::encode(Sha256::digest(token.as_bytes())))
     }
 
-    /// A key as stored (64 hex digits), read back from the database.
-    pub(crate) fn from_stored(hex: String) -> PlayerKey {
-        PlayerKey(hex)
-    }
-
     /// The 64 hex digits, as stored.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -2,10 +2,11 @@
 //! message built from a stored run. Only the date, board, score, time and
 //! rank: never the route, so sharing cannot spoil the board for others.
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::DailyResult;
 use mazerace_protocol::Game;
 
-use crate::backend::FinishedRun;
+use crate::record::FinishedRun;
 
 /// `mazerace daily 2026-11-29 - Ghost medium - 16 steps (best possible 16) - 0:42 - #3 of 57`.
 ///
@@ -54,17 +55,10 @@ pub fn clock_time(ms: u64) -> String {
     }
 }
 
-/// The puzzle number of a daily date: days since
-/// [`mazerace_protocol::daily::FIRST_DAILY`], which is 1 (0 before it).
-pub fn puzzle_number(date: &str) -> u32 {
-    let first = crate::clock::day_number(mazerace_protocol::daily::FIRST_DAILY).unwrap_or(0);
-    crate::clock::day_number(date).map_or(0, |d| u32::try_from(d - first + 1).unwrap_or(0))
-}
-
 /// A league's share line: `mazerace daily #3 - Friday club - Maze easy - 2nd of 5`
 /// (`did not finish` for a run without a finish).
 pub fn league_share(
-    date: &str,
+    date: DailyDate,
     league: &str,
     game: Game,
     size: mazerace_protocol::Size,
@@ -79,14 +73,14 @@ pub fn league_share(
         Some(r) => format!("#{r} of {entrants}"),
         None => "did not finish".to_owned(),
     };
-    format!("mazerace daily #{} - {league} - {game} {size} - {place}", puzzle_number(date))
+    format!("mazerace daily #{} - {league} - {game} {size} - {place}", date.puzzle_number())
 }
 
 impl FinishedRun {
     /// The `daily_result` message for this run; `best` as for [`share_text`].
     pub fn to_daily_result(&self, best: Option<u32>) -> DailyResult {
         DailyResult {
-            date: self.date.clone(),
+            date: self.date,
             game: self.game,
             size: self.size,
             ranked: self.ranked,
@@ -98,7 +92,7 @@ impl FinishedRun {
             streak: self.streak,
             share: share_text(self, best),
             run_id: self.run_id,
-            puzzle: puzzle_number(&self.date),
+            puzzle: self.date.puzzle_number(),
             leagues: Vec::new(),
         }
     }
@@ -112,7 +106,7 @@ mod tests {
     fn run(game: Game, size: Size, finished: bool, ranked: bool) -> FinishedRun {
         FinishedRun {
             run_id: 7,
-            date: "2026-11-29".into(),
+            date: "2026-11-29".parse().unwrap(),
             game,
             size,
             ranked,

@@ -1,148 +1,79 @@
-//! [`Store`]: the async handle the server holds. The backend lives on its own
-//! std thread behind a bounded queue, so SQLite (fsync on every commit) never
-//! blocks the async runtime; each request carries a oneshot for its answer.
-//! On PostgreSQL the queue is served by [`POSTGRES_CONNECTIONS`] such threads,
-//! one connection each, so commits overlap; requests then run in any order
-//! (callers that need one request after another await the first).
+//! [`Store`]: the async, cloneable handle the server holds, on either
+//! database. SQLite's one connection lives on its own thread (a commit's
+//! fsync never blocks the runtime); each PostgreSQL request runs in a task
+//! of its own on a pooled connection, so a caller that stops waiting never
+//! cuts a transaction in half. Every request runs the same rules
+//! ([`crate::rules`]) on one connection.
 //!
-//! Backpressure: writes (`begin_run`, `finish_run`, ...) wait for room in the
-//! queue, because a result must not be dropped; reads (leaderboards, streaks,
-//! replays) fail fast with [`StoreError::Busy`] when the queue is full, so a
-//! flood of table requests cannot pile up behind a slow disk.
+//! Backpressure: the store takes at most its queue's capacity of requests
+//! at once. Writes (`begin_run`, `finish_run`, ...) wait for room, because
+//! a result must not be dropped; reads (leaderboards, streaks, replays)
+//! fail fast with [`StoreError::Busy`] when it is full, so a flood of table
+//! requests cannot pile up behind a slow disk.
+//!
+//! Finishes are committed in groups ([`crate::group`]): the finishes waiting
+//! together share one transaction and one flush, and each caller still
+//! learns its own outcome.
 //!
 //! Lifetime: the handle is cheap to clone. When the last clone drops, the
-//! workers finish every request already queued, close the database and
-//! exit; [`Store::close`] does that and waits for it.
+//! store finishes every request already queued, closes the database and
+//! stops; [`Store::close`] does that and waits for it.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 
+use mazerace_protocol::daily::day::PlayerDay;
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::Leaderboard;
 use mazerace_protocol::{Action, Game, Size};
 
-use crate::backend::{
-    AddressCap, Backend, BeginRun, FinishedRun, NewRun, Outcome, PlayerDay, RankedStart, StoredRun,
-    LEADERBOARD_LIMIT,
-};
+use crate::database::Database;
+use crate::db::{BoxFuture, Db};
 use crate::error::StoreError;
-use crate::node::NodeOptions;
+use crate::group::{CommitCounts, Commits, FinishJob};
+use crate::league::{LeagueAnswer, LeagueRequest, LeagueView};
+use crate::node::{Identity, NodeOptions};
 use crate::player::PlayerKey;
-use crate::postgres::{is_postgres_url, PostgresBackend};
-use crate::sqlite::SqliteBackend;
-use crate::verify::{verify, VerifyReport};
+use crate::postgres::{PgDb, PoolGuard};
+use crate::record::{
+    AddressCap, BeginRun, FinishedRun, NewRun, Outcome, RankedRow, StoredRun, LEADERBOARD_LIMIT,
+};
+use crate::rules::{self, convert::Ending};
+use crate::sqlite::worker::{Job, Opener, Request, Worker};
+use crate::sqlite::{db_path, SqliteDb};
 
-/// One worker of the store: run queued requests on `backend` until every
-/// handle is dropped and the queue is drained. With several workers (one
-/// connection each), one waits on the queue at a time and the others for
-/// the lock, so each request runs on exactly one connection.
-fn serve(mut backend: Box<dyn Backend>, queue: &Mutex<mpsc::Receiver<Job>>) {
-    loop {
-        let job = queue.lock().unwrap_or_else(|p| p.into_inner()).blocking_recv();
-        let Some(job) = job else { break };
-        // A panicking request drops its reply (the caller sees `Closed`) but
-        // must not take the other requests down with it.
-        let _ = catch_unwind(AssertUnwindSafe(|| job(&mut *backend)));
-    }
-    drop(backend);
-}
-
-/// Requests that may wait in the queue before reads are refused as busy.
+/// Requests that may be in the store at once before reads are refused as busy.
 pub const DEFAULT_QUEUE: usize = 256;
 
-/// Connections a node's store holds to PostgreSQL: every commit waits on
-/// the server's WAL flush, and commits in flight together share one flush
-/// (PostgreSQL's group commit), so more connections mean more finishes per
-/// flush; 16, because a disk of a few hundred flushes a second needs over
-/// ten finishes per flush for 2,000 a second (bench/RESULTS.md).
-pub const POSTGRES_CONNECTIONS: usize = 16;
-
-/// Where the durable data lives.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Database {
-    /// `mazerace.sqlite` in this data directory (the embedded default).
-    SqliteDir(PathBuf),
-    /// A PostgreSQL URL (`postgres://user:password@host:port/dbname`).
-    Postgres(String),
+/// How requests reach the database.
+enum Engine {
+    /// The worker thread and its one connection.
+    Sqlite(Worker),
+    /// The pool, and the queue of the node's group commits.
+    Postgres { pool: Arc<PoolGuard>, finishes: mpsc::Sender<FinishJob> },
 }
 
-/// Never prints a URL: it may carry a password.
-impl std::fmt::Debug for Database {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Database::SqliteDir(dir) => f.debug_tuple("SqliteDir").field(dir).finish(),
-            Database::Postgres(_) => f.write_str("Postgres(..)"),
-        }
-    }
+struct Shared {
+    engine: Engine,
+    commits: Arc<Commits>,
+    permits: Arc<Semaphore>,
+    capacity: usize,
+    me: Arc<Identity>,
+    /// How often the owner should call [`Store::heartbeat`]: a quarter of
+    /// the node's lease, so three beats can be missed before it counts as dead.
+    heartbeat_every: Duration,
 }
-
-impl Database {
-    /// From the server's flags: a `postgres://` `database_url` selects
-    /// PostgreSQL; none means SQLite in `data_dir`; any other URL is refused.
-    pub fn from_flags(
-        database_url: Option<&str>,
-        data_dir: impl Into<PathBuf>,
-    ) -> Result<Database, StoreError> {
-        match database_url.map(str::trim).filter(|u| !u.is_empty()) {
-            None => Ok(Database::SqliteDir(data_dir.into())),
-            Some(url) if is_postgres_url(url) => Ok(Database::Postgres(url.to_owned())),
-            Some(_) => Err(StoreError::Invalid(
-                "the database URL must start with postgres:// (leave it out for SQLite in the data directory)"
-                    .into(),
-            )),
-        }
-    }
-
-    /// Open the backend here, on this thread (blocking): for commands such
-    /// as `mazerace verify`, and for [`Store::connect`]'s worker.
-    pub fn open_backend(&self, node: NodeOptions) -> Result<Box<dyn Backend>, StoreError> {
-        Ok(match self {
-            Database::SqliteDir(dir) => Box::new(SqliteBackend::open_as(crate::sqlite::db_path(dir), node)?),
-            Database::Postgres(url) => Box::new(PostgresBackend::connect_as(url, node)?),
-        })
-    }
-
-    /// The connections one node's [`Store`] serves requests on: one for
-    /// SQLite (one writer at a time anyway), [`POSTGRES_CONNECTIONS`] for
-    /// PostgreSQL, all as one node and boot.
-    pub fn open_backends(&self, node: NodeOptions) -> Result<Vec<Box<dyn Backend>>, StoreError> {
-        match self {
-            Database::SqliteDir(_) => Ok(vec![self.open_backend(node)?]),
-            Database::Postgres(url) => {
-                let me = crate::node::Identity::new(node)?;
-                (0..POSTGRES_CONNECTIONS)
-                    .map(
-                        |_| Ok(Box::new(PostgresBackend::connect_with(url, me.clone())?) as Box<dyn Backend>),
-                    )
-                    .collect()
-            }
-        }
-    }
-
-    /// A short description for logs, without credentials.
-    pub fn describe(&self) -> String {
-        match self {
-            Database::SqliteDir(dir) => format!("SQLite in {}", crate::sqlite::db_path(dir).display()),
-            Database::Postgres(_) => "PostgreSQL".to_owned(),
-        }
-    }
-}
-
-type Job = Box<dyn FnOnce(&mut dyn Backend) + Send>;
-type Opener = Box<dyn FnOnce() -> Result<Vec<Box<dyn Backend>>, StoreError> + Send>;
 
 /// The async, cloneable handle to the daily-challenge storage.
 #[derive(Clone)]
 pub struct Store {
-    jobs: mpsc::Sender<Job>,
-    /// The worker holds the sender and drops it as its very last act, after
-    /// the database is closed: `changed()` failing means "worker gone".
+    shared: Arc<Shared>,
+    /// The store's tasks hold the senders and drop them as their very last
+    /// act, after the database is closed: `changed()` failing means "gone".
     gone: watch::Receiver<()>,
-    /// How often the owner should call [`Store::heartbeat`]: a quarter of
-    /// the node's lease, so three beats can be missed before it counts as dead.
-    heartbeat_every: std::time::Duration,
 }
 
 impl std::fmt::Debug for Store {
@@ -151,144 +82,213 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// `f` boxed as the worker thread's [`Request`]: it holds `permit` until it
+/// has its outcome, then answers on `reply` (a caller who has its answer
+/// sees the queue without it).
+fn worker_request<T, F>(
+    f: F,
+    permit: OwnedSemaphorePermit,
+    reply: oneshot::Sender<Result<T, StoreError>>,
+) -> Request
+where
+    T: Send + 'static,
+    F: for<'a> FnOnce(&'a mut dyn Db) -> BoxFuture<'a, Result<T, StoreError>> + Send + 'static,
+{
+    fn boxed<F>(f: F) -> Request
+    where
+        F: for<'a> FnOnce(&'a mut dyn Db) -> BoxFuture<'a, ()> + Send + 'static,
+    {
+        Box::new(f)
+    }
+    boxed(move |db| {
+        Box::pin(async move {
+            let out = f(db).await;
+            drop(permit);
+            let _ = reply.send(out);
+        })
+    })
+}
+
 impl Store {
-    /// Open (creating if needed) `data_dir/mazerace.sqlite` on the worker
-    /// thread, with the default queue.
+    /// Open (creating if needed) `data_dir/mazerace.sqlite` as the single
+    /// anonymous node.
     pub async fn open(data_dir: impl Into<PathBuf>) -> Result<Store, StoreError> {
-        let dir = data_dir.into();
-        let opener: Opener =
-            Box::new(move || Ok(vec![Box::new(SqliteBackend::open_data_dir(dir)?) as Box<dyn Backend>]));
-        let (store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
-        ready.await.map_err(|_| StoreError::Closed)??;
-        Ok(store)
+        Self::connect(Database::SqliteDir(data_dir.into()), NodeOptions::default()).await
     }
 
-    /// Open `db` on the worker thread as the node `node`, with the default queue.
+    /// Open `db` as the node `node` (migrating it first), and take the
+    /// node's lease; [`DEFAULT_QUEUE`] requests at once.
     pub async fn connect(db: Database, node: NodeOptions) -> Result<Store, StoreError> {
-        let lease = node.lease;
-        let opener: Opener = Box::new(move || db.open_backends(node));
-        let (mut store, ready) = Self::start(opener, DEFAULT_QUEUE)?;
-        store.heartbeat_every = lease / 4;
-        ready.await.map_err(|_| StoreError::Closed)??;
+        Self::connect_with_queue(db, node, DEFAULT_QUEUE).await
+    }
+
+    /// [`Store::connect`] with room for `queue` requests at once.
+    pub async fn connect_with_queue(
+        db: Database,
+        node: NodeOptions,
+        queue: usize,
+    ) -> Result<Store, StoreError> {
+        let me = Arc::new(Identity::new(node)?);
+        let store = match db {
+            Database::SqliteDir(dir) => {
+                let path = db_path(dir);
+                let (store, ready) = Self::start_sqlite(Box::new(move || SqliteDb::open(&path)), me, queue)?;
+                ready.await.map_err(|_| StoreError::Closed)??;
+                store
+            }
+            Database::Postgres(url) => Self::start_postgres(&url, me, queue).await?,
+        };
+        let me = Arc::clone(&store.shared.me);
+        store
+            .request(true, move |db| Box::pin(async move { rules::runs::renew_lease(db, &me).await }))
+            .await?;
         Ok(store)
     }
 
-    /// A private in-memory database behind the default queue: for tests.
+    /// A private in-memory SQLite database as the anonymous node: for tests.
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Self::spawn(Box::new(SqliteBackend::open_in_memory()?), DEFAULT_QUEUE)
+        let db = SqliteDb::open_in_memory()?;
+        let me = Arc::new(Identity::new(NodeOptions::default())?);
+        Ok(Self::start_sqlite(Box::new(move || Ok(db)), me, DEFAULT_QUEUE)?.0)
     }
 
-    /// Run an already open backend (any [`Backend`]) behind a queue of `capacity`.
-    pub fn spawn(backend: Box<dyn Backend>, capacity: usize) -> Result<Store, StoreError> {
-        Ok(Self::start(Box::new(move || Ok(vec![backend])), capacity)?.0)
-    }
-
-    fn start(
-        opener: Opener,
+    fn start_sqlite(
+        open: Opener,
+        me: Arc<Identity>,
         capacity: usize,
     ) -> Result<(Store, oneshot::Receiver<Result<(), StoreError>>), StoreError> {
-        let (jobs, queue) = mpsc::channel::<Job>(capacity.max(1));
-        let queue = Arc::new(Mutex::new(queue));
         let (gone_tx, gone) = watch::channel(());
-        let gone_tx = Arc::new(gone_tx);
-        let (ready_tx, ready) = oneshot::channel();
-        std::thread::Builder::new().name("mazerace-store".into()).spawn(move || {
-            let mut backends = match opener() {
-                Ok(b) if !b.is_empty() => b,
-                Ok(_) => {
-                    let _ = ready_tx.send(Err(StoreError::Invalid("no connection to serve".into())));
-                    return;
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
-                    return;
-                }
-            };
-            let first = backends.remove(0);
-            for (i, backend) in backends.into_iter().enumerate() {
-                let (queue, gone) = (Arc::clone(&queue), Arc::clone(&gone_tx));
-                let spawned =
-                    std::thread::Builder::new().name(format!("mazerace-store-{}", i + 1)).spawn(move || {
-                        serve(backend, &queue);
-                        drop(gone);
-                    });
-                if let Err(e) = spawned {
-                    // The workers already running end when the handle drops.
-                    let _ = ready_tx.send(Err(e.into()));
-                    return;
-                }
-            }
-            let _ = ready_tx.send(Ok(()));
-            serve(first, &queue);
-            drop(gone_tx);
-        })?;
-        Ok((Store { jobs, gone, heartbeat_every: crate::node::DEFAULT_LEASE / 4 }, ready))
+        let commits = Arc::new(Commits::default());
+        let (worker, ready) = Worker::start(open, capacity, Arc::clone(&commits), gone_tx)?;
+        Ok((Self::new(Engine::Sqlite(worker), commits, me, capacity, gone), ready))
     }
 
-    /// Run `f` on the backend thread; fails fast with [`StoreError::Busy`]
-    /// when the queue is full. For anything the typed methods do not cover.
-    pub async fn call<T, F>(&self, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut dyn Backend) -> Result<T, StoreError> + Send + 'static,
-    {
-        self.request(false, f).await
+    async fn start_postgres(url: &str, me: Arc<Identity>, capacity: usize) -> Result<Store, StoreError> {
+        let (gone_tx, gone) = watch::channel(());
+        let pool = Arc::new(PoolGuard::new(crate::postgres::connect(url).await?, gone_tx));
+        let (finishes, queue) = mpsc::channel(capacity.max(1));
+        let commits = Arc::new(Commits::default());
+        let committer = crate::postgres::finish::committer(
+            Arc::clone(&pool),
+            me.node.clone(),
+            queue,
+            Arc::clone(&commits),
+        );
+        tokio::spawn(committer);
+        Ok(Self::new(Engine::Postgres { pool, finishes }, commits, me, capacity, gone))
     }
 
+    fn new(
+        engine: Engine,
+        commits: Arc<Commits>,
+        me: Arc<Identity>,
+        capacity: usize,
+        gone: watch::Receiver<()>,
+    ) -> Store {
+        let capacity = capacity.max(1);
+        let heartbeat_every = me.options.lease / 4;
+        let permits = Arc::new(Semaphore::new(capacity));
+        let shared = Shared { engine, commits, permits, capacity, me, heartbeat_every };
+        Store { shared: Arc::new(shared), gone }
+    }
+
+    /// A place in the queue: waited for by writes, refused as busy to reads.
+    async fn permit(&self, wait: bool) -> Result<OwnedSemaphorePermit, StoreError> {
+        let permits = Arc::clone(&self.shared.permits);
+        if wait {
+            permits.acquire_owned().await.map_err(|_| StoreError::Closed)
+        } else {
+            permits.try_acquire_owned().map_err(|e| match e {
+                tokio::sync::TryAcquireError::NoPermits => StoreError::Busy,
+                tokio::sync::TryAcquireError::Closed => StoreError::Closed,
+            })
+        }
+    }
+
+    /// Run `f` (a request's rules) on a connection (see [`Store::permit`]
+    /// for `wait`). Once queued, a request is carried out even if its caller
+    /// stops waiting: a transaction is never cut in half.
     async fn request<T, F>(&self, wait: bool, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Backend) -> Result<T, StoreError> + Send + 'static,
+        F: for<'a> FnOnce(&'a mut dyn Db) -> BoxFuture<'a, Result<T, StoreError>> + Send + 'static,
     {
+        let permit = self.permit(wait).await?;
         let (reply, answer) = oneshot::channel();
-        let job: Job = Box::new(move |b| {
-            let _ = reply.send(f(b));
-        });
-        if wait {
-            self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
-        } else {
-            self.jobs.try_send(job).map_err(|e| match e {
-                mpsc::error::TrySendError::Full(_) => StoreError::Busy,
-                mpsc::error::TrySendError::Closed(_) => StoreError::Closed,
-            })?;
+        match &self.shared.engine {
+            Engine::Sqlite(worker) => worker.send(Job::Run(worker_request(f, permit, reply))).await?,
+            Engine::Postgres { pool, .. } => {
+                let pool = Arc::clone(pool);
+                tokio::spawn(async move {
+                    let out = match pool.pool.get().await {
+                        Ok(client) => {
+                            let mut db = PgDb::new(client);
+                            let out = f(&mut db).await;
+                            db.release(&pool.pool, matches!(out, Err(StoreError::Unavailable(_)))).await;
+                            out
+                        }
+                        Err(e) => Err(e.into()),
+                    };
+                    drop(permit);
+                    let _ = reply.send(out);
+                });
+            }
         }
         answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Requests in the store now (the queue's depth).
+    pub fn queued(&self) -> usize {
+        self.shared.capacity - self.shared.permits.available_permits()
+    }
+
+    /// The group commits so far (see [`crate::group`]): finishes committed
+    /// and the transactions that committed them.
+    pub fn commits(&self) -> CommitCounts {
+        self.shared.commits.snapshot()
     }
 
     /// Whether the database answers right now (for `/healthz`): fails fast
     /// with [`StoreError::Busy`] when the queue is full, and with
     /// [`StoreError::Unavailable`] when the database cannot be reached.
-    /// Requests waiting for the database now (the queue's depth).
-    pub fn queued(&self) -> usize {
-        self.jobs.max_capacity() - self.jobs.capacity()
-    }
-
     pub async fn ping(&self) -> Result<(), StoreError> {
-        self.request(false, |b| b.ping()).await
+        self.request(false, |db| Box::pin(rules::reads::ping(db))).await
     }
 
-    /// The daily salt, made and kept on first use. See [`Backend::daily_salt`].
+    /// The daily salt kept in the database, made and kept on first use (never
+    /// over stored runs: [`StoreError::Corrupt`] then).
     pub async fn daily_salt(&self) -> Result<Vec<u8>, StoreError> {
-        self.request(true, |b| b.daily_salt()).await
+        self.request(true, |db| Box::pin(rules::runs::daily_salt(db))).await
     }
 
     /// Start a run; ranked if it is the player's first on this board.
     pub async fn begin_run(&self, run: NewRun) -> Result<BeginRun, StoreError> {
-        self.request(true, move |b| b.begin_run(&run)).await
+        self.begin_run_capped(run, None).await
     }
 
-    /// Start a run under a per-address cap (see [`Backend::begin_run_capped`]).
+    /// Start a run under a per-address cap: with a `cap`, the player's first
+    /// run is practice too (`capped`) when the address already has
+    /// `cap.limit` ranked runs on the board, counted in the same transaction.
     pub async fn begin_run_capped(
         &self,
         run: NewRun,
         cap: Option<AddressCap>,
     ) -> Result<BeginRun, StoreError> {
-        self.request(true, move |b| b.begin_run_capped(&run, cap.as_ref())).await
+        let me = Arc::clone(&self.shared.me);
+        self.request(true, move |db| {
+            Box::pin(async move { rules::runs::begin_run(db, &me, &run, cap.as_ref()).await })
+        })
+        .await
     }
 
-    /// End a run; returns only after the result and moves are committed.
-    /// `times_ms`: each action's ms since the run's first move, one per
-    /// action, or `None` when not measured (see [`Backend::finish_run`]).
+    /// End a run with its full move list (accepted actions only); returns
+    /// only once it is committed. A run ends once: a different ending later
+    /// is [`StoreError::RunOver`]; the same ending again returns the stored
+    /// result, so retrying a finish whose outcome was unknown
+    /// ([`StoreError::Unavailable`]) is safe. `times_ms`: each action's ms
+    /// since the run's first move, one per action ([`StoreError::Invalid`]
+    /// otherwise), or `None` when not measured. Committed with the other
+    /// finishes waiting at the same time (group commit).
     pub async fn finish_run(
         &self,
         run_id: i64,
@@ -296,78 +296,116 @@ impl Store {
         actions: Vec<Action>,
         times_ms: Option<Vec<u64>>,
     ) -> Result<FinishedRun, StoreError> {
-        self.request(true, move |b| b.finish_run(run_id, outcome, &actions, times_ms.as_deref())).await
+        let end = Ending::new(outcome, &actions, times_ms.as_deref())?;
+        let permit = self.permit(true).await?;
+        let (reply, answer) = oneshot::channel();
+        let job = FinishJob { run_id, end, reply, _permit: permit };
+        match &self.shared.engine {
+            Engine::Sqlite(worker) => worker.send(Job::Finish(job)).await?,
+            Engine::Postgres { finishes, .. } => finishes.send(job).await.map_err(|_| StoreError::Closed)?,
+        }
+        answer.await.map_err(|_| StoreError::Closed)?
     }
 
     /// Close this node's runs left open by its previous process (call once
     /// at startup); other nodes' runs are left alone.
     pub async fn abandon_open_runs(&self) -> Result<u64, StoreError> {
-        self.request(true, |b| b.abandon_open_runs()).await
+        let me = Arc::clone(&self.shared.me);
+        self.request(true, move |db| Box::pin(async move { rules::runs::abandon_open_runs(db, &me).await }))
+            .await
     }
 
     /// How often to call [`Store::heartbeat`] (a quarter of the lease).
-    pub fn heartbeat_interval(&self) -> std::time::Duration {
-        self.heartbeat_every
+    pub fn heartbeat_interval(&self) -> Duration {
+        self.shared.heartbeat_every
     }
 
     /// Renew this node's lease and close the runs of nodes whose lease ran
-    /// out; returns how many runs were closed (see [`Backend::heartbeat`]).
+    /// out; returns how many runs were closed (see [`crate::node`]).
     pub async fn heartbeat(&self) -> Result<u64, StoreError> {
-        self.request(true, |b| b.heartbeat()).await
+        let me = Arc::clone(&self.shared.me);
+        self.request(true, move |db| Box::pin(async move { rules::runs::heartbeat(db, &me).await })).await
     }
 
-    /// The player's ranked try on a board, if any, and when it began.
-    pub async fn ranked_start(
+    /// The player's ranked run on a board, if they have started one.
+    pub async fn ranked_run(
         &self,
         player: PlayerKey,
-        date: String,
+        date: DailyDate,
         game: Game,
         size: Size,
-    ) -> Result<Option<RankedStart>, StoreError> {
-        self.request(false, move |b| b.ranked_start(&player, &date, game, size)).await
+    ) -> Result<Option<RankedRow>, StoreError> {
+        self.request(false, move |db| {
+            Box::pin(async move { rules::reads::ranked_run(db, &player, date, game, size).await })
+        })
+        .await
     }
 
     /// Every board of `date` with the player's ranked result, and their streak.
-    pub async fn player_day(&self, player: PlayerKey, date: String) -> Result<PlayerDay, StoreError> {
-        self.request(false, move |b| b.player_day(&player, &date)).await
+    pub async fn player_day(&self, player: PlayerKey, date: DailyDate) -> Result<PlayerDay, StoreError> {
+        self.request(false, move |db| {
+            Box::pin(async move { rules::reads::player_day(db, &player, date).await })
+        })
+        .await
     }
 
     /// A board's top 100, entrants, and `you`'s own line.
     pub async fn leaderboard(
         &self,
-        date: String,
+        date: DailyDate,
         game: Game,
         size: Size,
         you: Option<PlayerKey>,
     ) -> Result<Leaderboard, StoreError> {
-        self.request(false, move |b| b.leaderboard(&date, game, size, you.as_ref(), LEADERBOARD_LIMIT)).await
+        self.request(false, move |db| {
+            Box::pin(async move {
+                rules::reads::leaderboard(db, date, game, size, you.as_ref(), LEADERBOARD_LIMIT).await
+            })
+        })
+        .await
     }
 
+    /// The rank of a run on its board; `None` unless it is a ranked finish.
     pub async fn rank_of(&self, run_id: i64) -> Result<Option<u32>, StoreError> {
-        self.request(false, move |b| b.rank_of(run_id)).await
+        self.request(false, move |db| Box::pin(rules::reads::rank_of(db, run_id))).await
     }
 
-    /// See [`Backend::streak`].
-    pub async fn streak(&self, player: PlayerKey, today: String) -> Result<u32, StoreError> {
-        self.request(false, move |b| b.streak(&player, &today)).await
+    /// Ranked runs started on a board, finished or not.
+    pub async fn entrants(&self, date: DailyDate, game: Game, size: Size) -> Result<u32, StoreError> {
+        self.request(false, move |db| Box::pin(rules::reads::entrants(db, date, game, size))).await
+    }
+
+    /// Consecutive UTC days, ending `today`, on which the player started a
+    /// ranked daily run (any game or size). A day not yet played does not
+    /// break the streak: with no run today, the streak ending yesterday counts.
+    pub async fn streak(&self, player: PlayerKey, today: DailyDate) -> Result<u32, StoreError> {
+        self.request(false, move |db| Box::pin(async move { rules::reads::streak(db, &player, today).await }))
+            .await
     }
 
     /// One run for the replay view.
     pub async fn run(&self, run_id: i64) -> Result<Option<StoredRun>, StoreError> {
-        self.request(false, move |b| b.run(run_id)).await
+        self.request(false, move |db| Box::pin(rules::reads::run(db, run_id))).await
     }
 
     /// Whether `player` made run `run_id`.
     pub async fn owns_run(&self, run_id: i64, player: PlayerKey) -> Result<bool, StoreError> {
-        self.request(false, move |b| b.owns_run(run_id, &player)).await
+        self.request(false, move |db| {
+            Box::pin(async move { rules::reads::owns_run(db, run_id, &player).await })
+        })
+        .await
+    }
+
+    /// Up to `limit` runs with id greater than `after_id`, in id order: page
+    /// through everything with `after_id` = the last id seen (start at 0).
+    /// An admin's read (the verifier's): it waits for room in the queue.
+    pub async fn runs_after(&self, after_id: i64, limit: u32) -> Result<Vec<StoredRun>, StoreError> {
+        self.request(true, move |db| Box::pin(rules::reads::runs_after(db, after_id, limit))).await
     }
 
     /// A league request (see [`crate::league`]); writes wait for room in the queue.
-    pub async fn league(
-        &self,
-        req: crate::league::LeagueRequest,
-    ) -> Result<crate::league::LeagueAnswer, StoreError> {
-        self.request(true, move |b| b.league(req)).await
+    pub async fn league(&self, req: LeagueRequest) -> Result<LeagueAnswer, StoreError> {
+        self.request(true, move |db| Box::pin(rules::leagues::league(db, req))).await
     }
 
     /// A league's members, their ranked runs from `from` to `to` and each
@@ -375,41 +413,21 @@ impl Store {
     pub async fn league_view(
         &self,
         code: String,
-        from: String,
-        to: String,
-    ) -> Result<Option<crate::league::LeagueView>, StoreError> {
-        use crate::league::{LeagueAnswer, LeagueRequest};
-        self.request(false, move |b| {
-            let LeagueAnswer::Members(league, members) =
-                b.league(LeagueRequest::Members { code: code.clone() })?
-            else {
-                return Ok(None);
-            };
-            let LeagueAnswer::Runs(runs) = b.league(LeagueRequest::Runs { code, from, to: to.clone() })?
-            else {
-                return Ok(None);
-            };
-            let mut streaks = Vec::with_capacity(members.len());
-            for m in &members {
-                streaks.push((m.player.clone(), b.streak(&PlayerKey::from_stored(m.player.clone()), &to)?));
-            }
-            Ok(Some(crate::league::LeagueView { league, members, runs, streaks }))
+        from: DailyDate,
+        to: DailyDate,
+    ) -> Result<Option<LeagueView>, StoreError> {
+        self.request(false, move |db| {
+            Box::pin(async move { rules::leagues::league_view(db, &code, from, to).await })
         })
         .await
     }
 
-    /// Re-play every stored run (see [`verify`]). Holds the worker for the
-    /// whole check: an admin action, not a per-request one.
-    pub async fn verify(&self, salt: Option<Vec<u8>>) -> Result<VerifyReport, StoreError> {
-        self.request(false, move |b| verify(b, salt.as_deref())).await
-    }
-
-    /// Drop this handle and wait until the worker has finished every queued
+    /// Drop this handle and wait until the store has finished every queued
     /// request and closed the database. Returns once *all* clones are gone:
     /// drop the others first.
     pub async fn close(self) {
-        let Store { jobs, mut gone, .. } = self;
-        drop(jobs);
+        let Store { shared, mut gone } = self;
+        drop(shared);
         while gone.changed().await.is_ok() {}
     }
 }

@@ -9,8 +9,9 @@ use std::fmt;
 use mazerace_protocol::daily::daily_seed;
 use mazerace_protocol::{Action, Board, PlayerGame, Reject, Status};
 
-use crate::backend::{Backend, RunState, StoredRun};
 use crate::error::StoreError;
+use crate::record::{RunState, StoredRun};
+use crate::store::Store;
 
 /// Runs read per page, so a large database is never loaded whole.
 const PAGE: u32 = 500;
@@ -90,15 +91,16 @@ impl fmt::Display for VerifyReport {
     }
 }
 
-/// Re-play every finished and not-finished run. With `salt`, also check that
-/// each run's seed is the daily seed of its board.
-pub fn verify(backend: &mut dyn Backend, salt: Option<&[u8]>) -> Result<VerifyReport, StoreError> {
+/// Re-play every finished and not-finished run, a page of runs per store
+/// request (the store serves others in between). With `salt`, also check
+/// that each run's seed is the daily seed of its board.
+pub async fn verify(store: &Store, salt: Option<&[u8]>) -> Result<VerifyReport, StoreError> {
     let mut report = VerifyReport::default();
     // Everyone plays the same few boards a day: build each once.
     let mut boards: HashMap<(mazerace_protocol::Size, u64), Result<Board, String>> = HashMap::new();
     let mut after = 0;
     loop {
-        let page = backend.runs_after(after, PAGE)?;
+        let page = store.runs_after(after, PAGE).await?;
         let Some(last) = page.last() else { break };
         after = last.id;
         for run in &page {
@@ -124,7 +126,7 @@ fn check_run(run: &StoredRun, board: Result<&Board, &String>, salt: Option<&[u8]
         return Some(Problem::NoBoard(format!("{} is not a {} size", run.size, run.game)));
     }
     if let Some(salt) = salt {
-        let expected = daily_seed(salt, &run.date, run.game, run.size);
+        let expected = daily_seed(salt, run.date, run.game, run.size);
         if expected != run.seed.0 {
             return Some(Problem::WrongSeed { expected });
         }

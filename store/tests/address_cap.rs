@@ -6,8 +6,9 @@
 
 mod common;
 
+use common::day;
 use mazerace_protocol::{Game, Size};
-use mazerace_store::{AddressCap, Backend, NewRun, PlayerKey};
+use mazerace_store::{AddressCap, NewRun, PlayerKey};
 
 const DAY: &str = "2026-12-01";
 
@@ -15,7 +16,7 @@ fn run(player: u32, size: Size) -> NewRun {
     NewRun {
         player: PlayerKey::from_token(&format!("window-{player}")),
         name: format!("P{player}"),
-        date: DAY.into(),
+        date: day(DAY),
         game: size.game(),
         size,
         seed: 7,
@@ -26,44 +27,44 @@ fn cap(address: &str, limit: u32) -> AddressCap {
     AddressCap { key: PlayerKey::from_token(address).as_str().to_owned(), limit }
 }
 
-both!(fn the_fifth_private_window_on_one_address_is_practice(db) {
-    let mut b = db.open();
-    let home = cap("home", 4);
+both!(async fn the_fifth_private_window_on_one_address_is_practice(db) {
+    let b = db.store().await;
+    let home = || Some(cap("home", 4));
     for p in 1..=4 {
-        let r = b.begin_run_capped(&run(p, Size::Easy), Some(&home)).unwrap();
+        let r = b.begin_run_capped(run(p, Size::Easy), home()).await.unwrap();
         assert!(r.ranked && !r.capped, "window {p}");
     }
-    let fifth = b.begin_run_capped(&run(5, Size::Easy), Some(&home)).unwrap();
+    let fifth = b.begin_run_capped(run(5, Size::Easy), home()).await.unwrap();
     assert!(!fifth.ranked && fifth.capped, "the fifth is practice, and says why");
-    assert_eq!(b.entrants(DAY, Game::Maze, Size::Easy).unwrap(), 4);
+    assert_eq!(b.entrants(day(DAY), Game::Maze, Size::Easy).await.unwrap(), 4);
     // Another board, another address: their own caps.
-    assert!(b.begin_run_capped(&run(5, Size::Hard), Some(&home)).unwrap().ranked);
-    assert!(b.begin_run_capped(&run(6, Size::Easy), Some(&cap("office", 4))).unwrap().ranked);
+    assert!(b.begin_run_capped(run(5, Size::Hard), home()).await.unwrap().ranked);
+    assert!(b.begin_run_capped(run(6, Size::Easy), Some(cap("office", 4))).await.unwrap().ranked);
     // A player's own second start is practice, not capped.
-    let again = b.begin_run_capped(&run(1, Size::Easy), Some(&home)).unwrap();
+    let again = b.begin_run_capped(run(1, Size::Easy), home()).await.unwrap();
     assert!(!again.ranked && !again.capped);
     // Without a cap nothing changes.
-    assert!(b.begin_run(&run(7, Size::Easy)).unwrap().ranked);
+    assert!(b.begin_run(run(7, Size::Easy)).await.unwrap().ranked);
 });
 
-both!(fn concurrent_starts_from_one_address_never_pass_the_cap(db) {
-    drop(db.open());
+both!(async fn concurrent_starts_from_one_address_never_pass_the_cap(db) {
     let limit = 3;
-    let ranked: u32 = std::thread::scope(|s| {
-        let threads: Vec<_> = (0..4)
-            .map(|t| {
-                s.spawn(move || {
-                    let mut b: Box<dyn Backend> = db.open();
-                    (0..4)
-                        .filter(|i| {
-                            let r = b.begin_run_capped(&run(t * 10 + i, Size::Normal), Some(&cap("lan", limit)));
-                            r.unwrap().ranked
-                        })
-                        .count() as u32
-                })
-            })
-            .collect();
-        threads.into_iter().map(|t| t.join().unwrap()).sum()
-    });
+    // Four stores (four processes, or nodes) on one database, four starts each at once.
+    let mut stores = Vec::new();
+    for _ in 0..4 {
+        stores.push(db.store().await);
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for (t, store) in stores.iter().enumerate() {
+        for i in 0..4 {
+            let store = store.clone();
+            let player = t as u32 * 10 + i;
+            tasks.spawn(async move { store.begin_run_capped(run(player, Size::Normal), Some(cap("lan", limit))).await });
+        }
+    }
+    let mut ranked = 0;
+    while let Some(r) = tasks.join_next().await {
+        ranked += u32::from(r.unwrap().unwrap().ranked);
+    }
     assert_eq!(ranked, limit, "exactly the cap, across connections");
 });

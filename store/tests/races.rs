@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::day;
 use mazerace_protocol::Size;
 use mazerace_store::{NewRun, NodeOptions, PlayerKey, Store};
 
@@ -46,7 +47,7 @@ both!(async fn one_ranked_attempt_under_concurrent_starts_on_two_nodes(db) {
             let run = NewRun {
                 player: PlayerKey::from_token(&format!("racer-{p}")),
                 name: format!("R{p}"),
-                date: DAY.into(),
+                date: day(DAY),
                 game: Size::Hard.game(),
                 size: Size::Hard,
                 seed: 3,
@@ -65,7 +66,7 @@ both!(async fn one_ranked_attempt_under_concurrent_starts_on_two_nodes(db) {
     }
     assert_eq!(starts, 2 * PLAYERS);
     assert!(ranked.iter().all(|&n| n == 1), "exactly one ranked start each: {ranked:?}");
-    let board = a.leaderboard(DAY.into(), Size::Hard.game(), Size::Hard, None).await.unwrap();
+    let board = a.leaderboard(day(DAY), Size::Hard.game(), Size::Hard, None).await.unwrap();
     assert_eq!(board.entrants, PLAYERS);
     a.close().await;
     b.close().await;

@@ -4,10 +4,11 @@
 
 mod common;
 
+use common::day;
 use mazerace_protocol::daily::daily_seed;
 use mazerace_protocol::{Action, Answer, Board, Game, Size, Status};
 use mazerace_store::verify::Problem;
-use mazerace_store::{verify, Backend, NewRun, Outcome, PlayerKey, RunState};
+use mazerace_store::{verify, NewRun, Outcome, PlayerKey, RunState, Store};
 
 const DAY: &str = "2026-11-29";
 
@@ -23,35 +24,28 @@ fn solution(size: Size, seed: u64) -> (Vec<Action>, u32) {
 
 /// A daily seed of this size whose board has a winning line.
 fn solvable_seed(salt: &[u8], size: Size) -> u64 {
-    let seed = daily_seed(salt, DAY, size.game(), size);
+    let seed = daily_seed(salt, day(DAY), size.game(), size);
     assert!(!solution(size, seed).0.is_empty(), "pick another date: {size} {seed} has no line");
     seed
 }
 
-fn store_run(
-    b: &mut dyn Backend,
-    player: u32,
-    size: Size,
-    seed: u64,
-    outcome: Outcome,
-    line: &[Action],
-) -> i64 {
+async fn store_run(b: &Store, player: u32, size: Size, seed: u64, outcome: Outcome, line: &[Action]) -> i64 {
     let run = NewRun {
         player: PlayerKey::from_token(&format!("t{player}")),
         name: format!("P{player}"),
-        date: DAY.into(),
+        date: day(DAY),
         game: size.game(),
         size,
         seed,
     };
-    let id = b.begin_run(&run).unwrap().run_id;
-    b.finish_run(id, outcome, line, None).unwrap();
+    let id = b.begin_run(run).await.unwrap().run_id;
+    b.finish_run(id, outcome, line.to_vec(), None).await.unwrap();
     id
 }
 
-both!(fn honest_runs_pass_and_tampered_ones_are_caught(db) {
+both!(async fn honest_runs_pass_and_tampered_ones_are_caught(db) {
     let salt = b"verify-salt";
-    let mut b = db.open();
+    let b = db.store().await;
     let mut ids = Vec::new();
     for size in [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard] {
         let seed = solvable_seed(salt, size);
@@ -63,27 +57,28 @@ both!(fn honest_runs_pass_and_tampered_ones_are_caught(db) {
                 "the maze line is the shortest"
             );
         }
-        ids.push(store_run(&mut *b, 1, size, seed, Outcome::Finished { steps, time_ms: 30_000 }, &line));
+        ids.push(store_run(&b, 1, size, seed, Outcome::Finished { steps, time_ms: 30_000 }, &line).await);
         // An honest did-not-finish: the line without its last step.
         let short = &line[..line.len() - 1];
         let short_steps = short.iter().filter(|a| matches!(a, Action::Move(_))).count() as u32;
-        store_run(&mut *b, 2, size, seed, Outcome::NotFinished { steps: short_steps }, short);
+        store_run(&b, 2, size, seed, Outcome::NotFinished { steps: short_steps }, short).await;
     }
-    b.begin_run(&NewRun {
+    b.begin_run(NewRun {
         player: PlayerKey::from_token("t3"),
         name: "P3".into(),
-        date: DAY.into(),
+        date: day(DAY),
         game: Game::Ghost,
         size: Size::Small,
         seed: 1,
     })
+    .await
     .unwrap(); // still playing: counted as open, not checked
 
-    let report = verify(&mut *b, Some(salt)).unwrap();
+    let report = verify(&b, Some(salt)).await.unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!((report.checked, report.open), (12, 1));
 
-    // Tamper with the stored rows behind the backend's back.
+    // Tamper with the stored rows behind the store's back.
     db.exec(&format!(
         "UPDATE runs SET steps = steps - 1 WHERE id = {};
          UPDATE runs SET state = 'not_finished', time_ms = NULL WHERE id = {};
@@ -92,7 +87,7 @@ both!(fn honest_runs_pass_and_tampered_ones_are_caught(db) {
         ids[0], ids[1], ids[3], ids[4]
     ));
 
-    let report = verify(&mut *b, Some(salt)).unwrap();
+    let report = verify(&b, Some(salt)).await.unwrap();
     assert!(!report.ok());
     assert_eq!(report.checked, 12);
     let bad: Vec<(i64, &Problem)> = report.mismatches.iter().map(|m| (m.run_id, &m.problem)).collect();
@@ -114,21 +109,21 @@ both!(fn honest_runs_pass_and_tampered_ones_are_caught(db) {
 
     // Without the salt the seed is taken as stored: that run then re-plays on
     // another board, where the stored line no longer wins as recorded.
-    let report = verify(&mut *b, None).unwrap();
+    let report = verify(&b, None).await.unwrap();
     assert!(report
         .mismatches
         .iter()
         .any(|m| m.run_id == ids[4] && !matches!(m.problem, Problem::WrongSeed { .. })));
 });
 
-both!(fn moves_after_the_finish_are_caught(db) {
-    let mut b = db.open();
+both!(async fn moves_after_the_finish_are_caught(db) {
+    let b = db.store().await;
     let seed = solvable_seed(b"x", Size::Easy);
     let (mut line, steps) = solution(Size::Easy, seed);
     let last = *line.last().unwrap();
     line.push(last);
-    let id = store_run(&mut *b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1 }, &line);
-    let report = verify(&mut *b, None).unwrap();
+    let id = store_run(&b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1 }, &line).await;
+    let report = verify(&b, None).await.unwrap();
     assert_eq!(report.mismatches.len(), 1);
     assert_eq!(report.mismatches[0].run_id, id);
     assert!(

@@ -24,6 +24,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
+pub use mazerace_protocol::daily::DailyDate;
 pub use mazerace_protocol::{Action, Board, Dir, Game, Size};
 pub use serde_json;
 
@@ -34,6 +35,11 @@ pub const RECV_TIMEOUT: Duration = Duration::from_secs(5);
 /// milliseconds, and a message rate a solver-driven client needs (it plays
 /// a hundred moves in a few milliseconds); each test changes what it
 /// exercises.
+/// A date as a test writes it, or as an answer carries it.
+pub fn day(s: &str) -> DailyDate {
+    s.parse().expect("a YYYY-MM-DD date")
+}
+
 pub fn test_config() -> Config {
     Config {
         msgs_per_sec: 10_000,

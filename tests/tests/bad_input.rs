@@ -44,6 +44,14 @@ async fn malformed_unknown_and_incomplete_messages() {
     )
     .await;
     assert_eq!(e["code"], "bad_seed");
+    // A date that is no day is refused where it comes in, on both messages that take one.
+    for text in [
+        r#"{"type":"leaderboard","game":"maze","size":"easy","date":"2026-02-30"}"#,
+        r#"{"type":"league_board","code":"K7M2QX9P","game":"maze","size":"easy","date":"2026-02-30"}"#,
+    ] {
+        let e = error_of(&mut c, text).await;
+        assert_eq!(e["code"], "bad_date", "{text}: {e}");
+    }
     // Still alive and well.
     c.send(json!({"type": "ping"})).await;
     assert_eq!(c.recv().await, json!({"type": "pong"}));

@@ -4,13 +4,24 @@
 
 use std::sync::Arc;
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::Leaderboard;
 use mazerace_server::{
-    BoardQuery, DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart, HookFuture, Replay,
+    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart,
+    HookFuture, Replay,
 };
 use mazerace_tests::serde_json::json;
 use mazerace_tests::{dir_str, free_first_step, solution, start_race, test_config, Size, TestServer};
 use tokio::sync::Notify;
+
+fn the_day() -> DailyDate {
+    "2026-11-29".parse().expect("a real date")
+}
+
+/// What this fake answers to everything but the leaderboard.
+fn not_here<T: Send + 'static>() -> HookFuture<T> {
+    Box::pin(async { Err(DailyError::Unavailable("not in this test".into())) })
+}
 
 /// A store whose leaderboard answers only once the test lets it.
 #[derive(Default)]
@@ -19,14 +30,14 @@ struct StallingStore {
 }
 
 impl DailyHook for StallingStore {
-    fn today(&self, _: mazerace_tests::Game, _: Size) -> HookFuture<DailyBoard> {
-        Box::pin(async { anyhow::bail!("not in this test") })
+    fn today(&self, _: mazerace_tests::Game, _: Size, _: String) -> HookFuture<DailyBoard> {
+        not_here()
     }
     fn started(&self, _: DailyRun) -> HookFuture<DailyStart> {
-        Box::pin(async { anyhow::bail!("not in this test") })
+        not_here()
     }
     fn ended(&self, _: DailyRun, _: DailyOutcome) -> HookFuture<mazerace_protocol::messages::DailyResult> {
-        Box::pin(async { anyhow::bail!("not in this test") })
+        not_here()
     }
     fn leaderboard(&self, q: BoardQuery, _: Option<String>) -> HookFuture<Leaderboard> {
         // Held until the test releases it (`notify_one` keeps its permit if
@@ -35,7 +46,7 @@ impl DailyHook for StallingStore {
         Box::pin(async move {
             release.notified().await;
             Ok(Leaderboard {
-                date: "2026-11-29".into(),
+                date: the_day(),
                 game: q.game,
                 size: q.size,
                 entrants: 0,
@@ -45,7 +56,7 @@ impl DailyHook for StallingStore {
         })
     }
     fn schedule(&self) -> DailySchedule {
-        DailySchedule { date: "2026-11-29".into(), next_in_ms: 1000 }
+        DailySchedule { date: the_day(), next_in_ms: 1000 }
     }
     fn replay(&self, _: i64, _: Option<String>) -> HookFuture<Replay> {
         Box::pin(async { Ok(Replay::NotFound) })

@@ -146,7 +146,7 @@ impl Player {
         let now = SystemTime::now();
         let seed = [now, now - Duration::from_secs(120)]
             .iter()
-            .map(|t| daily_seed(SALT.as_bytes(), &mazerace_store::utc_date(*t), game, size))
+            .map(|t| daily_seed(SALT.as_bytes(), mazerace_tests::DailyDate::of(*t), game, size))
             .find(|&s| {
                 let board = mazerace_tests::Board::build(size, s).ok();
                 board.and_then(|b| serde_json::to_value(b.public_hidden()).ok()).as_ref()
@@ -247,14 +247,14 @@ async fn get_json(addr: &str, path: &str, headers: &str) -> Value {
 async fn acknowledged_daily_results_survive_sigkill() {
     let bin = mazerace_tests::server_binary();
     let data = tempfile::tempdir().unwrap();
-    let first_day = mazerace_store::utc_date(SystemTime::now());
+    let first_day = mazerace_tests::DailyDate::of(SystemTime::now());
     let t0 = Instant::now();
     let mut server = serve(&bin, data.path()).await;
 
     // Today's lines, built before the clock starts running on anyone.
     let lines: Lines = Arc::default();
     for (game, size) in BOARDS {
-        line_for(&lines, size, daily_seed(SALT.as_bytes(), &first_day, game, size));
+        line_for(&lines, size, daily_seed(SALT.as_bytes(), first_day, game, size));
     }
 
     let (tx, mut rx) = mpsc::unbounded_channel();
@@ -334,11 +334,11 @@ async fn acknowledged_daily_results_survive_sigkill() {
         on_event(e, &mut acks, &mut holding);
     }
     let in_flight = started.len() - acks.len();
-    let last_day = mazerace_store::utc_date(SystemTime::now());
-    let days: HashSet<&str> = [first_day.as_str(), last_day.as_str()].into();
+    let last_day = mazerace_tests::DailyDate::of(SystemTime::now());
+    let days: HashSet<mazerace_tests::DailyDate> = [first_day, last_day].into();
     for (game, size, seed) in &started {
         assert!(
-            days.iter().any(|d| daily_seed(SALT.as_bytes(), d, *game, *size) == *seed),
+            days.iter().any(|&d| daily_seed(SALT.as_bytes(), d, *game, *size) == *seed),
             "{game} {size}: seed {seed} is not the daily seed"
         );
     }

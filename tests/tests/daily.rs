@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mazerace_protocol::daily::daily_seed;
 use mazerace_server::StoreHook;
-use mazerace_store::{Clock, FixedClock, SqliteBackend, Store};
+use mazerace_store::{Clock, FixedClock, Store};
 use mazerace_tests::serde_json::{self, json, Value};
 use mazerace_tests::{dir_str, solution, test_config, Action, Board, Client, Game, Size, TestServer};
 
@@ -25,7 +25,7 @@ async fn daily_server(dir: &Path, clock: Arc<FixedClock>) -> TestServer {
 }
 
 fn seed_of(date: &str, game: Game, size: Size) -> u64 {
-    daily_seed(SALT, date, game, size)
+    daily_seed(SALT, mazerace_tests::day(date), game, size)
 }
 
 /// A daily board as a daily room sends it: without its seed.
@@ -244,8 +244,9 @@ async fn acknowledged_results_survive_a_restart_and_verify() {
         assert_eq!(table["entries"][0]["steps"], *steps);
     }
     srv.stop().await;
-    let mut backend = SqliteBackend::open_data_dir(dir.path()).unwrap();
-    let report = mazerace_store::verify(&mut backend, Some(SALT)).unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let report = mazerace_store::verify(&store, Some(SALT)).await.unwrap();
+    store.close().await;
     assert!(report.ok(), "{report}");
     assert_eq!(report.checked, 2);
     let _ = clock.now();

@@ -47,13 +47,13 @@ async fn a_daily_seed_is_neither_sent_nor_playable_until_its_day_is_over() {
     // Today's seed, of this or another board, and a coming day's: refused.
     for (date, size) in [("2026-12-01", Size::Easy), ("2026-12-01", Size::Small), ("2026-12-08", Size::Hard)]
     {
-        let seed = daily_seed(SALT, date, size.game(), size);
+        let seed = daily_seed(SALT, mazerace_tests::day(date), size.game(), size);
         let e = create_seeded(&mut ann, &size.game().to_string(), &size.to_string(), seed).await;
         assert_eq!(e["type"], "error", "{date} {size}: {e}");
         assert_eq!(e["code"], "daily_seed", "{date} {size}");
     }
     // Yesterday's is revealed: any room may use it.
-    let old = daily_seed(SALT, "2026-11-30", Game::Maze, Size::Easy);
+    let old = daily_seed(SALT, mazerace_tests::day("2026-11-30"), Game::Maze, Size::Easy);
     let room = create_seeded(&mut ann, "maze", "easy", old).await;
     assert_eq!(room["type"], "room", "{room}");
     ann.send(json!({"type": "start"})).await;
@@ -88,7 +88,7 @@ async fn ranked_moves_faster_than_the_floor_are_refused_and_practice_moves_are_n
         ..test_config()
     };
     let srv = server(dir.path(), clock, config).await;
-    let seed = daily_seed(SALT, "2026-12-01", Game::Maze, Size::Easy);
+    let seed = daily_seed(SALT, mazerace_tests::day("2026-12-01"), Game::Maze, Size::Easy);
     let (_, line) = solution(Size::Easy, seed);
     let mut ann = srv.player("Ann").await;
     ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
@@ -148,10 +148,11 @@ async fn commitments_published_before_a_day_match_the_seed_revealed_after_it() {
     clock.advance(std::time::Duration::from_millis(86_400_000));
     let (status, revealed) = get_json(&srv, "/api/daily/2026-12-02/reveal").await;
     assert_eq!(status, 200, "{revealed}");
-    let day: mazerace_store::commit::Reveal = serde_json::from_value(revealed.clone()).unwrap();
-    let before: mazerace_store::commit::Commitments = serde_json::from_value(published.clone()).unwrap();
-    let boards =
-        mazerace_store::commit::check(&day, Some(&before)).expect("the reveal matches what was published");
+    let day: mazerace_protocol::daily::reveal::Reveal = serde_json::from_value(revealed.clone()).unwrap();
+    let before: mazerace_protocol::daily::reveal::Commitments =
+        serde_json::from_value(published.clone()).unwrap();
+    let boards = mazerace_protocol::daily::reveal::check(&day, Some(&before))
+        .expect("the reveal matches what was published");
     assert_eq!(boards.len(), 6);
     // The revealed seed is the one the room played: the replay, now public, says so.
     let (_, run) = get_json(&srv, &format!("/api/daily/runs/{}", played["run_id"])).await;

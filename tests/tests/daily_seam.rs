@@ -5,12 +5,18 @@
 
 use std::sync::{Arc, Mutex};
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::{DailyResult, Leaderboard, LeaderboardEntry};
 use mazerace_server::{
-    BoardQuery, DailyBoard, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart, HookFuture, Replay,
+    BoardQuery, DailyBoard, DailyError, DailyHook, DailyOutcome, DailyRun, DailySchedule, DailyStart,
+    HookFuture, Replay,
 };
 use mazerace_tests::serde_json::{self, json};
 use mazerace_tests::{solution, test_config, Game, Size, TestServer};
+
+fn day(s: &str) -> DailyDate {
+    s.parse().unwrap()
+}
 
 #[derive(Default)]
 struct FakeStore {
@@ -21,11 +27,11 @@ struct FakeStore {
 }
 
 impl DailyHook for FakeStore {
-    fn today(&self, game: Game, size: Size) -> HookFuture<DailyBoard> {
+    fn today(&self, game: Game, size: Size, _token: String) -> HookFuture<DailyBoard> {
         self.calls.lock().unwrap().push(format!("today {game} {size}"));
         Box::pin(async {
             Ok(DailyBoard {
-                date: "2026-11-29".into(),
+                date: day("2026-11-29"),
                 seed: 42,
                 ranked: true,
                 ranked_at: None,
@@ -38,14 +44,16 @@ impl DailyHook for FakeStore {
         self.calls.lock().unwrap().push(format!("started {} {} {}", run.name, run.seed, run.token.len()));
         let fail = self.cannot_save;
         Box::pin(async move {
-            anyhow::ensure!(!fail, "disk full");
+            if fail {
+                return Err(DailyError::Unavailable("disk full".into()));
+            }
             Ok(DailyStart { ranked: true, capped: false })
         })
     }
     fn ended(&self, run: DailyRun, outcome: DailyOutcome) -> HookFuture<DailyResult> {
         self.calls.lock().unwrap().push(format!("ended {} {}", run.name, outcome.finished));
         let result = DailyResult {
-            date: run.date.clone(),
+            date: run.date,
             game: run.game,
             size: run.size,
             ranked: true,
@@ -66,7 +74,7 @@ impl DailyHook for FakeStore {
     fn leaderboard(&self, q: BoardQuery, _token: Option<String>) -> HookFuture<Leaderboard> {
         Box::pin(async move {
             Ok(Leaderboard {
-                date: q.date.map_or_else(|| "2026-11-29".into(), |d| d.to_string()),
+                date: q.date.unwrap_or(day("2026-11-29")),
                 game: q.game,
                 size: q.size,
                 entrants: 1,
@@ -82,7 +90,7 @@ impl DailyHook for FakeStore {
         })
     }
     fn schedule(&self) -> DailySchedule {
-        DailySchedule { date: "2026-11-29".into(), next_in_ms: 1000 }
+        DailySchedule { date: day("2026-11-29"), next_in_ms: 1000 }
     }
     fn replay(&self, _run_id: i64, _token: Option<String>) -> HookFuture<Replay> {
         Box::pin(async { Ok(Replay::NotFound) })
@@ -123,7 +131,7 @@ async fn a_daily_room_runs_through_the_hook() {
     {
         let ended = store.ended.lock().unwrap();
         let (run, outcome) = &ended[0];
-        assert_eq!((run.date.as_str(), run.seed, run.name.as_str()), ("2026-11-29", 42, "Ann"));
+        assert_eq!((run.date, run.seed, run.name.as_str()), (day("2026-11-29"), 42, "Ann"));
         assert_eq!(run.token, ann.token);
         assert_eq!(outcome.moves, line, "the full move list, as the server applied it");
         assert_eq!(outcome.steps, 36);

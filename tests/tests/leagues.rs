@@ -60,7 +60,7 @@ async fn friends_make_join_play_and_leave_a_league() {
     let bad = ask(&mut dee, json!({"type": "create_league", "name": " "})).await;
     assert_eq!(bad["code"], "bad_name");
 
-    let seed = daily_seed(SALT, "2026-12-01", mazerace_tests::Game::Maze, Size::Easy);
+    let seed = daily_seed(SALT, mazerace_tests::day("2026-12-01"), mazerace_tests::Game::Maze, Size::Easy);
     let (_, line) = solution(Size::Easy, seed);
     let ann_r = daily(&mut ann, &line).await;
     let dee_r = daily(&mut dee, &line).await;

@@ -57,7 +57,7 @@ fn rival_line(results: &Value) -> &Value {
 async fn race_the_number_one_after_a_daily_from_its_room() {
     let dir = tempfile::tempdir().unwrap();
     let (srv, _store) = daily_server(dir.path(), Arc::new(FixedClock::at_unix_ms(NOON))).await;
-    let seed = daily_seed(SALT, TODAY, Game::Maze, Size::Easy);
+    let seed = daily_seed(SALT, mazerace_tests::day(TODAY), Game::Maze, Size::Easy);
     let (_, line) = solution(Size::Easy, seed);
 
     let mut ann = srv.player("Ann").await;
@@ -138,7 +138,7 @@ async fn a_rival_races_a_room_of_two_on_postgres_too() {
 }
 
 async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
-    let seed = daily_seed(SALT, TODAY, Game::Maze, Size::Easy);
+    let seed = daily_seed(SALT, mazerace_tests::day(TODAY), Game::Maze, Size::Easy);
     let (_, line) = solution(Size::Easy, seed);
 
     let mut ann = srv.player("Ann").await;
@@ -181,8 +181,14 @@ async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
 
     // A stored run whose stored steps its moves do not make.
     let player = PlayerKey::from_token("someone");
-    let new =
-        NewRun { player, name: "Eve".into(), date: TODAY.into(), game: Game::Maze, size: Size::Easy, seed };
+    let new = NewRun {
+        player,
+        name: "Eve".into(),
+        date: mazerace_tests::day(TODAY),
+        game: Game::Maze,
+        size: Size::Easy,
+        seed,
+    };
     let eve = store.begin_run(new).await.unwrap();
     let wrong = Outcome::Finished { steps: line.len() as u32 + 2, time_ms: 900 };
     store.finish_run(eve.run_id, wrong, line.clone(), None).await.unwrap();

@@ -63,8 +63,8 @@ pub struct Ctx {
     pub store_writers: usize,
     /// Store: the closed loop's finishes all on one step count.
     pub store_one_step: bool,
-    /// Store: finishes a second offered to a node's store (open loop).
-    pub store_rate: f64,
+    /// Store: finishes a second offered to a node's store (open loop), one run each.
+    pub store_rates: Vec<f64>,
 }
 
 impl Ctx {

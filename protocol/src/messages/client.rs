@@ -172,9 +172,9 @@ pub enum ClientMsg {
         game: Game,
         /// The daily board's size.
         size: Size,
-        /// The UTC day; absent: today.
+        /// The UTC day, `YYYY-MM-DD`; absent: today.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        date: Option<String>,
+        date: Option<DailyDate>,
     },
     /// A league's standings over the last 7 or 30 days.
     LeagueStandings {
@@ -213,8 +213,8 @@ impl ClientMsg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeError {
     /// `bad_seed` for a `create_room` whose seed is not a `u64` in
-    /// decimal, `bad_date` for a `leaderboard` whose date is not a real
-    /// `YYYY-MM-DD`, `bad_message` for anything else.
+    /// decimal, `bad_date` for a `leaderboard` or `league_board` whose date
+    /// is not a real `YYYY-MM-DD`, `bad_message` for anything else.
     pub code: ErrorCode,
     /// serde's account of what is wrong (it may quote the client's input).
     pub message: String,
@@ -230,7 +230,10 @@ impl DecodeError {
         };
         let code = if field("create_room", "seed").is_some_and(|s| s.parse::<Seed>().is_err()) {
             ErrorCode::BadSeed
-        } else if field("leaderboard", "date").is_some_and(|d| d.parse::<DailyDate>().is_err()) {
+        } else if ["leaderboard", "league_board"]
+            .iter()
+            .any(|ty| field(ty, "date").is_some_and(|d| d.parse::<DailyDate>().is_err()))
+        {
             ErrorCode::BadDate
         } else {
             ErrorCode::BadMessage

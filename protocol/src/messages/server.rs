@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{is_false, is_zero, ErrorCode, Limits, Phase, PlayerId, PracticeReason, RacerStatus, RankBy};
 use crate::board::PublicBoard;
+use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
 use crate::matches::{MatchOver, MatchSettings, MatchView, TallyLine};
@@ -161,7 +162,7 @@ pub enum Reveal {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DailyResult {
     /// The daily board's UTC day, `YYYY-MM-DD`.
-    pub date: String,
+    pub date: DailyDate,
     /// The daily board's game.
     pub game: Game,
     /// The daily board's size.
@@ -213,7 +214,7 @@ pub struct LeaderboardEntry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Leaderboard {
     /// The board's UTC day, `YYYY-MM-DD`.
-    pub date: String,
+    pub date: DailyDate,
     /// The board's game.
     pub game: Game,
     /// The board's size.

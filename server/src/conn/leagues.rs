@@ -10,7 +10,7 @@ use mazerace_protocol::messages::{ClientMsg, ErrorCode};
 use tokio::time::timeout;
 
 use super::Conn;
-use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp, NOT_CONFIGURED};
+use crate::daily::{DailyError, LeagueAsker, LeagueOp, NOT_CONFIGURED};
 use crate::sessions::Session;
 
 /// How long a request waits for the daily store.
@@ -44,26 +44,18 @@ impl Conn {
                     .error(ErrorCode::TooManyLeagues, "too many leagues made or joined; wait a little");
             }
         }
-        let fut = hook.league(s.token.to_string(), s.name().to_string(), op);
-        match timeout(STORE_WAIT, fut).await {
-            Ok(Ok(msg)) => self.send(&msg),
-            Ok(Err(e)) => match e.downcast_ref::<DailyError>() {
-                Some(DailyError::Denied(code, why)) => {
-                    if joining && *code == ErrorCode::LeagueNotFound {
-                        self.env.joins.failed(self.ip);
-                    }
-                    self.error(*code, why.clone());
+        let asker = LeagueAsker { token: s.token.to_string(), name: s.name().to_string(), address: self.ip };
+        let answer =
+            timeout(STORE_WAIT, hook.league(asker, op)).await.unwrap_or_else(|_| Err(DailyError::late()));
+        match answer {
+            Ok(msg) => self.send(&msg),
+            Err(e) => {
+                let (code, why) = e.socket("leagues");
+                if joining && code == ErrorCode::LeagueNotFound {
+                    self.env.joins.failed(self.ip);
                 }
-                _ if daily_error_kind(&e) == DailyErrorKind::Unavailable => self.error(
-                    ErrorCode::DailyUnavailable,
-                    "leagues are unavailable right now; try again shortly",
-                ),
-                _ => {
-                    tracing::error!(error = %e, "league request failed");
-                    self.error(ErrorCode::Internal, "leagues are unavailable right now");
-                }
-            },
-            Err(_) => self.error(ErrorCode::DailyUnavailable, "leagues did not answer in time"),
+                self.error(code, why);
+            }
         }
     }
 }

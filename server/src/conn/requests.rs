@@ -13,7 +13,7 @@ use tokio::time::timeout;
 
 use super::Conn;
 use crate::config::MAX_PLAYERS_CAP;
-use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, NOT_CONFIGURED};
+use crate::daily::{BoardQuery, DailyError, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
 use crate::room::{JoinError, NewMember, RoomSettings};
 use crate::sessions::Session;
@@ -56,25 +56,15 @@ impl Conn {
             let Some(hook) = self.env.daily.clone() else {
                 return self.error(ErrorCode::Internal, NOT_CONFIGURED);
             };
-            let today = async {
-                let mut board = hook.today(game, size).await?;
-                // Whether this try is ranked, said before the start: a
-                // practice run names the time of the ranked one.
-                let token = s.token.to_string();
-                let ranked = hook.ranked_start(token, board.date.clone(), game, size).await?;
-                board.ranked = ranked.is_none();
-                board.ranked_at = ranked.map(|r| r.started_at);
-                anyhow::Ok(board)
-            };
-            match timeout(STORE_WAIT, today).await {
-                Ok(Ok(mut b)) => {
+            let today = hook.today(game, size, s.token.to_string());
+            match timeout(STORE_WAIT, today).await.unwrap_or_else(|_| Err(DailyError::late())) {
+                Ok(mut b) => {
                     let seed = b.seed;
                     b.address = crate::edge::address::AddressKey::of(self.ip).label();
                     daily_board = Some(b);
                     seed
                 }
-                Ok(Err(e)) => return self.daily_failed(&e, "the daily challenge"),
-                Err(_) => return self.daily_late("the daily challenge"),
+                Err(e) => return self.daily_failed(&e, "the daily challenge"),
             }
         } else {
             // A daily seed is secret until its day is over: a private room
@@ -204,36 +194,17 @@ impl Conn {
             Err(e) => return self.error(ErrorCode::BadSize, e.to_string()),
         };
         let fut = hook.leaderboard(query, Some(s.token.to_string()));
-        match timeout(STORE_WAIT, fut).await {
-            Ok(Ok(board)) => self.send(&ServerMsg::Leaderboard(board)),
-            Ok(Err(e)) => self.daily_failed(&e, "the leaderboard"),
-            Err(_) => self.daily_late("the leaderboard"),
+        match timeout(STORE_WAIT, fut).await.unwrap_or_else(|_| Err(DailyError::late())) {
+            Ok(board) => self.send(&ServerMsg::Leaderboard(board)),
+            Err(e) => self.daily_failed(&e, "the leaderboard"),
         }
     }
 
-    /// A daily-store error, answered by its kind: busy or away is "try
-    /// again" (`daily_unavailable`), a refused request says why, the rest is
-    /// `internal`. Decided by the error's type, never by its text.
-    fn daily_failed(&self, e: &anyhow::Error, what: &str) {
-        match daily_error_kind(e) {
-            DailyErrorKind::Unavailable => {
-                tracing::warn!(error = %e, "{what} unavailable");
-                self.error(
-                    ErrorCode::DailyUnavailable,
-                    format!("{what} is unavailable right now; try again shortly"),
-                );
-            }
-            DailyErrorKind::Refused => self.error(ErrorCode::BadMessage, e.to_string()),
-            DailyErrorKind::Internal => {
-                tracing::error!(error = %e, "{what} failed");
-                self.error(ErrorCode::Internal, format!("{what} failed"));
-            }
-        }
-    }
-
-    /// The daily store did not answer within [`STORE_WAIT`]: busy, so "try again".
-    fn daily_late(&self, what: &str) {
-        tracing::warn!("{what} did not answer in time");
-        self.error(ErrorCode::DailyUnavailable, format!("{what} did not answer in time; try again shortly"));
+    /// A daily error as its one socket answer ([`DailyError::socket`]): a
+    /// refusal keeps its own code. Not answering within [`STORE_WAIT`]
+    /// counts as unavailable.
+    fn daily_failed(&self, e: &DailyError, what: &str) {
+        let (code, message) = e.socket(what);
+        self.error(code, message);
     }
 }

@@ -4,6 +4,8 @@
 //! (make one), `POST /api/leagues/{code}/join` and `/leave`, a league's
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
+//! Thin: the leagues themselves are [`crate::daily`]'s; a refusal's status
+//! is [`crate::daily::DailyError::http`]'s.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -16,14 +18,14 @@ use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 
-use mazerace_protocol::messages::ErrorCode;
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::{Game, Size};
 
 use super::HttpEnv;
 use super::{api_error, bearer};
-use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp};
+use crate::daily::{DailyError, LeagueAsker, LeagueOp};
+use crate::edge::limits::JoinLimiter;
 use crate::edge::ClientAddr;
-use crate::limits::JoinLimiter;
 
 /// League writes (make, join) over HTTP per source address: a burst of
 /// 20, one more every 30 s (the socket has its own per-connection budget).
@@ -64,12 +66,14 @@ async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response 
     crate::assets::serve("index.html", &headers).await
 }
 
-/// Runs `op` for `token` (empty: an anonymous read) and answers its JSON.
-async fn run(env: &HttpEnv, token: Option<String>, name: String, op: LeagueOp) -> Response {
+/// Runs `op` for `token` (none: an anonymous read) from `address` and
+/// answers its JSON.
+async fn run(env: &HttpEnv, address: IpAddr, token: Option<String>, name: String, op: LeagueOp) -> Response {
     let Some(hook) = env.daily.clone() else {
-        return api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED);
+        return super::daily::failed(&DailyError::NotConfigured, "leagues");
     };
-    match hook.league(token.unwrap_or_default(), name, op).await {
+    let asker = LeagueAsker { token: token.unwrap_or_default(), name, address };
+    match hook.league(asker, op).await {
         // The body is the message without its `type` (as the other daily routes).
         Ok(msg) => {
             let mut v = serde_json::to_value(&msg).unwrap_or_default();
@@ -78,23 +82,7 @@ async fn run(env: &HttpEnv, token: Option<String>, name: String, op: LeagueOp) -
             }
             Json(v).into_response()
         }
-        Err(e) => match e.downcast_ref::<DailyError>() {
-            Some(DailyError::Denied(code, why)) => {
-                let status = match code {
-                    ErrorCode::LeagueNotFound => StatusCode::NOT_FOUND,
-                    ErrorCode::LeagueFull | ErrorCode::TooManyLeagues => StatusCode::CONFLICT,
-                    _ => StatusCode::BAD_REQUEST,
-                };
-                api_error(status, why)
-            }
-            _ if daily_error_kind(&e) == DailyErrorKind::Unavailable => {
-                api_error(StatusCode::SERVICE_UNAVAILABLE, "leagues are unavailable right now")
-            }
-            _ => {
-                tracing::error!(error = %e, "league request failed");
-                api_error(StatusCode::INTERNAL_SERVER_ERROR, "leagues are unavailable right now")
-            }
-        },
+        Err(e) => super::daily::failed(&e, "leagues"),
     }
 }
 
@@ -102,9 +90,9 @@ fn needs_token() -> Response {
     api_error(StatusCode::UNAUTHORIZED, "send your token: Authorization: Bearer <token>")
 }
 
-async fn mine(State(env): State<Arc<HttpEnv>>, headers: HeaderMap) -> Response {
+async fn mine(State(env): State<Arc<HttpEnv>>, ClientAddr(peer): ClientAddr, headers: HeaderMap) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
-    run(&env, Some(token), String::new(), LeagueOp::Mine).await
+    run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Mine).await
 }
 
 #[derive(Deserialize)]
@@ -141,7 +129,7 @@ async fn create(
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    run(&env, Some(token), name, LeagueOp::Create { name: body.name }).await
+    run(&env, peer.ip(), Some(token), name, LeagueOp::Create { name: body.name }).await
 }
 
 async fn join(
@@ -164,16 +152,21 @@ async fn join(
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    let answer = run(&env, Some(token), name, LeagueOp::Join { code }).await;
+    let answer = run(&env, peer.ip(), Some(token), name, LeagueOp::Join { code }).await;
     if answer.status() == StatusCode::NOT_FOUND {
         env.joins.failed(peer.ip());
     }
     answer
 }
 
-async fn leave(State(env): State<Arc<HttpEnv>>, Path(code): Path<String>, headers: HeaderMap) -> Response {
+async fn leave(
+    State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
-    run(&env, Some(token), String::new(), LeagueOp::Leave { code }).await
+    run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Leave { code }).await
 }
 
 #[derive(Deserialize)]
@@ -183,20 +176,28 @@ struct Days {
 
 async fn standings(
     State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     Query(q): Query<Days>,
     headers: HeaderMap,
 ) -> Response {
-    run(&env, bearer(&headers), String::new(), LeagueOp::Standings { code, days: q.days.unwrap_or(7) }).await
+    let op = LeagueOp::Standings { code, days: q.days.unwrap_or(7) };
+    run(&env, peer.ip(), bearer(&headers), String::new(), op).await
 }
 
 async fn board(
     State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
     Path((code, date, game, size)): Path<(String, String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
     let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
         return api_error(StatusCode::NOT_FOUND, "no such game or size");
     };
-    run(&env, bearer(&headers), String::new(), LeagueOp::Board { code, game, size, date: Some(date) }).await
+    let date = match date.parse::<DailyDate>() {
+        Ok(d) => d,
+        Err(e) => return api_error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    let op = LeagueOp::Board { code, game, size, date: Some(date) };
+    run(&env, peer.ip(), bearer(&headers), String::new(), op).await
 }

@@ -1,13 +1,12 @@
 //! The HTTP side of the one port: the web client's files (`/`, `/r/{code}`
 //! and the rest of `client-web/public/`), `GET /healthz`, the lobby helpers
 //! `GET /api/qr.svg?text=...` and `GET /api/urls`, the daily challenge's
-//! JSON (`GET /api/daily`, `GET /api/daily/{date}/{game}/{size}`,
-//! `GET /api/daily/runs/{id}`), an invite's room preview
-//! (`GET /api/rooms/{code}?k=KEY`), and the upgrade to a WebSocket at `/ws`
-//! with the socket settings for many players.
+//! routes (`daily.rs`, `leagues.rs`: thin handlers calling into
+//! [`crate::daily`]), an invite's room preview (`GET /api/rooms/{code}?k=KEY`),
+//! and the upgrade to a WebSocket at `/ws`.
 
+mod daily;
 mod leagues;
-mod reveal;
 mod rooms;
 
 use std::sync::{Arc, OnceLock};
@@ -21,11 +20,9 @@ use serde::Deserialize;
 use tokio_tungstenite::tungstenite::handshake::server::create_response_with_body;
 use tokio_util::task::TaskTracker;
 
-use mazerace_protocol::Game;
-
 use crate::assets;
 use crate::conn::ConnEnv;
-use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, DailyHook, QueryError, Replay};
+use crate::daily::DailyHook;
 use crate::edge::limits::JoinLimiter;
 use crate::edge::net::Urls;
 use crate::edge::penalty::{Penalties, Turn};
@@ -58,10 +55,7 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
         .route("/ws", get(ws))
         .route("/api/qr.svg", get(qr_svg))
         .route("/api/urls", get(urls))
-        .route("/api/daily", get(daily_today))
-        .route("/api/daily/runs/{id}", get(daily_replay))
-        .route("/api/daily/{date}/{game}/{size}", get(daily_table))
-        .merge(reveal::routes())
+        .merge(daily::routes())
         .merge(leagues::routes())
         .merge(rooms::routes())
         .fallback(get(static_file))
@@ -114,92 +108,6 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     // An empty token is no token.
     value.strip_prefix("Bearer ").map(str::to_owned).filter(|t| !t.is_empty())
-}
-
-/// A daily-store failure as HTTP, by its kind: busy or away is 503 (try
-/// again), a refused request 400, anything else 500.
-pub(crate) fn hook_error(e: &anyhow::Error, what: &str) -> Response {
-    match daily_error_kind(e) {
-        DailyErrorKind::Unavailable => {
-            tracing::warn!(error = %e, "{what} unavailable");
-            api_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!("{what} is unavailable right now; try again shortly"),
-            )
-        }
-        DailyErrorKind::Refused => api_error(StatusCode::BAD_REQUEST, e.to_string()),
-        DailyErrorKind::Internal => {
-            tracing::error!(error = %e, "{what} failed");
-            api_error(StatusCode::INTERNAL_SERVER_ERROR, format!("{what} failed"))
-        }
-    }
-}
-
-pub(crate) fn not_configured() -> Response {
-    api_error(StatusCode::SERVICE_UNAVAILABLE, crate::daily::NOT_CONFIGURED)
-}
-
-/// Today's boards (no seeds: the board is seen by playing it) and the time to the next day;
-/// `Authorization: Bearer <token>` adds `you` (PROTOCOL.md).
-async fn daily_today(State(env): State<Arc<HttpEnv>>, headers: HeaderMap) -> Response {
-    let Some(hook) = env.daily.clone() else { return not_configured() };
-    let day = hook.schedule();
-    let boards: Vec<_> = [Game::Ghost, Game::Maze]
-        .into_iter()
-        .flat_map(|g| g.sizes().map(|s| serde_json::json!({ "game": g, "size": s })))
-        .collect();
-    let mut body = serde_json::json!({ "date": day.date, "next_in_ms": day.next_in_ms, "boards": boards });
-    // With the player's token: how their day went on every board, and their streak.
-    if let Some(token) = bearer(&headers) {
-        match hook.player_day(token).await {
-            Ok(Some(you)) => body["you"] = serde_json::to_value(you).unwrap_or_default(),
-            Ok(None) => {}
-            Err(e) => return hook_error(&e, "the daily challenge"),
-        }
-    }
-    Json(body).into_response()
-}
-
-/// One board's table, past days included; `Authorization: Bearer <token>` adds `you`.
-async fn daily_table(
-    State(env): State<Arc<HttpEnv>>,
-    Path((date, game, size)): Path<(String, String, String)>,
-    headers: HeaderMap,
-) -> Response {
-    let Some(hook) = env.daily.clone() else { return not_configured() };
-    let query = match BoardQuery::parse(&date, &game, &size) {
-        Ok(q) => q,
-        Err(e @ QueryError::BadDate(_)) => return api_error(StatusCode::BAD_REQUEST, e.to_string()),
-        Err(e) => return api_error(StatusCode::NOT_FOUND, e.to_string()),
-    };
-    match hook.leaderboard(query, bearer(&headers)).await {
-        Ok(table) => Json(table).into_response(),
-        Err(e) => hook_error(&e, "the leaderboard"),
-    }
-}
-
-/// A stored run for the replay view, with its board; today's runs stay
-/// hidden (spoilers) except from the player who made them.
-async fn daily_replay(
-    State(env): State<Arc<HttpEnv>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    let Some(hook) = env.daily.clone() else { return not_configured() };
-    let Ok(id) = id.parse::<i64>() else {
-        return api_error(StatusCode::NOT_FOUND, "no such run");
-    };
-    match hook.replay(id, bearer(&headers)).await {
-        Ok(Replay::Run(run)) => Json(run).into_response(),
-        Ok(Replay::NotFound) => api_error(StatusCode::NOT_FOUND, "no such run"),
-        Ok(Replay::Hidden) => {
-            api_error(StatusCode::FORBIDDEN, "runs on today's boards are shown from tomorrow (no spoilers)")
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "replay failed");
-            api_error(StatusCode::INTERNAL_SERVER_ERROR, "the run is unavailable right now")
-        }
-    }
 }
 
 #[derive(Deserialize)]

@@ -364,19 +364,9 @@ impl Actor {
     }
 }
 
-/// A hook error as `add_rival`'s answer: its own code, `daily_unavailable`
-/// while the store is away, `internal` otherwise.
-fn rival_refusal(e: &anyhow::Error) -> (ErrorCode, String) {
-    use crate::daily::DailyError;
-    match e.downcast_ref::<DailyError>() {
-        Some(DailyError::Denied(code, why)) => (*code, why.clone()),
-        Some(DailyError::Unavailable(_)) => (ErrorCode::DailyUnavailable, e.to_string()),
-        Some(DailyError::Refused(why)) => (ErrorCode::RivalRefused, why.clone()),
-        None => {
-            tracing::error!(error = %e, "rival not loaded");
-            (ErrorCode::Internal, "the run could not be loaded; try again".to_owned())
-        }
-    }
+/// A hook error as `add_rival`'s answer: its one socket mapping.
+fn rival_refusal(e: &crate::daily::DailyError) -> (ErrorCode, String) {
+    e.socket("the run")
 }
 
 /// Counts a move's answer: applied, refused by the rules, or not racing.

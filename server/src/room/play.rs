@@ -187,7 +187,7 @@ pub(super) fn daily_run(settings: &RoomSettings, r: &Racer) -> Option<DailyRun> 
     let d = settings.daily.as_ref()?;
     Some(DailyRun {
         attempt: r.attempt,
-        date: d.date.clone(),
+        date: d.date,
         game: settings.game,
         size: settings.size,
         seed: d.seed,

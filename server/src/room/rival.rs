@@ -189,7 +189,7 @@ impl Room {
             (Some(run), None, _) => RivalQuery::Run(run),
             (None, Some(RivalPick::Last), _) => return self.add_last_run(id),
             (None, Some(pick), Some(d)) => {
-                let (date, game, size) = (d.date.clone(), self.settings.game, self.settings.size);
+                let (date, game, size) = (d.date, self.settings.game, self.settings.size);
                 match pick {
                     RivalPick::Best => RivalQuery::Best { date, game, size },
                     _ => RivalQuery::Mine { date, game, size },

@@ -23,7 +23,7 @@ fn stored(gap: u64, with_times: bool) -> RivalRun {
     let b = board();
     RivalRun {
         run_id: 7,
-        date: "2026-11-30".into(),
+        date: "2026-11-30".parse().unwrap(),
         game: b.game(),
         size: b.size(),
         seed: b.seed(),

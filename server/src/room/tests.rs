@@ -315,7 +315,7 @@ fn giving_up_ends_only_that_run_and_no_rename_while_racing() {
 pub(super) fn daily_room() -> Room {
     let b = board();
     let daily = crate::daily::DailyBoard {
-        date: "2026-12-01".into(),
+        date: "2026-12-01".parse().unwrap(),
         seed: SEED,
         ranked: true,
         ranked_at: None,

@@ -1,311 +1,454 @@
-//! `finish_run` on PostgreSQL: the store's hottest write (every ranked
-//! finish of every node), so it costs one prepared statement inside its
-//! transaction, not a statement per step.
+//! Group commit on PostgreSQL: the finishes waiting together are committed
+//! in one transaction, so one WAL flush acknowledges them all, and the
+//! common case costs one statement for the whole batch ([`FINISH_BATCH`]):
+//! it updates every `playing` run of the batch, counts the ranked finishes
+//! in their step counters and answers each run's rank, entrants and streak
+//! dates. With BEGIN and COMMIT, three round trips a batch, however large.
 //!
-//! Where the time went (issue 14's store benchmark, 824 finishes/s): each
-//! finish was six statements, each parsed afresh (a Parse and a Bind round
-//! trip apiece), fourteen round trips with BEGIN and COMMIT, on two cores
-//! shared with the database; and the commit waits for a WAL flush. Now the
-//! common case is BEGIN, one prepared statement (update the run, count the
-//! step, and read rank, entrants and streak dates, all in one data-modifying
-//! CTE) and COMMIT: three round trips. The flush is kept (the commit is
-//! acknowledged only once it is on disk); concurrent commits share flushes
-//! through PostgreSQL's own group commit, which is why a node holds several
-//! connections.
+//! Ranks are as of the commit: each counts the ranked finishes strictly
+//! better committed before the statement and those in the batch itself,
+//! never itself (the statement's reads see the snapshot from before its
+//! writes, so the batch's own are counted apart: `ranked.better`). The
+//! finishes with fewer steps come from one running sum over the board's
+//! step counts and the batch's finishes sorted together (`below`), once a
+//! batch: not a scan of the counts per finish, which grew with the batch
+//! times the board's step counts. The counts are grouped by a number per
+//! board (`boards.k`): grouping by the board's text columns sorted
+//! thousands of rows by collation.
 //!
-//! The CTE's reads see the snapshot from before its own writes, which is what
-//! the ranks need: a run's rank counts the finished runs strictly better than
-//! it, never itself. A run that is not `playing` (a retried finish, a second
-//! ending, an unknown id) updates nothing and takes the old, careful path in
-//! the same transaction ([`finish_checked`]), which answers a repeat as the
-//! first finish did and refuses anything else.
+//! The runs are found by their ids, and the `playing` test is written
+//! `(state = 'playing') IS TRUE` so that the planner does not take the
+//! partial index of open runs (`runs_open`) instead: on a stale estimate
+//! (one open run, after thousands began since the last analyze) it scanned
+//! that whole index for every batch.
+//!
+//! A run the statement did not update (it is not `playing`: a retried
+//! finish, a second ending, an unknown id) takes the rules' careful path in
+//! the same transaction (`rules::runs::finish_one`), which answers a repeat
+//! as the first finish did and refuses anything else; those refusals are
+//! that finish's alone.
+//!
+//! An error in one finish fails only that one: by retrying the rest. A
+//! statement that fails aborts a PostgreSQL transaction, so the batch is
+//! rolled back and each of its finishes is committed alone, where the one at
+//! fault fails by itself. Not savepoints: a savepoint per finish would cost
+//! two more statements a finish on every batch (and past 64 a transaction,
+//! PostgreSQL's subtransaction cache overflows), to serve a case (a finish
+//! whose SQL fails: its values are checked before it queues) that should
+//! not happen. A batch that finds the database unavailable, or whose COMMIT
+//! fails, fails every finish in it with that error: their commit may or may
+//! not have happened, and the server's retry of a finish is safe (a repeat
+//! answers as the first).
+//!
+//! Counters: each committer counts its batches in a step-counter shard of
+//! its own ([`shard_of`]), so a node's batches in flight never wait on each
+//! other; where two still share rows (nodes whose shards coincide), the
+//! rows are written in key order, so the batches may wait for each other's
+//! commit but never deadlock.
 
-use postgres::{Client, Statement, Transaction};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-use mazerace_protocol::{Game, Size};
+use deadpool_postgres::Pool;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
-use super::queries::{entrants_in, rank_in, streak_in};
-use super::{col, step_counts, PostgresBackend};
-use crate::backend::{FinishedRun, RunState};
+use super::PoolGuard;
+use super::{columns, step_counts, PgDb, DIALECT};
+use crate::db::Db;
+use crate::db::{parse, to_u32};
 use crate::error::StoreError;
-use crate::sql::{parse, streak_of, to_u32, Ending};
+use crate::group::{Commits, FinishJob, MAX_BATCH};
+use crate::record::{FinishedRun, RunState};
+use crate::rules::convert::streak_of;
 
-/// The common case in one statement: `$1` run id, `$2` state, `$3` steps,
-/// `$4` time (NULL unless finished), `$5` actions, `$6` times.
-const FINISH: &str = concat!(
+/// Batches one node commits at once: while one waits for its flush, the
+/// next is already executing (each on its own connection).
+pub const COMMITTERS: usize = 2;
+
+/// The step-counter shard a node's committer counts its batches in (schema
+/// version 5's `board_step_shards`): one of its own, so that two batches in
+/// flight never wait on each other's counter rows whatever their step
+/// counts (the board's best is a common score), and so that a board holds
+/// rows for the shards in use only (a rank sums them all: fewer rows, a
+/// cheaper rank). Nodes are told apart by their id's first byte: the
+/// committers of up to 16 / [`COMMITTERS`] nodes with consecutive letters
+/// get shards of their own, more share one now and then (a shared row
+/// costs a wait, never a wrong count).
+fn shard_of(node: &str, slot: usize) -> i32 {
+    let base = node.bytes().next().map_or(0, usize::from) * COMMITTERS;
+    ((base + slot) % 16) as i32
+}
+
+/// The whole batch in one statement: `$1` run ids, `$2` states, `$3` steps,
+/// `$4` times (NULL unless finished), `$5` actions, `$6` action times, one
+/// element per finish in batch order; `$7` the committer's counter shard.
+const FINISH_BATCH: &str = concat!(
     "
-WITH done AS (
-    UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6, ended_at = now()
-    WHERE id = $1 AND state = 'playing'
-    RETURNING player, date, game, size, ranked
+WITH input AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[])
+        AS i(id, state, steps, time_ms, actions, times)
+), done AS (
+    UPDATE runs r SET state = i.state, steps = i.steps, time_ms = i.time_ms, actions = i.actions,
+        times = i.times, ended_at = now()
+    FROM input i
+    WHERE r.id = ANY($1::bigint[]) AND r.id = i.id AND (r.state = 'playing') IS TRUE
+    RETURNING r.id, r.player, r.date, r.game, r.size, r.ranked, i.steps, i.time_ms
 ), counted AS (
     INSERT INTO board_step_shards (date, game, size, steps, shard, n)
-    SELECT date, game, size, $3, ($1 % 16)::integer, 1 FROM done WHERE ranked AND $4::bigint IS NOT NULL
-    ON CONFLICT (date, game, size, steps, shard) DO UPDATE SET n = board_step_shards.n + 1
-)
-SELECT d.player, d.date, d.game, d.size, d.ranked,
-    CASE WHEN d.ranked AND $4::bigint IS NOT NULL THEN
-        (SELECT COALESCE(SUM(b.n), 0) FROM ",
+    SELECT date, game, size, steps, $7::integer, COUNT(*)::integer FROM done
+    WHERE ranked AND time_ms IS NOT NULL
+    GROUP BY date, game, size, steps
+    ORDER BY date, game, size, steps
+    ON CONFLICT (date, game, size, steps, shard) DO UPDATE SET n = board_step_shards.n + excluded.n
+), boards AS MATERIALIZED (
+    SELECT date, game, size, row_number() OVER () AS k
+    FROM (SELECT DISTINCT date, game, size FROM done WHERE ranked AND time_ms IS NOT NULL) x
+), ranked AS MATERIALIZED (
+    SELECT d.id, b.k, d.steps, RANK() OVER (PARTITION BY b.k ORDER BY d.steps, d.time_ms) - 1 AS better
+    FROM done d JOIN boards b USING (date, game, size)
+    WHERE d.ranked AND d.time_ms IS NOT NULL
+), hist AS MATERIALIZED (
+    SELECT b.k, c.steps, SUM(c.n)::bigint AS n FROM ",
     step_counts!(),
-    " b
-         WHERE b.date = d.date AND b.game = d.game AND b.size = d.size AND b.steps < $3)
+    " c
+    JOIN boards b USING (date, game, size)
+    GROUP BY b.k, c.steps
+), below AS MATERIALIZED (
+    SELECT id, n FROM (
+        SELECT id, SUM(n) OVER (PARTITION BY k ORDER BY steps, id IS NULL ROWS UNBOUNDED PRECEDING) AS n
+        FROM (SELECT k, steps, n, NULL::bigint AS id FROM hist UNION ALL SELECT k, steps, 0, id FROM ranked) m
+    ) w
+    WHERE id IS NOT NULL
+)
+SELECT d.id, d.player, d.date, d.game, d.size, d.ranked,
+    CASE WHEN q.id IS NOT NULL THEN
+        w.n + q.better
       + (SELECT COUNT(*) FROM runs r
          WHERE r.date = d.date AND r.game = d.game AND r.size = d.size AND r.ranked
-           AND r.state = 'finished' AND r.steps = $3 AND r.time_ms < $4)
-    END,
-    (SELECT COALESCE(SUM(e.n), 0)::bigint FROM board_entrants e
-     WHERE e.date = d.date AND e.game = d.game AND e.size = d.size),
+           AND r.state = 'finished' AND r.steps = d.steps AND r.time_ms < d.time_ms)
+    END::bigint,
+    (SELECT COALESCE(SUM(e.n), 0) FROM board_entrants e
+     WHERE e.date = d.date AND e.game = d.game AND e.size = d.size)::bigint,
     ARRAY(SELECT DISTINCT r.date FROM runs r
           WHERE r.player = d.player AND r.ranked AND r.date <= d.date ORDER BY r.date DESC)
-FROM done d"
+FROM done d LEFT JOIN ranked q ON q.id = d.id LEFT JOIN below w ON w.id = d.id"
 );
 
-impl PostgresBackend {
-    /// See [`crate::Backend::finish_run`]: `end` is already checked and encoded.
-    pub(super) fn finish(&mut self, run_id: i64, end: &Ending) -> Result<FinishedRun, StoreError> {
-        self.with_prepared(|c, stmt| {
-            let mut tx = c.transaction()?;
-            let steps = i64::from(end.steps);
-            let fast = tx.query_opt(
-                stmt,
-                &[&run_id, &end.state.as_str(), &steps, &end.time_db, &end.actions, &end.times],
-            )?;
-            let done = match fast {
-                Some(row) => {
-                    let game: Game = parse(&col::<String>(&row, 2)?, "game")?;
-                    let size: Size = parse(&col::<String>(&row, 3)?, "size")?;
-                    let date: String = col(&row, 1)?;
-                    let dates: Vec<String> = col(&row, 7)?;
-                    let rank = col::<Option<i64>>(&row, 5)?
-                        .map(|better| to_u32(better, "rank").map(|b| b.saturating_add(1)))
-                        .transpose()?;
-                    FinishedRun {
-                        run_id,
-                        game,
-                        size,
-                        ranked: col(&row, 4)?,
-                        finished: end.state == RunState::Finished,
-                        steps: end.steps,
-                        time_ms: end.time_ms,
-                        rank,
-                        entrants: to_u32(col(&row, 6)?, "count")?,
-                        streak: streak_of(&date, dates.into_iter().map(Ok))?,
-                        date,
-                    }
-                }
-                None => finish_checked(&mut tx, run_id, end)?,
-            };
-            tx.commit()?;
-            Ok(done)
-        })
+/// The node's group commits: takes the finishes as they come and, whenever
+/// one of the [`COMMITTERS`] is free, commits every finish waiting as one
+/// batch (while all are busy, the next batch gathers). Ends once the store
+/// is gone and its queue is empty, its batches committed.
+pub(crate) async fn committer(
+    pool: Arc<PoolGuard>,
+    node: String,
+    mut queue: mpsc::Receiver<FinishJob>,
+    commits: Arc<Commits>,
+) {
+    // The free committers.
+    let (give_back, mut free) = mpsc::channel(COMMITTERS);
+    for slot in 0..COMMITTERS {
+        let _ = give_back.try_send(Committer { shard: shard_of(&node, slot), db: None });
+    }
+    let mut running = JoinSet::new();
+    while let Some(first) = queue.recv().await {
+        let Some(mut committer) = free.recv().await else { break };
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let (pool, commits, give_back) = (Arc::clone(&pool), Arc::clone(&commits), give_back.clone());
+        running.spawn(async move {
+            committer.commit(&pool.pool, batch, &commits).await;
+            let _ = give_back.send(committer).await;
+        });
+        while running.try_join_next().is_some() {}
+    }
+    while running.join_next().await.is_some() {}
+}
+
+/// One of a node's committers: its counter shard, and the connection it
+/// keeps from batch to batch (taken from the pool once, so the batch
+/// statement is prepared and planned on it once, not on each of the pool's
+/// connections in turn).
+struct Committer {
+    shard: i32,
+    db: Option<PgDb>,
+}
+
+/// Set once on a committer's connection: the batch statement's plan does not
+/// depend on its arrays' contents, so it is planned once rather than afresh
+/// for each of its first executions (PostgreSQL's default tries five custom
+/// plans first, each a few milliseconds of a batch).
+const COMMITTER_SESSION: &str = "SET plan_cache_mode = force_generic_plan";
+
+impl Committer {
+    /// Its connection: the one it keeps (unless its socket closed while
+    /// it waited), or a new one from `pool`.
+    async fn connection(&mut self, pool: &Pool) -> Result<PgDb, StoreError> {
+        match self.db.take() {
+            Some(db) if !db.client().is_closed() => return Ok(db),
+            Some(dead) => dead.discard(pool, false),
+            None => {}
+        }
+        let db = PgDb::new(pool.get().await?);
+        db.client().batch_execute(COMMITTER_SESSION).await?;
+        Ok(db)
     }
 
-    /// [`PostgresBackend::with`], with this connection's prepared [`FINISH`]
-    /// (prepared once per connection, again after a reconnect).
-    fn with_prepared<T>(
-        &mut self,
-        f: impl FnOnce(&mut Client, &Statement) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.with_live(|live, _| {
-            let stmt = match &live.finish {
-                Some(s) => s.clone(),
-                None => live.finish.insert(live.client.prepare(FINISH)?).clone(),
-            };
-            f(&mut live.client, &stmt)
-        })
+    /// Commit `batch` and answer every finish in it.
+    async fn commit(&mut self, pool: &Pool, batch: Vec<FinishJob>, commits: &Commits) {
+        let answers = match self.connection(pool).await {
+            Err(e) => batch.iter().map(|_| Err(e.for_each_caller())).collect(),
+            Ok(mut db) => {
+                let answers = commit_on(&mut db, &batch, commits, self.shard).await;
+                let lost = answers.iter().any(|a| matches!(a, Err(StoreError::Unavailable(_))));
+                if lost || !db.settle().await {
+                    db.discard(pool, lost);
+                } else {
+                    self.db = Some(db);
+                }
+                answers
+            }
+        };
+        for (job, answer) in batch.into_iter().zip(answers) {
+            job.answer(answer);
+        }
     }
 }
 
-/// The careful path (the whole finish, as before the fast statement), for a
-/// run that was not `playing` when the fast statement ran: lock the row,
-/// answer a repeat of the stored finish as the first did, refuse a different
-/// ending or an unknown run.
-fn finish_checked(tx: &mut Transaction<'_>, run_id: i64, end: &Ending) -> Result<FinishedRun, StoreError> {
-    let found = tx.query_opt(
-        "SELECT player, date, game, size, ranked, state, steps, time_ms, actions FROM runs
-         WHERE id = $1 FOR UPDATE",
-        &[&run_id],
-    )?;
-    let row = found.ok_or(StoreError::UnknownRun(run_id))?;
-    let (player, date): (String, String) = (col(&row, 0)?, col(&row, 1)?);
-    let game: Game = parse(&col::<String>(&row, 2)?, "game")?;
-    let size: Size = parse(&col::<String>(&row, 3)?, "size")?;
-    let ranked: bool = col(&row, 4)?;
-    let steps = i64::from(end.steps);
-    // A repeat of the very finish already stored (a retry after an unknown
-    // outcome) answers as the first did; any other ending is refused.
-    let state: String = col(&row, 5)?;
-    let repeat = state != RunState::Playing.as_str();
-    if repeat
-        && (state != end.state.as_str()
-            || col::<i64>(&row, 6)? != steps
-            || col::<Option<i64>>(&row, 7)? != end.time_db
-            || col::<String>(&row, 8)? != end.actions)
-    {
-        return Err(StoreError::RunOver(run_id));
-    }
-    if !repeat {
-        // Not reached under READ COMMITTED (the fast statement would have
-        // updated a playing run), kept so this path stands on its own.
-        tx.execute(
-            "UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6, ended_at = now()
-             WHERE id = $1",
-            &[&run_id, &end.state.as_str(), &steps, &end.time_db, &end.actions, &end.times],
-        )?;
-        if ranked && end.time_db.is_some() {
-            tx.execute(
-                "INSERT INTO board_step_shards (date, game, size, steps, shard, n)
-                 VALUES ($1, $2, $3, $4, ($5 % 16)::integer, 1)
-                 ON CONFLICT (date, game, size, steps, shard) DO UPDATE SET n = board_step_shards.n + 1",
-                &[&date, &game.as_str(), &size.as_str(), &steps, &run_id],
-            )?;
+/// One outcome per finish, in order.
+async fn commit_on(
+    db: &mut PgDb,
+    batch: &[FinishJob],
+    commits: &Commits,
+    shard: i32,
+) -> Vec<Result<FinishedRun, StoreError>> {
+    match try_commit(db, batch, commits, shard).await {
+        Ok(answers) => answers,
+        Err(e) if batch.len() == 1 || matches!(e, StoreError::Unavailable(_)) => {
+            batch.iter().map(|_| Err(e.for_each_caller())).collect()
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, finishes = batch.len(), "a batch of finishes failed: committing each alone");
+            let mut out = Vec::with_capacity(batch.len());
+            for job in batch {
+                if let Err(e) = roll_back(db).await {
+                    out.push(Err(e));
+                    continue;
+                }
+                out.push(match try_commit(db, std::slice::from_ref(job), commits, shard).await {
+                    Ok(mut one) => one.pop().unwrap_or(Err(StoreError::Closed)),
+                    Err(e) => Err(e),
+                });
+            }
+            out
         }
     }
-    let rank = match end.time_db {
-        Some(t) if ranked => Some(rank_in(tx, &date, game, size, steps, t)?),
-        _ => None,
-    };
-    let entrants = entrants_in(tx, &date, game, size)?;
-    let streak = streak_in(tx, &player, &date)?;
-    Ok(FinishedRun {
-        run_id,
-        date,
-        game,
-        size,
-        ranked,
-        finished: end.state == RunState::Finished,
-        steps: end.steps,
-        time_ms: end.time_ms,
-        rank,
-        entrants,
-        streak,
-    })
+}
+
+async fn roll_back(db: &mut PgDb) -> Result<(), StoreError> {
+    db.client().batch_execute("ROLLBACK").await?;
+    Ok(())
+}
+
+/// BEGIN, the batch statement, the careful path for the runs it did not
+/// finish, COMMIT. `Err` when the transaction is lost (a statement failed,
+/// or the commit); a finish refused by the rules is its own `Err` inside.
+async fn try_commit(
+    db: &mut PgDb,
+    batch: &[FinishJob],
+    commits: &Commits,
+    shard: i32,
+) -> Result<Vec<Result<FinishedRun, StoreError>>, StoreError> {
+    let mut fast = begin_with_statement(db, batch, shard).await?;
+    let mut out = Vec::with_capacity(batch.len());
+    for job in batch {
+        if let Some(done) = fast.remove(&job.run_id) {
+            out.push(Ok(done));
+            continue;
+        }
+        match crate::rules::runs::finish_one(db, job.run_id, &job.end).await {
+            Err(e @ (StoreError::Db(_) | StoreError::Unavailable(_))) => return Err(e),
+            answer => out.push(answer),
+        }
+    }
+    db.commit().await?;
+    commits.record(out.iter().filter(|r| r.is_ok()).count());
+    Ok(out)
+}
+
+/// BEGIN and the batch statement, sent together (one round trip, not two:
+/// on a busy machine each is a wake-up of the database and of this task);
+/// the finishes it made, by run id. Should the BEGIN fail and the statement
+/// run anyway, it commits on its own and every finish in it hears an error:
+/// their retries are repeats, answered as stored.
+async fn begin_with_statement(
+    db: &mut PgDb,
+    batch: &[FinishJob],
+    shard: i32,
+) -> Result<HashMap<i64, FinishedRun>, StoreError> {
+    let ids: Vec<i64> = batch.iter().map(|j| j.run_id).collect();
+    let states: Vec<&str> = batch.iter().map(|j| j.end.state.as_str()).collect();
+    let steps: Vec<i64> = batch.iter().map(|j| i64::from(j.end.steps)).collect();
+    let times: Vec<Option<i64>> = batch.iter().map(|j| j.end.time_db).collect();
+    let actions: Vec<&str> = batch.iter().map(|j| j.end.actions.as_str()).collect();
+    let action_times: Vec<Option<&str>> = batch.iter().map(|j| j.end.times.as_deref()).collect();
+    let stmt = db.client().prepare_cached(FINISH_BATCH).await?;
+    db.began();
+    let client = db.client();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&ids, &states, &steps, &times, &actions, &action_times, &shard];
+    let (began, rows) = tokio::join!(client.batch_execute(DIALECT.begin_write), client.query(&stmt, &params));
+    began?;
+    let rows = rows?;
+    let by_id: HashMap<i64, &FinishJob> = batch.iter().map(|j| (j.run_id, j)).collect();
+    let mut done = HashMap::with_capacity(rows.len());
+    for r in &rows {
+        let dates: Vec<String> =
+            r.try_get(8).map_err(|e| StoreError::Corrupt(format!("streak dates: {e}")))?;
+        // Every column but the dates array (read above).
+        let row = columns(r, 8)?;
+        let run_id = row.int(0)?;
+        let Some(job) = by_id.get(&run_id) else { continue };
+        let date = row.date(2)?;
+        let rank =
+            row.opt_int(6)?.map(|better| to_u32(better, "rank").map(|b| b.saturating_add(1))).transpose()?;
+        done.insert(
+            run_id,
+            FinishedRun {
+                run_id,
+                date,
+                game: row.game(3)?,
+                size: row.size(4)?,
+                ranked: row.bool(5)?,
+                finished: job.end.state == RunState::Finished,
+                steps: job.end.steps,
+                time_ms: job.end.time_ms,
+                rank,
+                entrants: row.u32(7, "count")?,
+                streak: streak_of(date, dates.iter().map(|d| parse(d, "date")))?,
+            },
+        );
+    }
+    Ok(done)
 }
 
 #[cfg(test)]
 mod tests {
+    use tokio::sync::{oneshot, Semaphore};
+
     use super::*;
-    use crate::backend::{Backend, NewRun, Outcome};
+    use crate::node::{Identity, NodeOptions};
     use crate::player::PlayerKey;
+    use crate::record::{NewRun, Outcome};
+    use crate::rules::convert::Ending;
 
     /// A schema of its own in `MAZERACE_TEST_DATABASE_URL` (as the store's
-    /// test suite; None when unset): an admin client and a URL whose
-    /// connections use the schema. The caller drops it at the end.
-    fn scratch(name: &str) -> Option<(postgres::Client, String)> {
-        let Ok(admin) = std::env::var("MAZERACE_TEST_DATABASE_URL") else {
-            eprintln!("skipped: MAZERACE_TEST_DATABASE_URL is not set");
+    /// test suite: `None` when unset, a failure when `MAZERACE_REQUIRE_PG=1`):
+    /// an admin client and a URL whose connections use the schema.
+    async fn scratch(name: &str) -> Option<(tokio_postgres::Client, String, String)> {
+        let Some(admin) = std::env::var("MAZERACE_TEST_DATABASE_URL").ok().filter(|u| !u.is_empty()) else {
+            assert!(
+                std::env::var("MAZERACE_REQUIRE_PG").as_deref() != Ok("1"),
+                "MAZERACE_REQUIRE_PG=1 but MAZERACE_TEST_DATABASE_URL is unset"
+            );
             return None;
         };
         let schema = format!("{name}_{}", std::process::id());
-        let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
-        c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
-        let sep = if admin.contains('?') { '&' } else { '?' };
-        Some((c, format!("{admin}{sep}options=-c%20search_path%3D{schema}")))
-    }
-
-    fn run(n: u32) -> NewRun {
-        NewRun {
-            player: PlayerKey::from_token(&format!("p{n}")),
-            name: format!("p{n}"),
-            date: "2026-12-01".into(),
-            game: Game::Maze,
-            size: Size::Easy,
-            seed: 7,
-        }
-    }
-
-    #[test]
-    fn the_fast_statement_answers_as_rank_of_and_repeats_as_the_careful_path() {
-        let Some((mut c, url)) = scratch("finish") else { return };
-        let schema = format!("finish_{}", std::process::id());
-        let mut b = PostgresBackend::connect(&url).unwrap();
-        // Finished in this order: each rank counts only those strictly better.
-        let plays = [(30, 900), (20, 500), (20, 500), (20, 400), (40, 100)];
-        let mut done = Vec::new();
-        for (i, &(steps, time_ms)) in plays.iter().enumerate() {
-            let id = b.begin_run(&run(i as u32)).unwrap().run_id;
-            let r = b.finish_run(id, Outcome::Finished { steps, time_ms }, &[], None).unwrap();
-            assert_eq!((r.ranked, r.finished, r.entrants, r.streak), (true, true, i as u32 + 1, 1));
-            done.push((id, r));
-        }
-        let ranks: Vec<Option<u32>> = done.iter().map(|(_, r)| r.rank).collect();
-        assert_eq!(ranks, [Some(1), Some(1), Some(1), Some(1), Some(5)], "as each finish saw the board");
-        let now: Vec<Option<u32>> = done.iter().map(|(id, _)| b.rank_of(*id).unwrap()).collect();
-        assert_eq!(now, [Some(4), Some(2), Some(2), Some(1), Some(5)]);
-        // A repeat answers from the stored finish (through the careful path).
-        let (id, _) = done[1];
-        let again = b.finish_run(id, Outcome::Finished { steps: 20, time_ms: 500 }, &[], None).unwrap();
-        assert_eq!((again.rank, again.entrants, again.steps), (Some(2), 5, 20));
-        let other = b.finish_run(id, Outcome::Finished { steps: 21, time_ms: 500 }, &[], None);
-        assert!(matches!(other, Err(StoreError::RunOver(_))), "{other:?}");
-        assert!(matches!(
-            b.finish_run(999_999, Outcome::NotFinished { steps: 1 }, &[], None),
-            Err(StoreError::UnknownRun(_))
-        ));
-        // A practice finish and a not-finished one: no rank.
-        let practice = b.begin_run(&run(0)).unwrap();
-        assert!(!practice.ranked);
-        let p = b.finish_run(practice.run_id, Outcome::Finished { steps: 1, time_ms: 1 }, &[], None).unwrap();
-        assert_eq!((p.ranked, p.rank), (false, None));
-        drop(b);
-        c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).unwrap();
-    }
-
-    /// Version 5 counts ranked finishes in 16 shards per step count. A
-    /// board counted before it keeps its counts, a node of the previous
-    /// build still counting the old way after it is not refused, and ranks
-    /// sum both; finishes with one step count land in different rows.
-    #[test]
-    fn version_5_shards_new_counts_and_keeps_counting_the_old_ones() {
-        let Some((mut c, url)) = scratch("shards") else { return };
-        let schema = format!("shards_{}", std::process::id());
-        // The schema as version 4 left it, with one ranked finish counted.
-        let mut old = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        for m in &crate::postgres::schema::MIGRATIONS[..4] {
-            old.batch_execute(m).unwrap();
-        }
-        let finished_the_old_way = |old: &mut postgres::Client, n: u32, time_ms: i64| {
-            let key = PlayerKey::from_token(&format!("p{n}"));
-            let key = key.as_str();
-            old.batch_execute(&format!(
-                "INSERT INTO players (key, name) VALUES ('{key}', 'p{n}');
-                 INSERT INTO runs (player, name, date, game, size, seed, ranked, state, steps, time_ms)
-                     VALUES ('{key}', 'p{n}', '2026-12-01', 'maze', 'easy', '7', TRUE, 'finished', 20, {time_ms});
-                 INSERT INTO board_entrants (date, game, size, shard, n) VALUES ('2026-12-01', 'maze', 'easy', 0, 1)
-                     ON CONFLICT (date, game, size, shard) DO UPDATE SET n = board_entrants.n + 1;
-                 INSERT INTO board_steps (date, game, size, steps, n) VALUES ('2026-12-01', 'maze', 'easy', 20, 1)
-                     ON CONFLICT (date, game, size, steps) DO UPDATE SET n = board_steps.n + 1;"
-            ))
+        let (c, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(conn);
+        c.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"))
+            .await
             .unwrap();
-        };
-        old.batch_execute(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-             INSERT INTO schema_migrations (version) VALUES (1), (2), (3), (4);",
-        )
-        .unwrap();
-        finished_the_old_way(&mut old, 8, 500);
-        let mut b = PostgresBackend::connect(&url).unwrap();
-        // A node of the previous build, still up during the upgrade, counts one more.
-        finished_the_old_way(&mut old, 9, 450);
-        let mut ranks = Vec::new();
-        for (n, steps, time_ms) in [(1, 20, 400), (2, 20, 600), (3, 25, 100)] {
-            let id = b.begin_run(&run(n)).unwrap().run_id;
-            ranks.push(b.finish_run(id, Outcome::Finished { steps, time_ms }, &[], None).unwrap().rank);
-        }
-        assert_eq!(ranks, [Some(1), Some(4), Some(5)], "ranked against the old counts and the new");
-        let old_count: i64 = c
-            .query_one(&format!("SELECT SUM(n)::bigint FROM {schema}.board_steps WHERE steps = 20"), &[])
-            .unwrap()
-            .get(0);
-        assert_eq!(old_count, 2, "the old counter keeps what it counted, and counts on");
-        let shards: Vec<i32> = c
-            .query(&format!("SELECT n FROM {schema}.board_step_shards WHERE steps = 20"), &[])
-            .unwrap()
+        let sep = if admin.contains('?') { '&' } else { '?' };
+        Some((c, format!("{admin}{sep}options=-c%20search_path%3D{schema}"), schema))
+    }
+
+    /// One batch of finishes as the committer forms them, with the receivers
+    /// of their answers.
+    fn batch(
+        plays: &[(i64, Outcome)],
+    ) -> (Vec<FinishJob>, Vec<oneshot::Receiver<Result<FinishedRun, StoreError>>>) {
+        let places = Arc::new(Semaphore::new(plays.len()));
+        plays
             .iter()
-            .map(|r| r.get(0))
+            .map(|&(run_id, outcome)| {
+                let (reply, answer) = oneshot::channel();
+                let end = Ending::new(outcome, &[], None).unwrap();
+                let permit = Arc::clone(&places).try_acquire_owned().unwrap();
+                (FinishJob { run_id, end, reply, _permit: permit }, answer)
+            })
+            .unzip()
+    }
+
+    async fn answers(
+        rx: Vec<oneshot::Receiver<Result<FinishedRun, StoreError>>>,
+    ) -> Vec<Result<FinishedRun, StoreError>> {
+        let mut out = Vec::new();
+        for a in rx {
+            out.push(a.await.unwrap());
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn one_batch_ranks_as_it_commits_and_repeats_take_the_careful_path() {
+        let Some((admin, url, schema)) = scratch("finish_batch").await else { return };
+        let pool = crate::postgres::connect(&url).await.unwrap();
+        let me = Identity::new(NodeOptions::default()).unwrap();
+        let mut ids = Vec::new();
+        {
+            let mut db = PgDb::new(pool.get().await.unwrap());
+            for n in 0..5 {
+                let run = NewRun {
+                    player: PlayerKey::from_token(&format!("p{n}")),
+                    name: format!("p{n}"),
+                    date: "2026-12-01".parse().unwrap(),
+                    game: mazerace_protocol::Game::Maze,
+                    size: mazerace_protocol::Size::Easy,
+                    seed: 7,
+                };
+                ids.push(crate::rules::runs::begin_run(&mut db, &me, &run, None).await.unwrap().run_id);
+            }
+        }
+        let commits = Commits::default();
+        // In one batch: each rank counts the finishes strictly better
+        // committed before it or with it, never itself: the board's ranks
+        // as the batch commits.
+        let plays = [(30, 900), (20, 500), (20, 500), (20, 400), (40, 100)];
+        let finishes: Vec<(i64, Outcome)> = ids
+            .iter()
+            .zip(plays)
+            .map(|(&id, (steps, time_ms))| (id, Outcome::Finished { steps, time_ms }))
             .collect();
-        assert_eq!(shards, [1, 1], "two finishes on one step count, in two rows");
-        drop((b, old));
-        c.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).unwrap();
+        let mut committer = Committer { shard: 0, db: None };
+        let (jobs, rx) = batch(&finishes);
+        committer.commit(&pool, jobs, &commits).await;
+        let done = answers(rx).await;
+        let ranks: Vec<Option<u32>> = done.iter().map(|d| d.as_ref().unwrap().rank).collect();
+        assert_eq!(ranks, [Some(4), Some(2), Some(2), Some(1), Some(5)], "the board as the batch commits");
+        assert!(done.iter().all(|d| d.as_ref().ok().map(|d| (d.entrants, d.streak)) == Some((5, 1))));
+        assert_eq!(commits.snapshot(), crate::group::CommitCounts { batches: 1, finishes: 5 });
+        // A repeat, a different ending and an unknown run in one batch: the
+        // repeat answers from the stored finish with the board's rank now,
+        // the others are refused, each alone.
+        let again = [
+            (ids[1], Outcome::Finished { steps: 20, time_ms: 500 }),
+            (ids[2], Outcome::Finished { steps: 21, time_ms: 500 }),
+            (999_999, Outcome::NotFinished { steps: 1 }),
+        ];
+        let (jobs, rx) = batch(&again);
+        committer.commit(&pool, jobs, &commits).await;
+        let done = answers(rx).await;
+        assert_eq!(done[0].as_ref().map(|d| (d.rank, d.entrants, d.steps)).ok(), Some((Some(2), 5, 20)));
+        assert!(matches!(done[1], Err(StoreError::RunOver(_))), "{:?}", done[1]);
+        assert!(matches!(done[2], Err(StoreError::UnknownRun(999_999))), "{:?}", done[2]);
+        assert_eq!(commits.snapshot().finishes, 6, "the repeat is answered, and counted as committed");
+        pool.close();
+        admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();
     }
 }

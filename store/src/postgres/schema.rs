@@ -6,8 +6,6 @@
 //! Adding a table (issues 15, 16): append one migration here and the same
 //! version to the SQLite list; a test keeps the two version numbers equal.
 
-use postgres::Client;
-
 use crate::error::StoreError;
 
 /// The schema version this build writes: the number of migrations.
@@ -149,27 +147,31 @@ pub const MIGRATIONS: &[&str] = &[
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.
-pub(crate) fn migrate(client: &mut Client) -> Result<(), StoreError> {
-    let mut tx = client.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+pub(crate) async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), StoreError> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
     tx.batch_execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (
              version    INTEGER PRIMARY KEY,
              applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
          )",
-    )?;
-    let current: i32 =
-        tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])?.try_get(0)?;
+    )
+    .await?;
+    let current: i32 = tx
+        .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])
+        .await?
+        .try_get(0)
+        .map_err(|e| StoreError::Corrupt(format!("schema version: {e}")))?;
     let current =
         u32::try_from(current).map_err(|_| StoreError::Corrupt(format!("schema version {current}")))?;
     if current > SCHEMA_VERSION {
         return Err(StoreError::SchemaTooNew { found: current, known: SCHEMA_VERSION });
     }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        tx.batch_execute(sql)?;
+        tx.batch_execute(sql).await?;
         let version = i32::try_from(i + 1).map_err(|_| StoreError::Corrupt("too many migrations".into()))?;
-        tx.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&version])?;
+        tx.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&version]).await?;
     }
-    tx.commit()?;
+    tx.commit().await?;
     Ok(())
 }

@@ -1,18 +1,28 @@
 //! The store suite's test databases: every test runs once on SQLite (a file
 //! in a temp dir) and once on PostgreSQL when `MAZERACE_TEST_DATABASE_URL`
 //! is set (`./test.sh` starts a throwaway server and sets it), each in a
-//! schema of its own so tests never see each other's rows.
+//! schema of its own so tests never see each other's rows. With
+//! `MAZERACE_REQUIRE_PG=1` (as `./test.sh` sets it) a missing URL fails the
+//! PostgreSQL half instead of skipping it.
 //!
 //! [`both!`] writes a test twice: `name::sqlite` and `name::postgres`.
 #![allow(dead_code)] // each test file uses its own part of this
 
 use std::path::PathBuf;
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_store::sqlite::db_path;
-use mazerace_store::{Backend, Database, NodeOptions, PostgresBackend, SqliteBackend};
+use mazerace_store::{Database, NodeOptions, Store};
+
+/// A date written in a test.
+pub fn day(s: &str) -> DailyDate {
+    s.parse().expect("a test date")
+}
 
 /// The variable naming an administrative PostgreSQL URL for the tests.
 pub const ENV: &str = "MAZERACE_TEST_DATABASE_URL";
+/// Set to `1` (as `./test.sh` does), a missing [`ENV`] fails the PostgreSQL tests.
+pub const REQUIRE: &str = "MAZERACE_REQUIRE_PG";
 
 /// A fresh, empty database of one kind; dropped with the test.
 pub struct TestDb {
@@ -32,9 +42,18 @@ impl TestDb {
         TestDb { dir: Some(tempfile::tempdir().expect("temp dir")), pg: None }
     }
 
-    /// `None` (the test then passes without running) when no server is configured.
+    /// `None` (the test then passes without running) when no server is
+    /// configured; with [`REQUIRE`] set (`./test.sh` sets it) a missing
+    /// server fails the test instead, so it cannot pass unrun.
     pub fn postgres() -> Option<TestDb> {
-        let admin = std::env::var(ENV).ok().filter(|u| !u.is_empty())?;
+        let Some(admin) = std::env::var(ENV).ok().filter(|u| !u.is_empty()) else {
+            assert!(
+                std::env::var(REQUIRE).as_deref() != Ok("1"),
+                "{REQUIRE}=1 but {ENV} is unset: the PostgreSQL half of this test cannot run (./test.sh sets both)"
+            );
+            eprintln!("skipped: {ENV} is not set");
+            return None;
+        };
         let mut id = [0u8; 6];
         getrandom::fill(&mut id).expect("entropy");
         let schema = format!("test_{}", hex::encode(id));
@@ -43,6 +62,11 @@ impl TestDb {
         let sep = if admin.contains('?') { '&' } else { '?' };
         let url = format!("{admin}{sep}options=-c%20search_path%3D{schema}&application_name={schema}");
         Some(TestDb { dir: None, pg: Some(Pg { admin, schema, url }) })
+    }
+
+    /// The PostgreSQL URL of this test's schema.
+    pub fn url(&self) -> String {
+        self.pg.as_ref().expect("a PostgreSQL test database").url.clone()
     }
 
     /// The PostgreSQL schema (and application name) of this test.
@@ -66,25 +90,17 @@ impl TestDb {
         }
     }
 
-    /// A new connection (a new backend, as a new process would open it).
-    pub fn open(&self) -> Box<dyn Backend> {
-        self.open_as(NodeOptions::default())
+    /// A store on this database (as a new process would open it), as the
+    /// one anonymous node.
+    pub async fn store(&self) -> Store {
+        self.store_as(NodeOptions::default()).await
     }
 
-    pub fn open_as(&self, node: NodeOptions) -> Box<dyn Backend> {
-        self.database().open_backend(node).expect("open the test database")
+    pub async fn store_as(&self, node: NodeOptions) -> Store {
+        Store::connect(self.database(), node).await.expect("open the test database")
     }
 
-    /// The concrete SQLite backend (SQLite only).
-    pub fn open_sqlite(&self) -> SqliteBackend {
-        SqliteBackend::open_data_dir(self.data_dir()).expect("open SQLite")
-    }
-
-    pub fn open_postgres(&self) -> PostgresBackend {
-        PostgresBackend::connect(&self.pg.as_ref().expect("a PostgreSQL test database").url).expect("connect")
-    }
-
-    /// Run raw SQL behind the backend's back (tampering, inspecting);
+    /// Run raw SQL behind the store's back (tampering, inspecting);
     /// the error text on failure.
     pub fn try_exec(&self, sql: &str) -> Result<(), String> {
         match &self.pg {
@@ -167,35 +183,17 @@ pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| s.spawn(f).join().expect("the database call panicked"))
 }
 
-/// A test written once, run on both backends: `both!(fn name(db) { .. })`
-/// gives `name::sqlite` and `name::postgres` with `db: &TestDb`; `async fn`
-/// runs the body on a two-thread runtime.
+/// A test written once, run on both backends: `both!(async fn name(db) { .. })`
+/// gives `name::sqlite` and `name::postgres` with `db: &TestDb`, the body on
+/// a two-thread runtime.
 #[macro_export]
 macro_rules! both {
-    (fn $name:ident($db:ident) $body:block) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-            fn body($db: &$crate::common::TestDb) $body
-            #[test]
-            fn sqlite() {
-                body(&$crate::common::TestDb::sqlite());
-            }
-            #[test]
-            fn postgres() {
-                match $crate::common::TestDb::postgres() {
-                    Some(db) => body(&db),
-                    None => eprintln!("skipped: {} is not set", $crate::common::ENV),
-                }
-            }
-        }
-    };
     (async fn $name:ident($db:ident) $body:block) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
             async fn body($db: &$crate::common::TestDb) $body
-            fn run(db: $crate::common::TestDb) {
+            fn run_on(db: $crate::common::TestDb) {
                 let rt = tokio::runtime::Builder::new_multi_thread()
                     .worker_threads(2)
                     .enable_all()
@@ -205,13 +203,12 @@ macro_rules! both {
             }
             #[test]
             fn sqlite() {
-                run($crate::common::TestDb::sqlite());
+                run_on($crate::common::TestDb::sqlite());
             }
             #[test]
             fn postgres() {
-                match $crate::common::TestDb::postgres() {
-                    Some(db) => run(db),
-                    None => eprintln!("skipped: {} is not set", $crate::common::ENV),
+                if let Some(db) = $crate::common::TestDb::postgres() {
+                    run_on(db);
                 }
             }
         }

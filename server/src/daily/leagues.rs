@@ -1,13 +1,16 @@
-//! Leagues on the store (issue 15), for [`crate::StoreHook`]: create, join
+//! Leagues on the store (issue 15), for [`super::StoreHook`]: create, join
 //! and leave with their limits, a player's leagues with today's standing,
 //! a league's table per board and its standings (7 or 30 days), and where
 //! a ranked daily result placed in each of the player's leagues.
+//!
+//! Every league request, from the socket or HTTP, comes through [`handle`]
+//! with its [`LeagueAsker`] (token, name, address): a per-address budget on
+//! league lookups belongs at its top, in one place.
 
-use mazerace_protocol::daily::is_valid_date;
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::league::{LeagueBoard, LeaguePlace, LeagueStandings, LeagueToday};
 use mazerace_protocol::messages::{ErrorCode, ServerMsg};
 use mazerace_protocol::{Game, Size};
-use mazerace_store::clock::add_days;
 use mazerace_store::league::{
     board_table, is_code, new_code, standings, LeagueAnswer, LeagueRequest, LeagueView,
     MAX_LEAGUES_PER_PLAYER, MAX_MEMBERS,
@@ -15,22 +18,22 @@ use mazerace_store::league::{
 use mazerace_store::share::league_share;
 use mazerace_store::{PlayerKey, Store};
 
-use crate::daily::{DailyError, LeagueOp};
+use super::error::DailyError;
+use super::seam::{LeagueAsker, LeagueOp};
 
-fn denied(code: ErrorCode, message: impl Into<String>) -> anyhow::Error {
-    DailyError::Denied(code, message.into()).into()
+fn not_found() -> DailyError {
+    DailyError::denied(ErrorCode::LeagueNotFound, "no league with that code")
 }
 
-fn not_found() -> anyhow::Error {
-    denied(ErrorCode::LeagueNotFound, "no league with that code")
-}
-
-fn typed(e: mazerace_store::StoreError) -> anyhow::Error {
-    crate::daily_store::typed(e)
+fn too_many() -> DailyError {
+    DailyError::denied(
+        ErrorCode::TooManyLeagues,
+        format!("a player can be in {MAX_LEAGUES_PER_PLAYER} leagues at most"),
+    )
 }
 
 /// A league code as typed or linked: trimmed, upper case, of the right shape.
-fn code_of(raw: &str) -> Result<String, anyhow::Error> {
+fn code_of(raw: &str) -> Result<String, DailyError> {
     let code = raw.trim().to_ascii_uppercase();
     if is_code(&code) {
         Ok(code)
@@ -39,40 +42,44 @@ fn code_of(raw: &str) -> Result<String, anyhow::Error> {
     }
 }
 
-async fn view(store: &Store, code: String, from: String, to: String) -> anyhow::Result<LeagueView> {
-    store.league_view(code, from, to).await.map_err(typed)?.ok_or_else(not_found)
+async fn view(store: &Store, code: String, from: DailyDate, to: DailyDate) -> Result<LeagueView, DailyError> {
+    store.league_view(code, from, to).await?.ok_or_else(not_found)
 }
 
-/// Answers one league request from `player`.
+/// A store answer that does not fit the request: a fault, not the player's.
+fn unexpected(op: &str) -> DailyError {
+    DailyError::internal(format!("the store answered {op} with something else"))
+}
+
+/// Answers one league request.
 pub(crate) async fn handle(
     store: Store,
-    today: String,
-    player: PlayerKey,
-    player_name: String,
+    today: DailyDate,
+    asker: LeagueAsker,
     op: LeagueOp,
-) -> anyhow::Result<ServerMsg> {
-    let me = player.as_str().to_owned();
-    let answer = |req| async { store.league(req).await.map_err(typed) };
+) -> Result<ServerMsg, DailyError> {
+    let LeagueAsker { token, name: player_name, address: _ } = asker;
+    let me = PlayerKey::from_token(&token).as_str().to_owned();
     match op {
         LeagueOp::Create { name } => {
-            let name = crate::names::validate(&name).map_err(|why| denied(ErrorCode::BadName, why))?;
+            let name =
+                crate::names::validate(&name).map_err(|why| DailyError::denied(ErrorCode::BadName, why))?;
             // A fresh code a few times over: 31^8 codes, so a clash is rare.
             for _ in 0..4 {
-                let code = new_code().map_err(typed)?;
                 let req = LeagueRequest::Create {
                     player: me.clone(),
                     player_name: player_name.clone(),
                     name: name.clone(),
-                    code,
+                    code: new_code()?,
                     max_leagues: MAX_LEAGUES_PER_PLAYER,
                 };
-                match answer(req).await? {
+                match store.league(req).await? {
                     LeagueAnswer::League(l) => return Ok(ServerMsg::League(l)),
                     LeagueAnswer::TooMany => return Err(too_many()),
                     _ => continue,
                 }
             }
-            anyhow::bail!("no free league code after four tries")
+            Err(DailyError::internal("no free league code after four tries"))
         }
         LeagueOp::Join { code } => {
             let req = LeagueRequest::Join {
@@ -82,32 +89,33 @@ pub(crate) async fn handle(
                 max_members: MAX_MEMBERS,
                 max_leagues: MAX_LEAGUES_PER_PLAYER,
             };
-            match answer(req).await? {
+            match store.league(req).await? {
                 LeagueAnswer::League(l) => Ok(ServerMsg::League(l)),
-                LeagueAnswer::Full => {
-                    Err(denied(ErrorCode::LeagueFull, format!("that league has its {MAX_MEMBERS} members")))
-                }
+                LeagueAnswer::Full => Err(DailyError::denied(
+                    ErrorCode::LeagueFull,
+                    format!("that league has its {MAX_MEMBERS} members"),
+                )),
                 LeagueAnswer::TooMany => Err(too_many()),
                 _ => Err(not_found()),
             }
         }
         LeagueOp::Leave { code } => {
             let code = code_of(&code)?;
-            match answer(LeagueRequest::Leave { player: me, code: code.clone() }).await? {
+            match store.league(LeagueRequest::Leave { player: me, code: code.clone() }).await? {
                 LeagueAnswer::Left(left) => Ok(ServerMsg::LeagueLeft { code, left }),
-                _ => Err(not_found()),
+                _ => Err(unexpected("leave_league")),
             }
         }
         LeagueOp::Mine => {
             // Listed after every welcome and rename: the member name follows.
             let name = (!player_name.is_empty()).then_some(player_name);
             let LeagueAnswer::Leagues(mut leagues) =
-                answer(LeagueRequest::Mine { player: me.clone(), name }).await?
+                store.league(LeagueRequest::Mine { player: me.clone(), name }).await?
             else {
-                anyhow::bail!("the store answered my_leagues with something else");
+                return Err(unexpected("my_leagues"));
             };
             for l in &mut leagues {
-                let v = view(&store, l.code.clone(), today.clone(), today.clone()).await?;
+                let v = view(&store, l.code.clone(), today, today).await?;
                 let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
                 let played = v.members.iter().filter(|m| v.runs.iter().any(|r| r.player == m.player)).count();
                 l.today = lines.iter().find(|s| s.you).map(|s| LeagueToday {
@@ -119,15 +127,15 @@ pub(crate) async fn handle(
             Ok(ServerMsg::Leagues { leagues })
         }
         LeagueOp::Board { code, game, size, date } => {
-            let date = date.unwrap_or_else(|| today.clone());
-            if !is_valid_date(&date) {
-                return Err(denied(ErrorCode::BadDate, "dates are YYYY-MM-DD"));
-            }
+            let date = date.unwrap_or(today);
             if size.game() != game {
-                return Err(denied(ErrorCode::BadSize, format!("{size} is not a size of {game}")));
+                return Err(DailyError::denied(
+                    ErrorCode::BadSize,
+                    format!("{size} is not a size of {game}"),
+                ));
             }
-            let v = view(&store, code_of(&code)?, date.clone(), date.clone()).await?;
-            let entries = board_table(&v.runs, &date, game, size, Some(&me));
+            let v = view(&store, code_of(&code)?, date, date).await?;
+            let entries = board_table(&v.runs, date, game, size, Some(&me));
             Ok(ServerMsg::LeagueBoard(LeagueBoard {
                 code: v.league.code,
                 name: v.league.name,
@@ -139,10 +147,10 @@ pub(crate) async fn handle(
         }
         LeagueOp::Standings { code, days } => {
             if days != 7 && days != 30 {
-                return Err(denied(ErrorCode::BadDays, "standings are over 7 or 30 days"));
+                return Err(DailyError::denied(ErrorCode::BadDays, "standings are over 7 or 30 days"));
             }
-            let from = add_days(&today, 1 - i64::from(days)).ok_or_else(|| anyhow::anyhow!("bad today"))?;
-            let v = view(&store, code_of(&code)?, from.clone(), today.clone()).await?;
+            let from = today.add_days(1 - i64::from(days)).unwrap_or(today);
+            let v = view(&store, code_of(&code)?, from, today).await?;
             let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
             Ok(ServerMsg::LeagueStandings(LeagueStandings {
                 code: v.league.code,
@@ -156,16 +164,13 @@ pub(crate) async fn handle(
     }
 }
 
-fn too_many() -> anyhow::Error {
-    denied(ErrorCode::TooManyLeagues, format!("a player can be in {MAX_LEAGUES_PER_PLAYER} leagues at most"))
-}
-
 /// Where a ranked run on (date, game, size) placed in each of the player's
-/// leagues (the run is committed by now). Bounded: 10 leagues of 50.
+/// leagues (the run is committed by now). Bounded: 10 leagues of 50. Best
+/// effort: a league that cannot be read now is left out of the result.
 pub(crate) async fn places(
     store: &Store,
     player: &PlayerKey,
-    date: &str,
+    date: DailyDate,
     game: Game,
     size: Size,
 ) -> Vec<LeaguePlace> {
@@ -177,7 +182,7 @@ pub(crate) async fn places(
     };
     let mut out = Vec::with_capacity(leagues.len());
     for l in leagues {
-        let Ok(Some(v)) = store.league_view(l.code.clone(), date.to_owned(), date.to_owned()).await else {
+        let Ok(Some(v)) = store.league_view(l.code.clone(), date, date).await else {
             continue;
         };
         let table = board_table(&v.runs, date, game, size, Some(&me));

@@ -1,4 +1,6 @@
-//! `mazerace verify-daily DATE`: checks that a past day's boards were fixed
+//! The daily's two checks on the command line (`anyhow` at this edge):
+//! `mazerace verify` re-plays every stored run ([`stored_runs`]), and
+//! `mazerace verify-daily DATE` checks that a past day's boards were fixed
 //! before the day. With `--server http://HOST:PORT` it fetches the day's
 //! reveal; with `--reveal FILE` (the saved answer of `GET
 //! /api/daily/DATE/reveal`) anyone can run it without the server's
@@ -12,15 +14,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use mazerace_protocol::daily::is_valid_date;
-use mazerace_store::commit::{check, reveal, Commitments, Reveal};
+use mazerace_protocol::daily::reveal::{check, reveal, Commitments, Reveal};
+use mazerace_protocol::daily::DailyDate;
 
 use crate::config::Config;
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyDailyArgs {
     /// The UTC day, `YYYY-MM-DD` (a day that is over).
-    date: String,
+    date: DailyDate,
     /// A saved `GET /api/daily/DATE/reveal` answer (else: `--server`, else
     /// the local database's salt).
     #[arg(long, conflicts_with = "server")]
@@ -72,9 +74,49 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     serde_json::from_str(&text).with_context(|| format!("{} is not the expected JSON", path.display()))
 }
 
+/// The store as the CLI opens it (a runtime of its own): SQLite in
+/// `data_dir` (which must exist) or PostgreSQL at `database_url`.
+fn open_store(
+    rt: &tokio::runtime::Runtime,
+    data_dir: &Path,
+    database_url: Option<&str>,
+) -> anyhow::Result<mazerace_store::Store> {
+    let db = mazerace_store::Database::from_flags(database_url, data_dir)?;
+    if let mazerace_store::Database::SqliteDir(_) = db {
+        let path = mazerace_store::sqlite::db_path(data_dir);
+        anyhow::ensure!(path.exists(), "no daily database at {}", path.display());
+    }
+    let store = rt.block_on(mazerace_store::Store::connect(db.clone(), Default::default()));
+    store.with_context(|| format!("opening {}", db.describe()))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
+}
+
+/// `mazerace verify`: re-play every stored daily run; `Ok(true)` when all match.
+pub fn stored_runs(
+    data_dir: &Path,
+    database_url: Option<&str>,
+    salt: Option<String>,
+) -> anyhow::Result<bool> {
+    let rt = runtime()?;
+    let store = open_store(&rt, data_dir, database_url)?;
+    let report = rt.block_on(async {
+        let salt = match salt {
+            Some(s) => s.into_bytes(),
+            None => store.daily_salt().await?,
+        };
+        let report = mazerace_store::verify(&store, Some(&salt)).await;
+        store.close().await;
+        report
+    })?;
+    println!("{report}");
+    Ok(report.ok())
+}
+
 /// Runs the check; `Ok(true)` when every board matches.
 pub fn run(args: VerifyDailyArgs) -> anyhow::Result<bool> {
-    anyhow::ensure!(is_valid_date(&args.date), "{:?} is not a YYYY-MM-DD date", args.date);
     let day: Reveal = match &args.reveal {
         Some(path) => read_json(path)?,
         None if args.server.is_some() => {
@@ -83,18 +125,23 @@ pub fn run(args: VerifyDailyArgs) -> anyhow::Result<bool> {
             serde_json::from_str(&body).with_context(|| format!("{base}: not a reveal: {body}"))?
         }
         None => {
-            let today = mazerace_store::utc_date(std::time::SystemTime::now());
-            anyhow::ensure!(args.date < today, "{} is not over yet: its seeds are secret", args.date);
+            let today = DailyDate::of(std::time::SystemTime::now());
+            anyhow::ensure!(
+                !super::secrecy::day_is_on(args.date, today),
+                "{} is not over yet: its seeds are secret",
+                args.date
+            );
             let salt = match args.daily_salt {
                 Some(s) => s.into_bytes(),
                 None => {
-                    let db =
-                        mazerace_store::Database::from_flags(args.database_url.as_deref(), &args.data_dir)?;
-                    let mut backend = db.open_backend(Default::default())?;
-                    backend.daily_salt()?
+                    let rt = runtime()?;
+                    let store = open_store(&rt, &args.data_dir, args.database_url.as_deref())?;
+                    let salt = rt.block_on(store.daily_salt())?;
+                    rt.block_on(store.close());
+                    salt
                 }
             };
-            reveal(&salt, &args.date)
+            reveal(&salt, args.date)
         }
     };
     anyhow::ensure!(day.date == args.date, "the reveal is of {}, not {}", day.date, args.date);

@@ -1,0 +1,74 @@
+//! The store hook's own tests: the typed queries through the hook, an
+//! attempt's ordering, and the heartbeat's end with the hook.
+use std::sync::Arc;
+
+use mazerace_protocol::{Game, Size};
+use mazerace_store::{FixedClock, Store};
+
+use super::seam::{BoardQuery, DailyHook, DailyOutcome, DailyRun};
+use super::StoreHook;
+
+fn run(attempt: u64, token: &str, size: Size) -> DailyRun {
+    DailyRun {
+        attempt,
+        date: "2026-12-01".parse().unwrap(),
+        game: size.game(),
+        size,
+        seed: 9,
+        token: token.into(),
+        name: "Ann".into(),
+        address: "127.0.0.1".into(),
+    }
+}
+
+/// 2026-12-01T12:00:00Z.
+const NOON: u64 = 1_796_126_400_000;
+
+fn finished(steps: u32) -> DailyOutcome {
+    DailyOutcome { finished: true, steps, time_ms: Some(900), moves: vec![], move_times_ms: Some(vec![]) }
+}
+
+#[tokio::test]
+async fn the_players_queries_go_through_the_hook_and_dropping_it_stops_the_heartbeat() {
+    let store = Store::open_in_memory().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let hook = StoreHook::new(store.clone(), Some(b"salt".to_vec()), clock).await.unwrap();
+    let token = "tok".to_string();
+    let board = hook.today(Game::Ghost, Size::Small, token.clone()).await.unwrap();
+    assert_eq!((board.date.to_string(), board.ranked, board.ranked_at), ("2026-12-01".into(), true, None));
+    hook.started(run(1, &token, Size::Small)).await.unwrap();
+    let result = hook.ended(run(1, &token, Size::Small), finished(3)).await.unwrap();
+    let again = hook.today(Game::Ghost, Size::Small, token.clone()).await.unwrap();
+    assert!(
+        !again.ranked && again.ranked_at.is_some(),
+        "the next try is practice, and says when the ranked one was"
+    );
+    let day = hook.player_day(token).await.unwrap().unwrap();
+    assert_eq!((day.streak, day.boards.iter().filter(|b| b.played).count()), (1, 1));
+    assert_eq!(day.boards[0].result.as_ref().map(|r| r.run_id), Some(result.run_id));
+    hook.ping().await.unwrap();
+    assert!(
+        BoardQuery::new(Game::Ghost, Size::Easy, None).is_err(),
+        "a size of the other game cannot even be asked for"
+    );
+    // The heartbeat task holds a store handle: the hook's drop must end it,
+    // or closing the store would wait for ever.
+    drop(hook);
+    let closed = tokio::time::timeout(std::time::Duration::from_secs(10), store.close()).await;
+    assert!(closed.is_ok(), "the store closed once the hook was gone");
+}
+
+#[tokio::test]
+async fn an_end_reported_before_its_start_still_begins_the_run_once() {
+    let store = Store::open_in_memory().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let hook = StoreHook::new(store.clone(), Some(b"salt".to_vec()), clock).await.unwrap();
+    // The room reports both; the end's task happens to run first.
+    let started = hook.started(run(7, "t", Size::Easy));
+    let ended = hook.ended(run(7, "t", Size::Easy), finished(40));
+    let result = ended.await.unwrap();
+    let start = started.await.unwrap();
+    assert!(result.ranked && start.ranked, "one run, begun once: the ranked one");
+    let board = store.leaderboard("2026-12-01".parse().unwrap(), Game::Maze, Size::Easy, None).await.unwrap();
+    assert_eq!((board.entrants, board.entries.len()), (1, 1));
+}

@@ -1,0 +1,188 @@
+//! Leagues and their members (issue 15), once for both databases, each
+//! request in one write transaction. The limits hold across nodes: a join
+//! locks the league's row (`{for_update}`) before counting its members, and
+//! a create or join takes the dialect's lock on the player before counting
+//! their leagues (SQLite's one writer needs neither).
+
+use mazerace_protocol::daily::DailyDate;
+
+use super::lock;
+use super::runs::streak_in;
+use crate::db::{params, Db, Sql, TxKind};
+use crate::error::StoreError;
+use crate::league::{League, LeagueAnswer, LeagueRequest, LeagueView, Member, MemberRun};
+
+/// Lock class of [`lock`]: one league count at a time per player.
+const PLAYER_LOCK: i64 = 16;
+
+static LEAGUE: Sql = Sql::new("SELECT id, code, name FROM leagues WHERE code = $1");
+static LEAGUE_LOCKED: Sql = Sql::new("SELECT id, code, name FROM leagues WHERE code = $1 {for_update}");
+static MEMBER_COUNT: Sql = Sql::new("SELECT COUNT(*) FROM league_members WHERE league = $1");
+static PLAYER_LEAGUES: Sql = Sql::new("SELECT COUNT(*) FROM league_members WHERE player = $1");
+static NEW_LEAGUE: Sql =
+    Sql::new("INSERT INTO leagues (code, name) VALUES ($1, $2) ON CONFLICT (code) DO NOTHING RETURNING id");
+static NEW_MEMBER: Sql = Sql::new("INSERT INTO league_members (league, player, name) VALUES ($1, $2, $3)");
+static IS_MEMBER: Sql =
+    Sql::new("SELECT EXISTS (SELECT 1 FROM league_members WHERE league = $1 AND player = $2)");
+static LEAVE: Sql = Sql::new(
+    "DELETE FROM league_members WHERE player = $1 AND league = (SELECT id FROM leagues WHERE code = $2)",
+);
+static RENAME: Sql = Sql::new("UPDATE league_members SET name = $2 WHERE player = $1 AND name <> $2");
+static MINE: Sql = Sql::new(
+    "SELECT l.code, l.name, (SELECT COUNT(*) FROM league_members o WHERE o.league = l.id)
+     FROM league_members m JOIN leagues l ON l.id = m.league
+     WHERE m.player = $1 ORDER BY m.joined_at, l.id",
+);
+static MEMBERS: Sql =
+    Sql::new("SELECT player, name FROM league_members WHERE league = $1 ORDER BY joined_at");
+static MEMBER_RUNS: Sql = Sql::new(
+    "SELECT r.player, m.name, r.date, r.game, r.size, r.state, r.steps, r.time_ms, r.id
+     FROM leagues l JOIN league_members m ON m.league = l.id
+     JOIN runs r ON r.player = m.player AND {r_ranked} AND r.date BETWEEN $2 AND $3
+     WHERE l.code = $1 ORDER BY r.id",
+);
+
+/// Every statement here, for the rendering test.
+#[cfg(test)]
+pub(crate) static STATEMENTS: &[&Sql] = &[
+    &LEAGUE,
+    &LEAGUE_LOCKED,
+    &MEMBER_COUNT,
+    &PLAYER_LEAGUES,
+    &NEW_LEAGUE,
+    &NEW_MEMBER,
+    &IS_MEMBER,
+    &LEAVE,
+    &RENAME,
+    &MINE,
+    &MEMBERS,
+    &MEMBER_RUNS,
+];
+
+/// A league by code with its member count; its row locked to the commit
+/// when `locked`.
+async fn league_of(db: &mut dyn Db, code: &str, locked: bool) -> Result<Option<(i64, League)>, StoreError> {
+    let sql = if locked { &LEAGUE_LOCKED } else { &LEAGUE };
+    let Some(row) = db.opt(sql, &params![code]).await? else { return Ok(None) };
+    let id = row.int(0)?;
+    let members = db.one(&MEMBER_COUNT, &params![id]).await?.u32(0, "members")?;
+    Ok(Some((id, League { code: row.string(1)?, name: row.string(2)?, members, today: None })))
+}
+
+/// The player's league count, under the player's lock until the commit.
+async fn leagues_of(db: &mut dyn Db, player: &str) -> Result<u32, StoreError> {
+    lock(db, player, PLAYER_LOCK).await?;
+    db.one(&PLAYER_LEAGUES, &params![player]).await?.u32(0, "leagues")
+}
+
+/// Answers one league request, in one transaction.
+pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<LeagueAnswer, StoreError> {
+    db.begin(TxKind::Write).await?;
+    let answer = match req {
+        LeagueRequest::Create { player, player_name, name, code, max_leagues } => {
+            if leagues_of(db, &player).await? >= max_leagues {
+                return Ok(LeagueAnswer::TooMany);
+            }
+            let Some(row) = db.opt(&NEW_LEAGUE, &params![&code, &name]).await? else {
+                return Ok(LeagueAnswer::CodeTaken);
+            };
+            db.execute(&NEW_MEMBER, &params![row.int(0)?, &player, &player_name]).await?;
+            LeagueAnswer::League(League { code, name, members: 1, today: None })
+        }
+        LeagueRequest::Join { player, player_name, code, max_members, max_leagues } => {
+            let Some((id, league)) = league_of(db, &code, true).await? else {
+                return Ok(LeagueAnswer::NotFound);
+            };
+            if db.one(&IS_MEMBER, &params![id, &player]).await?.bool(0)? {
+                return Ok(LeagueAnswer::League(league));
+            }
+            if league.members >= max_members {
+                return Ok(LeagueAnswer::Full);
+            }
+            if leagues_of(db, &player).await? >= max_leagues {
+                return Ok(LeagueAnswer::TooMany);
+            }
+            db.execute(&NEW_MEMBER, &params![id, &player, &player_name]).await?;
+            LeagueAnswer::League(League { members: league.members + 1, ..league })
+        }
+        LeagueRequest::Leave { player, code } => {
+            LeagueAnswer::Left(db.execute(&LEAVE, &params![&player, &code]).await? > 0)
+        }
+        LeagueRequest::Mine { player, name } => {
+            if let Some(name) = name {
+                db.execute(&RENAME, &params![&player, &name]).await?;
+            }
+            let rows = db.query(&MINE, &params![&player]).await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in &rows {
+                out.push(League {
+                    code: r.string(0)?,
+                    name: r.string(1)?,
+                    members: r.u32(2, "members")?,
+                    today: None,
+                });
+            }
+            LeagueAnswer::Leagues(out)
+        }
+        LeagueRequest::Members { code } => match members(db, &code).await? {
+            Some((league, members)) => LeagueAnswer::Members(league, members),
+            None => LeagueAnswer::NotFound,
+        },
+        LeagueRequest::Runs { code, from, to } => LeagueAnswer::Runs(member_runs(db, &code, from, to).await?),
+    };
+    db.commit().await?;
+    Ok(answer)
+}
+
+async fn members(db: &mut dyn Db, code: &str) -> Result<Option<(League, Vec<Member>)>, StoreError> {
+    let Some((id, league)) = league_of(db, code, false).await? else { return Ok(None) };
+    let rows = db.query(&MEMBERS, &params![id]).await?;
+    let members = rows
+        .iter()
+        .map(|r| Ok(Member { player: r.string(0)?, name: r.string(1)? }))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    Ok(Some((league, members)))
+}
+
+async fn member_runs(
+    db: &mut dyn Db,
+    code: &str,
+    from: DailyDate,
+    to: DailyDate,
+) -> Result<Vec<MemberRun>, StoreError> {
+    let rows = db.query(&MEMBER_RUNS, &params![code, from, to]).await?;
+    rows.iter()
+        .map(|r| {
+            Ok(MemberRun {
+                player: r.string(0)?,
+                name: r.string(1)?,
+                date: r.date(2)?,
+                game: r.game(3)?,
+                size: r.size(4)?,
+                state: r.state(5)?,
+                steps: r.u32(6, "steps")?,
+                time_ms: r.opt_u64(7, "time")?,
+                run_id: r.int(8)?,
+            })
+        })
+        .collect()
+}
+
+/// A league's members, their ranked runs from `from` to `to` and each
+/// member's streak as of `to`, from one snapshot: `None` for an unknown code.
+pub(crate) async fn league_view(
+    db: &mut dyn Db,
+    code: &str,
+    from: DailyDate,
+    to: DailyDate,
+) -> Result<Option<LeagueView>, StoreError> {
+    db.begin(TxKind::Snapshot).await?;
+    let Some((league, members)) = members(db, code).await? else { return Ok(None) };
+    let runs = member_runs(db, code, from, to).await?;
+    let mut streaks = Vec::with_capacity(members.len());
+    for m in &members {
+        streaks.push((m.player.clone(), streak_in(db, &m.player, to).await?));
+    }
+    db.commit().await?;
+    Ok(Some(LeagueView { league, members, runs, streaks }))
+}

@@ -16,7 +16,8 @@ use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, ServerMsg};
 use mazerace_protocol::{Board, Size};
 use tokio::time::Instant;
 
-use super::rival::Refusal;
+use super::intermission::Intermission;
+use super::rival_run::Refusal;
 use super::state::{error, Room, Stage};
 
 /// The longest a host may hold an intermission: then its countdown runs
@@ -27,33 +28,6 @@ pub const MAX_HOLD: Duration = Duration::from_secs(300);
 /// Lines of the room's tally beyond which the lines of players who have
 /// left the room are dropped (members' lines are always kept).
 pub const MAX_TALLY: usize = 64;
-
-/// The countdown between two rounds of a match.
-#[derive(Clone, Debug)]
-pub(super) struct Intermission {
-    /// The round that comes next.
-    pub round: u32,
-    /// Countdown steps left before it.
-    pub left: u32,
-    /// When the next step is due (while not held).
-    pub next: Instant,
-    /// Held by the host until then at the latest.
-    pub held_until: Option<Instant>,
-    /// This intermission was held already (once each).
-    pub was_held: bool,
-}
-
-impl Intermission {
-    /// When the timer must wake for it.
-    pub fn due(&self) -> Instant {
-        self.held_until.unwrap_or(self.next)
-    }
-
-    fn message(&self) -> ServerMsg {
-        let held = self.held_until.is_some();
-        ServerMsg::Intermission { round: self.round, seconds: (!held).then_some(self.left), held }
-    }
-}
 
 impl Room {
     /// The first board for the room's format on `seed`: round 1 of a match

@@ -25,6 +25,7 @@ mod actor;
 #[cfg(test)]
 mod dropped_tests;
 mod effects;
+mod intermission;
 mod lobby;
 #[cfg(test)]
 mod match_member_tests;
@@ -35,6 +36,7 @@ mod play;
 mod progress;
 pub mod race;
 mod rival;
+mod rival_run;
 #[cfg(test)]
 mod rival_tests;
 mod state;

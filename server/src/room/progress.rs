@@ -1,7 +1,8 @@
 //! `progress` coalescing: when the next one may go out. A room sends at most
 //! one `progress` per window; a change inside the window waits for its
 //! end, a change after a quiet spell goes out at once. What changed is kept
-//! on each racer ([`Change`]); this is only the clock.
+//! on each racer ([`Change`]); this is only the clock. [`RoomUpdates`] is
+//! the same clock for the `room` message (`updates.rs` sends it).
 //!
 //! The window is adaptive ([`Window`]): its floor (`--progress-ms`) when the
 //! server is quiet, widening up to its ceiling (`--progress-max-ms`) as the
@@ -12,6 +13,7 @@
 
 use std::time::Duration;
 
+use mazerace_protocol::messages::PlayerId;
 use tokio::time::Instant;
 
 use crate::load::Permille;
@@ -112,6 +114,36 @@ impl Coalescer {
     /// Nothing more to send (the race is over).
     pub fn cancel(&mut self) {
         self.due = None;
+    }
+}
+
+/// Where the room's next `room` message stands.
+#[derive(Clone, Debug)]
+pub struct RoomUpdates {
+    pub(super) clock: Coalescer,
+    /// The room changed since its last `room` went out.
+    pub(super) pending: bool,
+    /// A `room` went out during the input being handled (the clock learns
+    /// it, with the input's time, when the input is settled).
+    pub(super) sent: bool,
+    /// A member who was sent the room as it stands during the input being
+    /// handled (a joiner, or a resumer in their snapshot).
+    pub(super) told: Option<PlayerId>,
+}
+
+impl RoomUpdates {
+    pub fn new(window: Duration) -> Self {
+        RoomUpdates {
+            clock: Coalescer::new(Window { floor: window, ceil: window }),
+            pending: false,
+            sent: false,
+            told: None,
+        }
+    }
+
+    /// When the pending `room` is due, if one is pending.
+    pub fn due(&self) -> Option<Instant> {
+        self.clock.due().filter(|_| self.pending)
     }
 }
 

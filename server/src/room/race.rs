@@ -37,7 +37,14 @@ pub struct Racer {
     /// (GCRA's theoretical arrival time); `None` before their first.
     pub due: Option<Instant>,
     /// A rival (a stored run played back, `rival.rs`); `None`: a player.
-    pub rival: Option<Box<super::rival::Playback>>,
+    pub rival: Option<Box<Playback>>,
+}
+
+/// A rival racer's place in its script (`rival.rs` plays it).
+#[derive(Clone, Debug)]
+pub struct Playback {
+    pub script: Arc<[(Action, u64)]>,
+    pub next: usize,
 }
 
 impl Racer {

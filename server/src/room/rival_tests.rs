@@ -290,7 +290,7 @@ fn a_last_run_on_the_start_signals_clock_races_again_to_its_very_ms() {
 fn a_room_takes_at_most_three_rivals() {
     let mut r = room(1);
     let run = |k| RivalRun { run_id: 7 + k, ..stored(100, true) };
-    for k in 0..super::rival::MAX_RIVALS as i64 {
+    for k in 0..super::rival_run::MAX_RIVALS as i64 {
         load(&mut r, run(k));
         assert_eq!(refused(&fx(&mut r), 1), None);
     }
@@ -299,7 +299,7 @@ fn a_room_takes_at_most_three_rivals() {
     assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
     load(&mut r, run(20));
     assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
-    assert_eq!(r.rivals.len(), super::rival::MAX_RIVALS);
+    assert_eq!(r.rivals.len(), super::rival_run::MAX_RIVALS);
 }
 
 /// The error message `id` was sent, if any.

@@ -14,10 +14,10 @@ use mazerace_protocol::Action;
 use tokio::time::Instant;
 
 use super::effects::Effects;
-use super::matches::Intermission;
+use super::intermission::Intermission;
+use super::progress::RoomUpdates;
 use super::race::{Race, Racer};
-use super::rival::Rival;
-use super::updates::RoomUpdates;
+use super::rival_run::Rival;
 use super::{JoinError, RoomSettings, Timings};
 use crate::daily::RivalRun;
 use crate::load::Permille;

@@ -20,46 +20,13 @@
 //! often anyone can. A resuming member's `snapshot` is their room. Either
 //! way, should the others' `room` go out in the same input, it skips them.
 //!
-//! Same [`Room`] as `state.rs`; the clock is [`super::progress::Coalescer`].
-
-use std::time::Duration;
+//! Same [`Room`] as `state.rs`; the clock is [`super::progress::RoomUpdates`].
 
 use mazerace_protocol::messages::{PlayerId, ServerMsg};
 use tokio::time::Instant;
 
 use super::effects::Effect;
-use super::progress::{Coalescer, Window};
 use super::state::Room;
-
-/// Where the room's next `room` message stands.
-#[derive(Clone, Debug)]
-pub(super) struct RoomUpdates {
-    clock: Coalescer,
-    /// The room changed since its last `room` went out.
-    pending: bool,
-    /// A `room` went out during the input being handled (the clock learns
-    /// it, with the input's time, when the input is settled).
-    sent: bool,
-    /// A member who was sent the room as it stands during the input being
-    /// handled (a joiner, or a resumer in their snapshot).
-    told: Option<PlayerId>,
-}
-
-impl RoomUpdates {
-    pub fn new(window: Duration) -> Self {
-        RoomUpdates {
-            clock: Coalescer::new(Window { floor: window, ceil: window }),
-            pending: false,
-            sent: false,
-            told: None,
-        }
-    }
-
-    /// When the pending `room` is due, if one is pending.
-    pub fn due(&self) -> Option<Instant> {
-        self.clock.due().filter(|_| self.pending)
-    }
-}
 
 impl Room {
     /// The room's public state changed: a `room` goes out, now or at the

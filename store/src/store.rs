@@ -341,6 +341,24 @@ impl Store {
         .await
     }
 
+    /// Whether `player`'s first run on the board would be practice because
+    /// the address under `cap` has its ranked runs there already: what the
+    /// lobby says before the start (the start counts again, under a lock).
+    pub async fn cap_reached(
+        &self,
+        player: PlayerKey,
+        (date, game, size): (DailyDate, Game, Size),
+        cap: AddressCap,
+    ) -> Result<bool, StoreError> {
+        self.request(false, move |db| {
+            Box::pin(async move {
+                rules::check_board(game, size)?;
+                rules::runs::cap_reached(db, (date, game, size), player.as_str(), &cap).await
+            })
+        })
+        .await
+    }
+
     /// Every board of `date` with the player's ranked result, and their streak.
     pub async fn player_day(&self, player: PlayerKey, date: DailyDate) -> Result<PlayerDay, StoreError> {
         self.request(false, move |db| {

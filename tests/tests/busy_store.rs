@@ -30,7 +30,7 @@ struct StallingStore {
 }
 
 impl DailyHook for StallingStore {
-    fn today(&self, _: mazerace_tests::Game, _: Size, _: String) -> HookFuture<DailyBoard> {
+    fn today(&self, _: mazerace_tests::Game, _: Size, _: String, _: String) -> HookFuture<DailyBoard> {
         not_here()
     }
     fn started(&self, _: DailyRun) -> HookFuture<DailyStart> {

@@ -209,7 +209,7 @@ async fn commitments_published_before_a_day_match_the_seed_revealed_after_it() {
 }
 
 #[tokio::test]
-async fn the_fifth_private_window_on_one_address_plays_practice_and_is_told_why() {
+async fn the_fifth_private_window_on_one_address_plays_practice_and_is_told_why_in_the_lobby() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).await.expect("open store");
     let clock = Arc::new(FixedClock::at_unix_ms(NOON));
@@ -219,7 +219,14 @@ async fn the_fifth_private_window_on_one_address_plays_practice_and_is_told_why(
     for window in 1..=5 {
         // A private window: a new token, the same address (127.0.0.1).
         let mut c = srv.player(&format!("W{window}")).await;
-        c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+        let lobby = c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+        // The lobby says it before the start, as the start will.
+        if window <= 4 {
+            assert_eq!(lobby["ranked"], true, "window {window}: {lobby}");
+        } else {
+            assert_eq!(lobby["ranked"], false, "past the cap the lobby says practice up front: {lobby}");
+            assert_eq!(lobby["practice"], "address_cap", "{lobby}");
+        }
         c.send(json!({"type": "start"})).await;
         let room = c.recv_room_until(|r| r["phase"] == "countdown").await;
         c.recv_type("race_start").await;

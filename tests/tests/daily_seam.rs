@@ -27,7 +27,7 @@ struct FakeStore {
 }
 
 impl DailyHook for FakeStore {
-    fn today(&self, game: Game, size: Size, _token: String) -> HookFuture<DailyBoard> {
+    fn today(&self, game: Game, size: Size, _token: String, _address: String) -> HookFuture<DailyBoard> {
         self.calls.lock().unwrap().push(format!("today {game} {size}"));
         Box::pin(async {
             Ok(DailyBoard {

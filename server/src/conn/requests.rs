@@ -56,11 +56,12 @@ impl Conn {
             let Some(hook) = self.env.daily.clone() else {
                 return self.error(ErrorCode::Internal, NOT_CONFIGURED);
             };
-            let today = hook.today(game, size, s.token.to_string());
+            let address = crate::edge::address::AddressKey::of(self.ip).label();
+            let today = hook.today(game, size, s.token.to_string(), address.clone());
             match timeout(STORE_WAIT, today).await.unwrap_or_else(|_| Err(DailyError::late())) {
                 Ok(mut b) => {
                     let seed = b.seed;
-                    b.address = crate::edge::address::AddressKey::of(self.ip).label();
+                    b.address = address;
                     daily_board = Some(b);
                     seed
                 }

@@ -246,9 +246,11 @@ fn not_configured<T: Send + 'static>() -> HookFuture<T> {
 /// What the daily store offers the race server.
 pub trait DailyHook: Send + Sync + 'static {
     /// Today's (UTC) date and seed for `game`/`size`, and whether the
-    /// player with `token` would play it ranked (else when their ranked
-    /// try began).
-    fn today(&self, game: Game, size: Size, token: String) -> HookFuture<DailyBoard>;
+    /// player with `token` from `address` (the limits' label: IPv4, or an
+    /// IPv6 /64) would play it ranked: else when their ranked try began, or
+    /// that the address has its cap of ranked runs (`capped`), said in the
+    /// lobby before the start.
+    fn today(&self, game: Game, size: Size, token: String, address: String) -> HookFuture<DailyBoard>;
     /// The attempt is about to start (the host pressed start): resolves once
     /// it is saved, with whether it is the player's ranked attempt. The
     /// countdown waits for it, and an error refuses the start.

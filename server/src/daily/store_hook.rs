@@ -119,21 +119,27 @@ async fn heartbeat(store: Store) {
 }
 
 impl DailyHook for StoreHook {
-    fn today(&self, game: Game, size: Size, token: String) -> HookFuture<DailyBoard> {
+    fn today(&self, game: Game, size: Size, token: String, address: String) -> HookFuture<DailyBoard> {
         let date = self.clock.today();
         let seed = daily_seed(&self.salt, date, game, size);
         let store = self.store.clone();
+        let cap = self.cap(&address);
         Box::pin(async move {
             // Whether this try is ranked, said before the start: a practice
-            // run names the time of the ranked one.
-            let ranked = store.ranked_run(PlayerKey::from_token(&token), date, game, size).await?;
+            // run names the time of the ranked one, or the address's cap.
+            let player = PlayerKey::from_token(&token);
+            let ranked = store.ranked_run(player.clone(), date, game, size).await?;
+            let capped = match (&ranked, cap) {
+                (None, Some(cap)) => store.cap_reached(player, (date, game, size), cap).await?,
+                _ => false,
+            };
             Ok(DailyBoard {
                 date,
                 seed,
-                ranked: ranked.is_none(),
+                ranked: ranked.is_none() && !capped,
                 ranked_at: ranked.map(|r| r.started_at),
-                capped: false,
-                address: String::new(),
+                capped,
+                address,
             })
         })
     }

@@ -34,11 +34,11 @@ async fn the_players_queries_go_through_the_hook_and_dropping_it_stops_the_heart
     let clock = Arc::new(FixedClock::at_unix_ms(NOON));
     let hook = StoreHook::new(store.clone(), Some(b"salt".to_vec()), clock).await.unwrap();
     let token = "tok".to_string();
-    let board = hook.today(Game::Ghost, Size::Small, token.clone()).await.unwrap();
+    let board = hook.today(Game::Ghost, Size::Small, token.clone(), String::new()).await.unwrap();
     assert_eq!((board.date.to_string(), board.ranked, board.ranked_at), ("2026-12-01".into(), true, None));
     hook.started(run(1, &token, Size::Small)).await.unwrap();
     let result = hook.ended(run(1, &token, Size::Small), finished(3)).await.unwrap();
-    let again = hook.today(Game::Ghost, Size::Small, token.clone()).await.unwrap();
+    let again = hook.today(Game::Ghost, Size::Small, token.clone(), String::new()).await.unwrap();
     assert!(
         !again.ranked && again.ranked_at.is_some(),
         "the next try is practice, and says when the ranked one was"
@@ -71,4 +71,26 @@ async fn an_end_reported_before_its_start_still_begins_the_run_once() {
     assert!(result.ranked && start.ranked, "one run, begun once: the ranked one");
     let board = store.leaderboard("2026-12-01".parse().unwrap(), Game::Maze, Size::Easy, None).await.unwrap();
     assert_eq!((board.entrants, board.entries.len()), (1, 1));
+}
+
+#[tokio::test]
+async fn the_lobby_says_practice_up_front_once_the_address_has_its_ranked_runs() {
+    let store = Store::open_in_memory().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let hook = StoreHook::new(store, Some(b"salt".to_vec()), clock).await.unwrap().with_ranked_per_address(1);
+    let here = "127.0.0.1".to_string();
+    let first = hook.today(Game::Ghost, Size::Small, "a".into(), here.clone()).await.unwrap();
+    assert!(first.ranked && !first.capped, "the address's first player plays ranked");
+    hook.started(run(1, "a", Size::Small)).await.unwrap();
+    let second = hook.today(Game::Ghost, Size::Small, "b".into(), here.clone()).await.unwrap();
+    assert!(!second.ranked && second.capped, "another token from that address is told before its start");
+    let own = hook.today(Game::Ghost, Size::Small, "a".into(), here).await.unwrap();
+    assert!(
+        !own.ranked && !own.capped && own.ranked_at.is_some(),
+        "the first player's next try is their practice"
+    );
+    let elsewhere = hook.today(Game::Ghost, Size::Small, "c".into(), "10.0.0.1".into()).await.unwrap();
+    assert!(elsewhere.ranked && !elsewhere.capped, "another address is not capped");
+    let other_board = hook.today(Game::Maze, Size::Easy, "b".into(), "127.0.0.1".into()).await.unwrap();
+    assert!(other_board.ranked, "the cap is per board");
 }

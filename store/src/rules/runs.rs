@@ -4,6 +4,7 @@
 //! transaction), its end (once; a repeat of the stored ending answers as
 //! the first did), and the node leases that close runs whose process died.
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::{Game, Size};
 
 use super::convert::{streak_of, Ending};
@@ -136,6 +137,22 @@ pub(crate) async fn renew_lease(db: &mut dyn Db, me: &Identity) -> Result<(), St
     Ok(())
 }
 
+/// Whether `player`'s first run on a board would be practice because the
+/// address under `cap` already has `cap.limit` ranked runs there (a player
+/// who has their own ranked run is not capped by it). The start asks it
+/// under its lock; the lobby asks it before, to say so up front.
+pub(crate) async fn cap_reached(
+    db: &mut dyn Db,
+    (date, game, size): (DailyDate, Game, Size),
+    player: &str,
+    cap: &AddressCap,
+) -> Result<bool, StoreError> {
+    let board = params![date, game, size];
+    let row = db.one(&CAP_COUNT, &[board[0], board[1], board[2], player.into(), (&cap.key).into()]).await?;
+    let (own, from_address) = (row.bool(0)?, row.int(1)?);
+    Ok(!own && from_address >= i64::from(cap.limit))
+}
+
 /// Record the start of a run: the player's first on the board is ranked,
 /// any later one practice; with a `cap`, the first is practice too
 /// (`capped`) when the address already has `cap.limit` ranked runs on the
@@ -155,14 +172,7 @@ pub(crate) async fn begin_run(
         None => false,
         Some(cap) => {
             lock(db, &format!("{}|{}|{}|{}", run.date, run.game, run.size, cap.key), CAP_LOCK).await?;
-            let row = db
-                .one(
-                    &CAP_COUNT,
-                    &[board[0], board[1], board[2], run.player.as_str().into(), (&cap.key).into()],
-                )
-                .await?;
-            let (own, from_address) = (row.bool(0)?, row.int(1)?);
-            !own && from_address >= i64::from(cap.limit)
+            cap_reached(db, (run.date, run.game, run.size), run.player.as_str(), cap).await?
         }
     };
     db.execute(&UPSERT_PLAYER, &params![run.player.as_str(), &run.name]).await?;

@@ -160,7 +160,11 @@ export const HANDLERS = {
       });
     }
     s.others.progress.clear();
-    for (const p of snap.players || []) s.others.progress.set(p.id, p);
+    for (const p of snap.players || []) {
+      s.others.progress.set(p.id, p);
+      // Left the room since the start (no `room` lists them): still in the race, marked left.
+      if (p.status === 'left' && p.id !== s.me.id && !member(s, p.id)) s.race.gone.set(p.id, goneRacer(s, p));
+    }
     if (phase === 'lobby') {
       clearRace(s);
       showRoom(s, 'lobby');
@@ -310,6 +314,13 @@ function sayWhoLeft(s, prev, info, fx) {
     fx.toast(`${p.name} left${raceOn ? ' the race' : ' the room'}.`);
     fx.announce(`${p.name} left.`);
   }
+}
+
+/** A racer who left, as the racer list shows them: the snapshot's name, else the match table's. */
+function goneRacer(s, p) {
+  const line = F.list(s.room && s.room.standings && s.room.standings.lines).find((l) => l.player_id === p.id);
+  const name = typeof p.name === 'string' ? p.name : line ? line.name : `Player ${p.id}`;
+  return { id: p.id, name, ready: false, spectator: false, connected: true };
 }
 
 /** room.ranked, else from the result kept here. */

@@ -14,6 +14,17 @@ export const SIZES = {
   ],
 };
 
+/** A match's rounds and boards (PROTOCOL.md, `create_room`'s `match`): the choices on home and in the lobby. */
+export const MATCH_ROUNDS = [3, 5, 10];
+export const PLANS = [
+  ['same', 'The same game and size'],
+  ['alternate', 'Ghost and Maze in turn'],
+  ['harder', 'Getting harder, small to large'],
+];
+export const planLabel = (plan) => (PLANS.find(([k]) => k === plan) || [null, String(plan)])[1];
+/** `room.match` in words: "Match of 3 rounds". */
+export const matchLabel = (m) => (m ? `Match of ${m.rounds} rounds` : 'One race');
+
 /** JSON's arrays, else none. */
 export const list = (x) => (Array.isArray(x) ? x : []);
 export const gameLabel = (g) => GAMES[g] || String(g);

@@ -7,6 +7,7 @@ import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague, tryAgain } from './actions.js';
 import * as F from './format.js';
+import { MATCH_HANDLERS, onRoom } from './matches.js';
 
 /** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
@@ -77,6 +78,7 @@ export const HANDLERS = {
 
   countdown(s, m, fx) {
     if (s.race.live || s.race.results) clearRace(s);
+    s.match.intermission = null;
     s.race.countdown = m.seconds;
     const board = readBoard(m.board);
     if (board) s.race.board = board;
@@ -277,6 +279,8 @@ export const HANDLERS = {
   server_shutdown(s, m, fx) {
     fx.toast('The server is restarting. Reconnecting…');
   },
+
+  ...MATCH_HANDLERS,
 };
 
 export function readLimits(l) {
@@ -296,6 +300,7 @@ function setRoom(s, info, fx) {
     s.others.colours.clear();
   }
   if (prev && prev.code === info.code) sayWhoLeft(s, prev, info, fx);
+  onRoom(s, info);
   const me = member(s);
   if (me) s.me.name = me.name; // the server's word on my name
   if (info.daily) dailyRanked(s, info, fx);

@@ -12,10 +12,13 @@ import { matchOf, standingsOf, roundLabel, winnersWords, chooseMatch, hold, next
 import { tableRows, podium, roundRows, roundWinners, tallyRows } from './matchtable.js';
 import * as F from './format.js';
 import { fillMatchChoice } from './home.js';
+import { still } from './render.js';
+
+const phone = matchMedia('(max-width: 880px)');
 
 let ctx = null;
 /** What each part was last built from, so an unchanged part keeps its DOM (and the focus in it). */
-const built = { table: null, over: null, tally: null, lobby: null };
+const built = { table: null, over: null, lobby: null };
 
 export function init(c) {
   ctx = c;
@@ -63,8 +66,8 @@ function renderTally(box, tally) {
   const rows = tallyRows(tally);
   box.hidden = !rows.length;
   const key = JSON.stringify(rows);
-  if (built.tally === key && box.firstChild) return;
-  built.tally = key;
+  if (box.dataset.key === key) return; // each box (lobby, match card) keeps its own
+  box.dataset.key = key;
   box.replaceChildren(
     el('h3', { text: 'Matches won in this room' }),
     el('ul', { class: 'tally' }, ...rows.map((t) => el('li', {}, nm(t.name), ` ${t.wins}`))),
@@ -104,8 +107,11 @@ function statusWords(s) {
   if (im) return `Round ${im.round} starts in ${F.plural(im.seconds, 'second')}.`;
   const me = member(s);
   const phase = s.room.phase;
-  if (me && !me.spectator && (phase === 'racing' || phase === 'countdown') && !s.game.pred && !s.race.countdown)
-    return 'You joined during this round: you race from the next one.';
+  // The server lists a member who is not in this round as watching; one with
+  // a line in the table (joined mid-match, or back after missing the start) is
+  // a player who races the next round, a spectator has none.
+  const inTable = F.list(st.lines).some((l) => l.player_id === s.me.id);
+  if (me && me.spectator && inTable) return 'You watch this round and race from the next one.';
   if (me && me.spectator) return 'You are watching this match.';
   return phase === 'countdown' ? `${roundLabel(s)} is about to start.` : `${roundLabel(s)} is under way.`;
 }
@@ -162,6 +168,11 @@ function renderOver(s, over) {
   $('m-over').hidden = $('m-podium').hidden = !over;
   if (!over || built.over === over) return;
   built.over = over;
+  // The podium is the news: in view and focused (on a phone it is above the board and the last results).
+  requestAnimationFrame(() => {
+    $('m-h').focus({ preventScroll: true });
+    if (phone.matches) $('match').scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
+  });
   const places = podium(over.lines);
   $('m-podium').replaceChildren(
     ...places.map((p) =>

@@ -77,8 +77,10 @@ export function render(s) {
   else wl.textContent = line.pb.playing ? 'Stop' : still() ? 'Hide the line' : 'Watch again';
   if (first) {
     $('results-h').focus({ preventScroll: true });
-    // On a phone the results are above the board: bring them into view.
-    if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
+    // On a phone the results are above the board: bring them into view (in a
+    // match, the match card above them, with the countdown to the next round).
+    const top = standingsOf(s) ? $('match') : $('results');
+    if (phone.matches) top.scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
   }
 }
 

@@ -114,10 +114,13 @@ export function nameProblem(name, max = NAME_MAX) {
   return '';
 }
 
-/** Code points, not UTF-16 units, as the server counts. */
+/** Code points, not UTF-16 units, as the server counts (Rust's chars()): an emoji is one, not two. */
 export const nameLength = (s) => [...String(s)].length;
 
-/** Cuts a name to `max` code points from just before the caret (what was just typed). */
+/**
+ * Cuts a name to `max` code points from just before the caret (what was just
+ * typed or pasted), as maxlength would but never half a surrogate pair.
+ */
 export function clipName(value, caret = value.length, max = NAME_MAX) {
   const before = [...value.slice(0, caret)];
   const after = [...value.slice(caret)];

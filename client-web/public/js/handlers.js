@@ -80,6 +80,7 @@ export const HANDLERS = {
     if (s.race.live || s.race.results) clearRace(s);
     s.match.intermission = null;
     s.race.countdown = m.seconds;
+    // The board to study: everyone sees it for the same seconds before the start.
     const board = readBoard(m.board);
     if (board) s.race.board = board;
     showRoom(s, 'play');
@@ -116,13 +117,13 @@ export const HANDLERS = {
   },
 
   results(s, m, fx) {
-    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now());
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops where it was
     s.race.results = m;
     s.race.countdown = 0;
     s.race.live = false;
-    s.outbox.queue.length = 0;
+    s.outbox.queue.length = 0; // moves meant for a race that is over
     s.game.confirm = null;
-    hint(s, '', false);
+    hint(s, '', false); // nothing stale from the race stays under the results
     showRoom(s, 'play');
     if (s.room && (m.rankings || []).some((r) => r.player_id === s.me.id && r.status === 'finished')) s.ranHere = s.room.code;
     if (s.againNext) {

@@ -3,6 +3,7 @@
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
 
+/** The server's documented defaults, for a `welcome` without `limits` (an older server). */
 export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
 
 export function createState() {

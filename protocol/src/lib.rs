@@ -13,11 +13,13 @@
 //! - [`league`]: leagues' wire shapes (tables, standings).
 //! - [`matches`]: a match of several rounds: each round's board, the points, the table.
 //! - [`messages`]: every WebSocket message, client to server and back.
+//! - [`close`]: the WebSocket close codes the server sends.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod close;
 pub mod daily;
 pub mod ghost;
 pub mod grid;

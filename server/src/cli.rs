@@ -10,7 +10,6 @@ use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::flags::ServeArgs;
 use crate::server::Server;
 use crate::StoreHook;
 
@@ -22,7 +21,7 @@ pub struct Cli {
     command: Option<Command>,
     /// With no subcommand, `mazerace` serves with these flags.
     #[command(flatten)]
-    serve: ServeArgs,
+    serve: Config,
 }
 
 #[derive(Subcommand, Debug)]
@@ -30,12 +29,12 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 enum Command {
     /// Run the race server (the default).
-    Serve(ServeArgs),
+    Serve(Config),
     /// Print boards as JSON lines.
     Gen(crate::gen::GenArgs),
     /// Re-play stored daily runs and report any whose score does not match.
     Verify {
-        #[arg(long, env = "MAZERACE_DATA_DIR", default_value_os_t = Config::default().data_dir)]
+        #[arg(long, env = "MAZERACE_DATA_DIR", default_value = crate::config::DATA_DIR)]
         data_dir: PathBuf,
         /// The salt the server runs with, if configured (else the stored one).
         #[arg(long, env = "MAZERACE_DAILY_SALT", hide_env_values = true)]
@@ -51,8 +50,8 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => serve(cli.serve.into_config()),
-        Some(Command::Serve(args)) => serve(args.into_config()),
+        None => serve(cli.serve.clamped()),
+        Some(Command::Serve(args)) => serve(args.clamped()),
         Some(Command::Gen(args)) => crate::gen::run(args),
         Some(Command::VerifyDaily(args)) => match crate::verify_daily::run(args) {
             Ok(true) => return ExitCode::SUCCESS,
@@ -79,7 +78,7 @@ pub fn main() -> ExitCode {
 /// `mazerace serve`: bind, print the URLs, serve until SIGINT/SIGTERM.
 pub fn serve(config: Config) -> anyhow::Result<()> {
     crate::logs::init(config.log_format);
-    crate::fdlimit::prepare(config.max_connections);
+    crate::edge::fdlimit::prepare(config.max_connections);
     let rt = match config.worker_threads {
         Some(0) => tokio::runtime::Builder::new_current_thread().enable_all().build()?,
         Some(n) => tokio::runtime::Builder::new_multi_thread().worker_threads(n).enable_all().build()?,
@@ -109,7 +108,7 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
         let server = Server::new(config, Some(Arc::new(hook)))?;
         {
             let mut out = std::io::stdout().lock();
-            out.write_all(crate::net::banner(bound).as_bytes())?;
+            out.write_all(crate::edge::net::banner(bound).as_bytes())?;
             out.flush()?;
         }
         let stopper = server.clone();

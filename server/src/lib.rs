@@ -3,28 +3,32 @@
 //! the lobby helpers and the WebSocket at `/ws`.
 //!
 //! Read it top-down:
-//! - [`config`]: every setting ([`Config`]) and the `serve` flags.
+//! - [`config`]: every setting ([`Config`]), which is also the `serve`
+//!   command line (each flag and its default written once, on its field).
 //! - [`server`]: [`Server`]: run a bound listener, shut down gracefully.
-//! - `http`: routes, static files (`assets`), socket settings for `/ws`.
-//! - `conn`: one connection: limits, `hello`, sessions, routing to rooms.
-//! - `outbox`: a connection's bounded outbox, progress slot and writer task
-//!   (the slow-client policy lives there).
+//! - `edge`: the network edge: the accept loop, the socket gate (limits,
+//!   reserve, per-address caps), per-address accounting, trusted proxies and
+//!   the one client address every route uses, request heads refused with
+//!   400, the violation penalty, token buckets, LAN addresses, the
+//!   open-file limit.
+//! - `http`: routes, static files (`assets`), the upgrade to `/ws`.
+//! - `conn`: one connection, one task that alone reads and writes its
+//!   socket: limits, `hello`, sessions, routing to rooms.
+//! - `outbox`: a connection's bounded outbox and progress slot, filled by
+//!   anyone, drained by the connection's task (the slow-client policy lives
+//!   there).
 //! - `sessions`: tokens, resume windows. `registry`: code to room.
 //! - `room`: a room as an actor: lobby, countdown, race, results, rematch.
 //! - [`daily`]: the seam where the daily store plugs in; [`daily_store`]:
 //!   the real one, on `mazerace-store` (SQLite, or PostgreSQL with `--database-url`).
-//! - `ids`, `names`, `limits`: codes and tokens, name rules, token buckets.
+//! - `ids`, `names`: codes and tokens, name rules.
 //! - `load`: how busy the runtime is (the adaptive progress window).
-//! - `accept`, `gate`: the accept loop, request-head timeouts, bounded
-//!   shutdown, socket settings; every socket's place in the limits.
 //! - [`metrics`]: every `/metrics` series, one function each.
-//! - [`proxy`]: `--trusted-proxy` and the real client address behind a load balancer.
-//! - [`net`]: LAN URLs and the start-up banner. [`cli`]: the command line.
+//! - [`cli`]: the command line. The WebSocket close codes are wire
+//!   constants: `mazerace_protocol::close`.
 
 #![forbid(unsafe_code)]
 
-mod accept;
-mod address;
 mod assets;
 pub mod cli;
 pub mod config;
@@ -32,33 +36,31 @@ mod conn;
 pub mod daily;
 mod daily_leagues;
 pub mod daily_store;
-pub mod fdlimit;
-mod flags;
-mod gate;
+mod edge;
 pub mod gen;
 mod http;
 mod ids;
-mod limits;
 mod load;
 mod logs;
 pub mod metrics;
 mod names;
-pub mod net;
 mod outbox;
-pub mod proxy;
 mod registry;
 mod room;
 pub mod server;
 mod sessions;
 mod verify_daily;
 
-pub use accept::set_backlog;
+pub use edge::accept::set_backlog;
+pub use edge::{fdlimit, net, proxy};
+// `http/leagues.rs` names the limiter at the crate root (it is being moved
+// on another branch; its imports are left as they were).
 pub use config::{Config, LogFormat, MAX_PLAYERS_CAP};
 pub use daily::{
     daily_error_kind, BoardQuery, DailyBoard, DailyError, DailyErrorKind, DailyHook, DailyOutcome, DailyRun,
     DailySchedule, DailyStart, HookFuture, Replay,
 };
 pub use daily_store::StoreHook;
-pub use flags::ServeArgs;
+use edge::limits;
 pub use ids::is_code_shaped;
 pub use server::Server;

@@ -1,6 +1,8 @@
-//! One client's outgoing side: a bounded queue of ready-made frames, a
-//! single slot for the latest `progress`, and the writer task that drains
-//! both into the socket, flushing once per batch.
+//! One client's outgoing side: a bounded queue of ready-made frames and a
+//! single slot for the latest `progress`, filled by rooms and the lobby from
+//! any task, drained by the connection's own task (`conn/socket.rs`), which
+//! alone reads and writes the socket. Filling wakes that task; nothing here
+//! waits.
 //!
 //! Slow-client policy (PROTOCOL.md repeats it):
 //! - Frames are serialised once per broadcast and shared (`Utf8Bytes` is a
@@ -12,51 +14,36 @@
 //! - Everything else is queued, up to `outbox_capacity` frames. A client
 //!   that lets the queue fill is closed with 4002 ("too slow") and the
 //!   reason is logged; others in its room are not held up.
-//! - The slot keeps its place in line: the writer sends it after the frames
+//! - The slot keeps its place in line: the batch holds it after the frames
 //!   queued before it was (last) filled and before those queued after. So a
 //!   client sees everything in the order the server said it: `progress`
 //!   never overtakes the `welcome`, `snapshot` or `race_start` before it,
 //!   and never trails a `results` sent after it.
 //! - A client closed as too slow (4002) has its socket reset when it is
-//!   closed (SO_LINGER 0): what the kernel still held for it is dropped at
-//!   once instead of lingering in FIN-WAIT-1 for a peer that does not read.
-//!   So a slow reader costs at most the outbox, tungstenite's write buffer
-//!   and the socket's send buffer (SECURITY.md).
+//!   closed (SO_LINGER 0, through the [`SockCtl`] the outbox is handed):
+//!   what the kernel still held for it is dropped at once instead of
+//!   lingering in FIN-WAIT-1 for a peer that does not read. So a slow reader
+//!   costs at most the outbox, tungstenite's write buffer and the socket's
+//!   send buffer (SECURITY.md).
 //!
 //! Every close the server asks for is counted by code, and every `progress`
 //! handed to the socket or superseded in its slot ([`crate::metrics`]).
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::task::Waker;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use futures_util::stream::SplitSink;
-use futures_util::SinkExt;
+use mazerace_protocol::close;
 use mazerace_protocol::messages::ServerMsg;
-use tokio::sync::{oneshot, Notify};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use crate::gate::SockCtl;
+use crate::edge::SockCtl;
 use crate::metrics;
 
 /// A serialised server message, shared between all its recipients.
 pub type Frame = Utf8Bytes;
-
-/// Close codes the server uses (PROTOCOL.md lists them).
-pub mod close {
-    pub const NORMAL: u16 = 1000;
-    pub const GOING_AWAY: u16 = 1001;
-    pub const PROTOCOL_ERROR: u16 = 1002;
-    pub const INVALID_DATA: u16 = 1007;
-    pub const POLICY: u16 = 1008;
-    pub const TOO_BIG: u16 = 1009;
-    pub const TRY_LATER: u16 = 1013;
-    pub const HELLO_TIMEOUT: u16 = 4000;
-    pub const IDLE_TIMEOUT: u16 = 4001;
-    pub const TOO_SLOW: u16 = 4002;
-    pub const TAKEN_OVER: u16 = 4003;
-}
 
 /// Serialises one message. Serialising our own enums cannot fail (no maps
 /// with non-string keys, no foreign `Serialize`); should it ever, the client
@@ -71,10 +58,11 @@ pub fn frame(msg: &ServerMsg) -> Frame {
     }
 }
 
+/// A close the server asked for: its code and reason.
 #[derive(Debug, Clone)]
-struct CloseReq {
-    code: u16,
-    reason: Cow<'static, str>,
+pub struct CloseReq {
+    pub code: u16,
+    pub reason: Cow<'static, str>,
 }
 
 #[derive(Default)]
@@ -85,20 +73,25 @@ struct State {
     progress_at: usize,
     ping: bool,
     close: Option<CloseReq>,
+    /// The connection's task, woken when there is something to send.
+    waker: Option<Waker>,
+}
+
+impl State {
+    fn wake(&self) {
+        if let Some(w) = &self.waker {
+            w.wake_by_ref();
+        }
+    }
 }
 
 struct Inner {
     /// A std mutex: pushes and takes are a few pointer moves, never an await.
     state: Mutex<State>,
-    wake: Notify,
-    /// Fired to stop the writer at once, even in the middle of a flush.
-    /// A oneshot, not a `CancellationToken`: the writer polls it every time
-    /// it wakes, once per batch, and a token's poll takes the token's lock
-    /// (2.2% of the server's samples in rooms of 8, issue 17); a oneshot's
-    /// is an atomic read.
-    kill: Mutex<Option<oneshot::Sender<()>>>,
-    /// The writer's end of `kill`, taken when the writer starts.
-    killed: Mutex<Option<oneshot::Receiver<()>>>,
+    /// Set by [`Outbox::abort`]: the connection stops writing at once, even
+    /// in the middle of a write to a client that does not read. An atomic,
+    /// so that the task checks it on every wake without the lock.
+    killed: AtomicBool,
     capacity: usize,
     conn: u64,
     /// The connection's socket, when served by the accept loop.
@@ -111,20 +104,27 @@ pub struct Outbox {
     inner: Arc<Inner>,
 }
 
+/// What [`Outbox::take_batch`] found.
+pub enum Taken {
+    /// Frames in the batch, and maybe a ping and the close after them.
+    Batch { ping: bool, close: Option<CloseReq> },
+    /// Nothing to send: the task is woken when there is.
+    Nothing,
+    /// [`Outbox::abort`]ed: write nothing more.
+    Killed,
+}
+
 impl Outbox {
-    /// An outbox for connection `conn`. Made inside a WebSocket's task (the
-    /// `/ws` handler sets [`crate::gate::SOCKET`]), it also reaches the socket.
-    pub fn new(capacity: usize, conn: u64) -> Self {
-        let (kill, killed) = oneshot::channel();
+    /// An outbox for connection `conn` on `socket` (none for a connection
+    /// not served by the accept loop).
+    pub fn new(capacity: usize, conn: u64, socket: Option<SockCtl>) -> Self {
         Outbox {
             inner: Arc::new(Inner {
                 state: Mutex::new(State::default()),
-                wake: Notify::new(),
-                kill: Mutex::new(Some(kill)),
-                killed: Mutex::new(Some(killed)),
+                killed: AtomicBool::new(false),
                 capacity: capacity.max(1),
                 conn,
-                socket: crate::gate::current_socket(),
+                socket,
             }),
         }
     }
@@ -132,6 +132,11 @@ impl Outbox {
     /// The connection this outbox belongs to.
     pub fn conn(&self) -> u64 {
         self.inner.conn
+    }
+
+    /// The socket it writes to, if any.
+    pub fn socket(&self) -> Option<&SockCtl> {
+        self.inner.socket.as_ref()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -146,7 +151,7 @@ impl Outbox {
         }
     }
 
-    /// Queues a frame without waking the writer (the caller calls
+    /// Queues a frame without waking the connection (the caller calls
     /// [`Outbox::wake`] once it has queued all it has for this socket, so
     /// that an answer and a `progress` go out in one batch, one write).
     /// Whether there is anything to wake it for.
@@ -165,10 +170,10 @@ impl Outbox {
         true
     }
 
-    /// Wakes the writer for what [`Outbox::push`] and
+    /// Wakes the connection for what [`Outbox::push`] and
     /// [`Outbox::offer_progress`] queued.
     pub fn wake(&self) {
-        self.inner.wake.notify_one();
+        self.lock().wake();
     }
 
     pub fn send_msg(&self, msg: &ServerMsg) {
@@ -177,7 +182,7 @@ impl Outbox {
 
     /// Offers a progress frame: `delta` if the slot is free, else the full
     /// progress `full()` replaces what is waiting (see the module header).
-    /// Rooms use [`Outbox::offer_progress`] and wake the writer themselves.
+    /// Rooms use [`Outbox::offer_progress`] and wake the connection themselves.
     #[cfg(test)]
     pub fn progress(&self, delta: &Frame, full: &mut dyn FnMut() -> Frame) {
         if self.offer_progress(delta, full) {
@@ -185,7 +190,7 @@ impl Outbox {
         }
     }
 
-    /// [`Outbox::progress`] without waking the writer (see [`Outbox::push`]).
+    /// [`Outbox::progress`] without waking the connection (see [`Outbox::push`]).
     pub fn offer_progress(&self, delta: &Frame, full: &mut dyn FnMut() -> Frame) -> bool {
         let mut st = self.lock();
         if st.close.is_some() {
@@ -203,10 +208,11 @@ impl Outbox {
         true
     }
 
-    /// Asks the writer to send a WebSocket ping.
+    /// Asks for a WebSocket ping.
     pub fn ping(&self) {
-        self.lock().ping = true;
-        self.inner.wake.notify_one();
+        let mut st = self.lock();
+        st.ping = true;
+        st.wake();
     }
 
     /// Sends what is queued, then a close frame; nothing after it.
@@ -216,12 +222,11 @@ impl Outbox {
             st.close = Some(CloseReq { code, reason: reason.into() });
             metrics::client_closed(code);
         }
-        drop(st);
-        self.inner.wake.notify_one();
+        st.wake();
     }
 
-    /// Drops whatever is queued and closes now, even if the writer is stuck
-    /// writing to a client that does not read.
+    /// Drops whatever is queued and closes now, even if the connection is
+    /// stuck writing to a client that does not read.
     pub fn abort(&self, code: u16, reason: impl Into<Cow<'static, str>>) {
         let mut st = self.lock();
         st.queue.clear();
@@ -230,40 +235,44 @@ impl Outbox {
             metrics::client_closed(code);
         }
         st.close = Some(CloseReq { code, reason: reason.into() });
-        drop(st);
         if code == close::TOO_SLOW {
             if let Some(sock) = &self.inner.socket {
                 sock.reset_on_close();
             }
         }
-        if let Some(kill) = self.inner.kill.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            let _ = kill.send(());
-        }
-        self.inner.wake.notify_one();
+        self.inner.killed.store(true, Ordering::Release);
+        st.wake();
     }
 
+    #[cfg(test)]
     pub fn is_closing(&self) -> bool {
         self.lock().close.is_some()
+    }
+
+    /// The close asked for, if any.
+    pub fn close_req(&self) -> Option<CloseReq> {
+        self.lock().close.clone()
     }
 
     /// The close code asked for, if any (for logs).
     pub fn close_code(&self) -> Option<u16> {
         self.lock().close.as_ref().map(|c| c.code)
     }
-}
 
-/// What one batch holds besides its frames.
-struct Batch {
-    ping: bool,
-    close: Option<CloseReq>,
-}
+    /// Whether [`Outbox::abort`] was called.
+    pub fn is_killed(&self) -> bool {
+        self.inner.killed.load(Ordering::Acquire)
+    }
 
-impl Outbox {
     /// Moves everything waiting into `frames` (emptied first, its capacity
-    /// reused: the writer keeps one such Vec, so a batch allocates nothing).
-    fn take_batch(&self, frames: &mut Vec<Frame>) -> Batch {
+    /// reused: the connection keeps one such Vec, so a batch allocates
+    /// nothing). With nothing waiting, `waker` is woken when there is.
+    pub fn take_batch(&self, frames: &mut Vec<Frame>, waker: &Waker) -> Taken {
         frames.clear();
         let mut st = self.lock();
+        if self.is_killed() {
+            return Taken::Killed;
+        }
         let before = st.progress_at.min(st.queue.len());
         st.progress_at = 0;
         frames.extend(st.queue.drain(..before));
@@ -272,65 +281,14 @@ impl Outbox {
             frames.push(p);
         }
         frames.extend(st.queue.drain(..));
-        Batch { ping: std::mem::take(&mut st.ping), close: st.close.clone() }
-    }
-}
-
-/// The writer task: drains the outbox into the socket until a close frame
-/// is sent, the socket fails, or the outbox is aborted.
-/// `grace` is how long an aborted writer still tries to get its close frame
-/// out (a client that stopped reading may start again, e.g. a tab that wakes).
-pub async fn run_writer(outbox: Outbox, mut sink: SplitSink<WebSocket, Message>, grace: Duration) {
-    let killed = outbox.inner.killed.lock().unwrap_or_else(|p| p.into_inner()).take();
-    let kill = async {
-        match killed {
-            Some(rx) => {
-                let _ = rx.await;
+        let ping = std::mem::take(&mut st.ping);
+        if frames.is_empty() && !ping && st.close.is_none() {
+            if !st.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
+                st.waker = Some(waker.clone());
             }
-            // A second writer for one outbox (never made): only the first is killable.
-            None => std::future::pending().await,
+            return Taken::Nothing;
         }
-    };
-    let written = async {
-        let mut frames = Vec::new();
-        loop {
-            let batch = outbox.take_batch(&mut frames);
-            if frames.is_empty() && !batch.ping && batch.close.is_none() {
-                outbox.inner.wake.notified().await;
-                continue;
-            }
-            for f in frames.drain(..) {
-                sink.feed(Message::Text(f)).await?;
-            }
-            if batch.ping {
-                sink.feed(Message::Ping(Default::default())).await?;
-            }
-            if let Some(c) = batch.close {
-                let cf = CloseFrame { code: c.code, reason: Utf8Bytes::from(c.reason.into_owned()) };
-                sink.send(Message::Close(Some(cf))).await?;
-                return Ok::<_, axum::Error>(());
-            }
-            sink.flush().await?;
-        }
-    };
-    tokio::select! {
-        r = written => {
-            if let Err(e) = r {
-                tracing::debug!(conn = outbox.conn(), error = %e, "socket write failed");
-                // A peer that closed first is owed the echo of its close frame
-                // (RFC 6455, 5.5.1). tungstenite queued it when it read the
-                // close, refuses our own close after it, and sends the echo
-                // only on a flush; without this the client sees a reset (1006).
-                let _ = tokio::time::timeout(grace, sink.flush()).await;
-            }
-        }
-        () = kill => {
-            // Best effort: a client that stopped reading may never see it.
-            let req = outbox.lock().close.clone();
-            let (code, reason) = req.map_or((close::TOO_SLOW, Cow::Borrowed("closing")), |c| (c.code, c.reason));
-            let cf = CloseFrame { code, reason: Utf8Bytes::from(reason.into_owned()) };
-            let _ = tokio::time::timeout(grace, sink.send(Message::Close(Some(cf)))).await;
-        }
+        Taken::Batch { ping, close: st.close.clone() }
     }
 }
 
@@ -340,13 +298,13 @@ mod tests {
 
     fn texts(o: &Outbox) -> Vec<String> {
         let mut frames = Vec::new();
-        o.take_batch(&mut frames);
+        o.take_batch(&mut frames, std::task::Waker::noop());
         frames.iter().map(|f| f.as_str().to_owned()).collect()
     }
 
     #[test]
     fn progress_is_replaced_by_the_full_list_when_unsent() {
-        let o = Outbox::new(8, 1);
+        let o = Outbox::new(8, 1, None);
         let full = || Utf8Bytes::from_static("full");
         o.progress(&Utf8Bytes::from_static("d1"), &mut || full());
         assert_eq!(texts(&o), ["d1"], "a free slot takes the delta");
@@ -357,7 +315,7 @@ mod tests {
 
     #[test]
     fn progress_keeps_its_place_in_line() {
-        let o = Outbox::new(8, 1);
+        let o = Outbox::new(8, 1, None);
         let full = || Utf8Bytes::from_static("full");
         o.send(Utf8Bytes::from_static("welcome"));
         o.send(Utf8Bytes::from_static("snapshot"));
@@ -373,7 +331,7 @@ mod tests {
 
     #[test]
     fn progress_goes_before_what_is_queued_after_it() {
-        let o = Outbox::new(8, 1);
+        let o = Outbox::new(8, 1, None);
         o.progress(&Utf8Bytes::from_static("p"), &mut || Utf8Bytes::from_static("full"));
         o.send(Utf8Bytes::from_static("results"));
         assert_eq!(texts(&o), ["p", "results"]);
@@ -381,15 +339,44 @@ mod tests {
 
     #[test]
     fn a_full_queue_closes_with_4002() {
-        let o = Outbox::new(3, 1);
+        let o = Outbox::new(3, 1, None);
         for i in 0..3 {
             o.send(Utf8Bytes::from(format!("m{i}")));
         }
         assert!(!o.is_closing());
         o.send(Utf8Bytes::from_static("one too many"));
         assert_eq!(o.close_code(), Some(close::TOO_SLOW));
+        assert!(o.is_killed(), "the connection stops writing at once");
         assert!(texts(&o).is_empty(), "the backlog is dropped, not sent");
         o.send(Utf8Bytes::from_static("later"));
         assert!(texts(&o).is_empty(), "nothing after the close");
+    }
+
+    /// Filling an empty outbox wakes the connection's task, once it has
+    /// found the outbox empty; a closed one wakes it too.
+    #[test]
+    fn filling_wakes_the_connection() {
+        use std::sync::atomic::AtomicUsize;
+        use std::task::Wake;
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(Arc::clone(&count));
+        let o = Outbox::new(8, 1, None);
+        let mut frames = Vec::new();
+        assert!(matches!(o.take_batch(&mut frames, &waker), Taken::Nothing));
+        o.send(Utf8Bytes::from_static("a"));
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert!(matches!(o.take_batch(&mut frames, &waker), Taken::Batch { ping: false, close: None }));
+        assert_eq!(frames.len(), 1);
+        o.close(close::NORMAL, "bye");
+        assert_eq!(count.0.load(Ordering::SeqCst), 2);
+        assert!(matches!(o.take_batch(&mut frames, &waker), Taken::Batch { close: Some(_), .. }));
+        o.abort(close::TOO_SLOW, "slow");
+        assert!(matches!(o.take_batch(&mut frames, &waker), Taken::Killed));
     }
 }

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::address::Slot;
+use crate::edge::address::Slot;
 use crate::ids::Ids;
-use crate::room::{self, NewMember, RoomEnv, RoomHandle, RoomSettings};
+use crate::room::{self, Directory, NewMember, RoomEnv, RoomHandle, RoomSettings};
 
 #[derive(Default)]
 pub struct Registry {
@@ -43,7 +43,8 @@ impl Registry {
                 break c;
             }
         };
-        let handle = room::spawn(env, self, &code, id, settings, host, slot);
+        let directory: Arc<dyn Directory> = Arc::clone(self) as Arc<dyn Directory>;
+        let handle = room::spawn(env, directory, &code, id, settings, host, slot);
         map.insert(Arc::clone(&handle.code), handle.clone());
         handle
     }
@@ -52,15 +53,17 @@ impl Registry {
         self.map().get(code).cloned()
     }
 
+    pub fn len(&self) -> usize {
+        self.map().len()
+    }
+}
+
+impl Directory for Registry {
     /// Removes room `id`'s entry (not a later room's that reused the code).
-    pub fn remove(&self, code: &str, id: u64) {
+    fn remove(&self, code: &str, id: u64) {
         let mut map = self.map();
         if map.get(code).is_some_and(|h| h.id == id) {
             map.remove(code);
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.map().len()
     }
 }

@@ -9,7 +9,7 @@
 //! when `shutdown_grace` is over, whichever comes first: no client can hold
 //! the server up (a half-sent request, a peer that never answers a close).
 //!
-//! The sockets are accepted by [`crate::accept`] (limits, timeouts, socket
+//! The sockets are accepted by [`crate::edge::accept`] (limits, timeouts, socket
 //! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
 
 use std::net::SocketAddr;
@@ -22,15 +22,16 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::accept::{self, ServeOpts};
 use crate::config::Config;
 use crate::conn::{ConnEnv, ConnParts};
 use crate::daily::DailyHook;
-use crate::gate::{Gate, GateLimits};
-use crate::http::{HttpEnv, UpgradeLimits};
-use crate::limits::JoinLimiter;
-use crate::net::Urls;
-use crate::proxy::TrustedProxies;
+use crate::edge::accept::{self, ServeOpts};
+use crate::edge::gate::{Gate, GateLimits};
+use crate::edge::limits::JoinLimiter;
+use crate::edge::net::Urls;
+use crate::edge::penalty::Penalties;
+use crate::edge::proxy::TrustedProxies;
+use crate::http::HttpEnv;
 
 /// What the server holds for itself; each part it serves gets its own
 /// environment ([`ConnEnv`] for connections, [`HttpEnv`] for the HTTP
@@ -65,18 +66,20 @@ impl Server {
             config.max_connections,
             config.reserve_connections,
             config.max_conns_per_addr,
-            crate::gate::file_limit(),
+            crate::edge::fdlimit::file_limit(),
         ));
         // One permit per open WebSocket: `max_connections`, or fewer so that
         // WebSockets alone never fill the gate's limit and its reserve stays
         // free for `/healthz` and new clients (see `gate`).
         let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
+        let penalties = Arc::new(Penalties::new(config.violation_penalty));
         let conn = Arc::new(ConnEnv::new(
             &config,
             ConnParts {
                 daily: daily.clone(),
                 joins: Arc::clone(&joins),
+                penalties: Arc::clone(&penalties),
                 shutdown: shutdown.clone(),
                 tracker: tracker.clone(),
                 websockets,
@@ -87,8 +90,8 @@ impl Server {
             conn: Arc::clone(&conn),
             daily,
             joins,
+            penalties,
             urls: Arc::clone(&urls),
-            upgrade: UpgradeLimits::new(&config),
             tracker: tracker.clone(),
         });
         let inner =
@@ -123,9 +126,11 @@ impl Server {
                         tracing::info!(addr = %a, "serving /metrics");
                     }
                     // An operator's scraper, not the public: a few sockets, no reserve.
-                    let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, 0, 0, None));
+                    // Past the limit each new socket evicts the oldest (none
+                    // is ever upgraded), so idle sockets cannot lock it out.
+                    let gate = Gate::new(GateLimits::new(METRICS_SOCKETS, METRICS_RESERVE, 0, None));
                     let app = Router::new().route("/metrics", get(metrics));
-                    let none = TrustedProxies::default();
+                    let none = Arc::new(TrustedProxies::default());
                     let task =
                         accept::serve(l, app, gate, opts, none, sh.shutdown.clone(), sh.tracker.clone());
                     sh.tracker.spawn(task);
@@ -136,7 +141,7 @@ impl Server {
             }
         }
         let app = crate::http::router(Arc::clone(&sh.http));
-        let trusted = cfg.trusted_proxies.clone();
+        let trusted = Arc::new(cfg.trusted_proxies.clone());
         accept::serve(
             listener,
             app,
@@ -150,6 +155,7 @@ impl Server {
         // The listener is closed (dropped): upgraded sockets, HTTP
         // connections, rooms and timers are ours to wait for, up to the grace.
         sh.shutdown.cancel();
+        sh.conn.shut_down();
         sh.tracker.close();
         if tokio::time::timeout(cfg.shutdown_grace, sh.tracker.wait()).await.is_err() {
             tracing::warn!(
@@ -193,8 +199,10 @@ impl Server {
     }
 }
 
-/// Sockets the `/metrics` listener holds at once.
+/// Sockets the `/metrics` listener holds at once ...
 const METRICS_SOCKETS: usize = 16;
+/// ... and past them, each new one closing the oldest.
+const METRICS_RESERVE: usize = 16;
 
 async fn metrics() -> axum::response::Response {
     use axum::response::IntoResponse;

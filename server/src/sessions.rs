@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use mazerace_protocol::messages::PlayerId;
 
-use crate::address::Slot;
+use crate::edge::address::Slot;
 use crate::ids::Ids;
 use crate::outbox::Outbox;
 use crate::room::RoomHandle;

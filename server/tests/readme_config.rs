@@ -29,7 +29,9 @@ fn help_flags() -> BTreeMap<String, Flag> {
                 return None;
             }
             let default = match a.get_default_values() {
+                // No default, or an empty one (an empty list): nothing.
                 [] => None,
+                [v] if v.is_empty() => None,
                 values => Some(values.iter().map(|v| v.to_string_lossy()).collect::<Vec<_>>().join(",")),
             };
             let env = a.get_env().map(|e| e.to_string_lossy().into_owned());

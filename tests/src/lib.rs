@@ -44,6 +44,9 @@ pub fn test_config() -> Config {
         // its own tests (tests/tests/daily_fair.rs, the room's unit tests).
         ranked_move_floor: Duration::ZERO,
         close_linger: Duration::from_millis(200),
+        // The fuzzer and the bad-input tests break the rules on purpose and
+        // reconnect at once; the penalty has its own test (violations.rs).
+        violation_penalty: Duration::ZERO,
         // Tests run many servers in one process: none binds the metrics port.
         metrics_bind: None,
         ..Config::default()
@@ -161,6 +164,27 @@ pub async fn http_get(addr: &str, path: &str, headers: &str) -> HttpResponse {
     let mut raw = Vec::new();
     tokio::time::timeout(RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.expect("http timeout").expect("read");
     HttpResponse::parse(&raw)
+}
+
+/// Every sample of a `GET /metrics` scrape at `addr`: `name{labels}` ->
+/// value (asserting a 200 in the Prometheus text format).
+pub async fn scrape_metrics(addr: SocketAddr) -> std::collections::HashMap<String, f64> {
+    let r = http_get(&addr.to_string(), "/metrics", "").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("content-type").unwrap_or_default().starts_with("text/plain; version=0.0.4"));
+    r.text()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| {
+            let (k, v) = l.rsplit_once(' ')?;
+            Some((k.to_owned(), v.parse().ok()?))
+        })
+        .collect()
+}
+
+/// One sample of a scrape; a series not exported fails the test.
+pub fn metric(m: &std::collections::HashMap<String, f64>, series: &str) -> f64 {
+    *m.get(series).unwrap_or_else(|| panic!("{series} is not exported"))
 }
 
 pub struct HttpResponse {

@@ -124,3 +124,70 @@ async fn a_room_preview_needs_the_rooms_key() {
     assert_eq!(srv.get(&format!("/api/rooms/{code}?k={key}")).await.status, 200);
     srv.stop().await;
 }
+
+/// Sends `raw` as is and returns the status of the answer (0: none).
+async fn raw_status(srv: &TestServer, raw: &str) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    tcp.write_all(raw.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read(&mut b)).await.expect("an answer") {
+            Ok(1) => head.push(b[0]),
+            _ => break,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// Heads that mean different things to different readers are refused with
+/// 400 before any route (they were answered, and upgraded): HTTP/1.1
+/// without Host, bare-LF line ends, a 1000-byte or a duplicated
+/// `Sec-WebSocket-Key`. The same heads done right are served.
+#[tokio::test]
+async fn ambiguous_request_heads_get_400() {
+    let srv = TestServer::start().await;
+    let host = format!("Host: {}\r\n", srv.addr);
+    let ws = |key_lines: &str| {
+        format!(
+            "GET /ws HTTP/1.1\r\n{host}Upgrade: websocket\r\nConnection: Upgrade\r\n{key_lines}Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+    };
+    let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let long_key = format!("Sec-WebSocket-Key: {}\r\n", "QUFB".repeat(250));
+    for (raw, want, what) in [
+        ("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n".to_owned(), 400, "no Host"),
+        (format!("GET /healthz HTTP/1.1\r\n{host}{host}Connection: close\r\n\r\n"), 400, "two Hosts"),
+        (format!("GET /healthz HTTP/1.1\n{}\nConnection: close\n\n", host.trim_end()), 400, "bare LFs"),
+        (
+            format!("GET /healthz HTTP/1.1\r\n{}\nConnection: close\r\n\r\n", host.trim_end()),
+            400,
+            "one bare LF",
+        ),
+        (ws(&long_key), 400, "a 1000-byte key"),
+        (ws(&format!("{key}{key}")), 400, "a duplicated key"),
+        ("GET /healthz HTTP/1.0\r\n\r\n".to_owned(), 200, "HTTP/1.0 needs no Host"),
+        (format!("GET /healthz HTTP/1.1\r\n{host}Connection: close\r\n\r\n"), 200, "a fine request"),
+        (ws(key), 101, "a fine upgrade"),
+    ] {
+        assert_eq!(raw_status(&srv, &raw).await, want, "{what}");
+    }
+    // A kept-alive connection: the next head is looked at too.
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+        tcp.write_all(format!("GET /healthz HTTP/1.1\r\n{host}\r\n").as_bytes()).await.unwrap();
+        let mut first = vec![0u8; 4096];
+        let n =
+            tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read(&mut first)).await.unwrap().unwrap();
+        assert!(first[..n].starts_with(b"HTTP/1.1 200"), "the first is served");
+        let second = format!("GET /healthz HTTP/1.1\n{}\n\n", host.trim_end());
+        tcp.write_all(second.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let _ = tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.unwrap();
+        assert!(raw.starts_with(b"HTTP/1.1 400"), "the second is refused: {}", String::from_utf8_lossy(&raw));
+    }
+    srv.stop().await;
+}

@@ -199,3 +199,39 @@ async fn leagues_over_http_make_join_leave_and_are_limited_per_address() {
     assert_eq!(statuses[17], 429, "{statuses:?}");
     srv.stop().await;
 }
+
+/// Behind `--trusted-proxy` the league routes count the client the proxy
+/// names, as `/ws` does: 25 clients behind one proxy each make a league
+/// (before: 20, then 429 for everyone), and one guesser's failed joins do
+/// not lock a friend at another address out.
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_league_routes_count_each_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let cfg = mazerace_server::Config { trusted_proxies: "127.0.0.1".parse().unwrap(), ..test_config() };
+    let srv = TestServer::with_daily(cfg, Arc::new(hook)).await;
+    let from = |ip: &str, token: &str| format!("X-Forwarded-For: {ip}\r\nAuthorization: Bearer {token}\r\n");
+    let mut code = String::new();
+    for i in 0..25 {
+        let body = format!(r#"{{"name":"L{i}","player_name":"P{i}"}}"#);
+        let r =
+            post(&srv, "/api/leagues", &from(&format!("203.0.113.{i}"), &format!("tok-{i}")), &body).await;
+        assert_eq!(r.status, 200, "client {i}: {}", r.text());
+        code = serde_json::from_str::<Value>(&r.text()).unwrap()["code"].as_str().unwrap().to_owned();
+    }
+    // A guesser at one forwarded address spends its failed joins ...
+    let guess = |n: u32| format!("/api/leagues/ZZZZ{n:04}/join");
+    let mut statuses = Vec::new();
+    for n in 0..12 {
+        let r = post(&srv, &guess(n), &from("198.51.100.9", "tok-guess"), r#"{"player_name":"G"}"#).await;
+        statuses.push(r.status);
+    }
+    assert_eq!(statuses.last(), Some(&429), "the guesser is limited: {statuses:?}");
+    // ... and a friend at another joins the real league.
+    let join = format!("/api/leagues/{code}/join");
+    let friend = post(&srv, &join, &from("192.0.2.44", "tok-friend"), r#"{"player_name":"Friend"}"#).await;
+    assert_eq!(friend.status, 200, "{}", friend.text());
+    srv.stop().await;
+}

@@ -2,34 +2,16 @@
 //! own listener only, and its series move with what the server does.
 //! One test in this file: the series are process-wide.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use mazerace_server::Config;
 use mazerace_tests::serde_json::json;
-use mazerace_tests::{http_get, solution, start_race, test_config, wait_until, Closed, Size, TestServer};
+use mazerace_tests::{
+    metric, scrape_metrics, solution, start_race, test_config, wait_until, Closed, Size, TestServer,
+};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpSocket, TcpStream};
-
-/// Every sample of a scrape: `name{labels}` -> value.
-async fn scrape(addr: SocketAddr) -> HashMap<String, f64> {
-    let r = http_get(&addr.to_string(), "/metrics", "").await;
-    assert_eq!(r.status, 200);
-    assert!(r.header("content-type").unwrap_or_default().starts_with("text/plain; version=0.0.4"));
-    r.text()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .filter_map(|l| {
-            let (k, v) = l.rsplit_once(' ')?;
-            Some((k.to_owned(), v.parse().ok()?))
-        })
-        .collect()
-}
-
-fn get(m: &HashMap<String, f64>, series: &str) -> f64 {
-    *m.get(series).unwrap_or_else(|| panic!("{series} is not exported"))
-}
 
 #[tokio::test]
 async fn metrics_are_served_on_their_own_port_and_move() {
@@ -47,7 +29,7 @@ async fn metrics_are_served_on_their_own_port_and_move() {
     wait_until("/metrics is bound", || srv.server.metrics_addr().is_some()).await;
     let maddr = srv.server.metrics_addr().unwrap();
     assert_eq!(srv.get("/metrics").await.status, 404, "not on the public port");
-    let before = scrape(maddr).await;
+    let before = scrape_metrics(maddr).await;
     for series in [
         "mazerace_connections{state=\"http\"}",
         "mazerace_connections{state=\"websocket\"}",
@@ -67,7 +49,7 @@ async fn metrics_are_served_on_their_own_port_and_move() {
         "mazerace_store_queue_depth",
         "mazerace_store_commit_seconds_count",
     ] {
-        get(&before, series);
+        metric(&before, series);
     }
 
     // Two players race: sockets upgraded, progress frames sent.
@@ -125,8 +107,8 @@ async fn metrics_are_served_on_their_own_port_and_move() {
     let _ =
         tokio::time::timeout(Duration::from_secs(5), refused.read(&mut b)).await.expect("refused at once");
 
-    let after = scrape(maddr).await;
-    let moved = |series: &str| get(&after, series) - get(&before, series);
+    let after = scrape_metrics(maddr).await;
+    let moved = |series: &str| metric(&after, series) - metric(&before, series);
     assert!(moved("mazerace_sockets_accepted_total") >= 13.0, "{}", moved("mazerace_sockets_accepted_total"));
     assert!(moved("mazerace_connections{state=\"websocket\"}") >= 2.0, "ann and bob are WebSockets");
     assert!(moved("mazerace_connections{state=\"http\"}") >= 8.0, "the held sockets are not upgraded");

@@ -1,19 +1,37 @@
 //! Frames RFC 6455 forbids close the connection with the code it names
 //! (1002 protocol error, 1007 invalid data), and control frames count
-//! against the message rate like any other message. The frames are written
-//! by hand on a raw socket: no WebSocket library will send them.
+//! against the message rate like any other message. A connection closed
+//! for a violation is not read again, and its address waits before its next
+//! upgrade. The frames are written by hand on a raw socket: no WebSocket
+//! library will send them.
 
-use std::time::Duration;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
 
 use mazerace_server::Config;
+use mazerace_tests::serde_json::json;
 use mazerace_tests::{test_config, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::timeout;
 
 /// A socket past the WebSocket handshake.
 async fn raw_ws(srv: &TestServer) -> TcpStream {
-    let mut tcp = TcpStream::connect(srv.addr).await.unwrap();
+    upgrade(srv, TcpStream::connect(srv.addr).await.unwrap()).await
+}
+
+/// A socket from `ip` (127.0.0.x) with a send buffer of `send_buffer`
+/// bytes (0: the kernel's), past the handshake.
+async fn raw_ws_from(srv: &TestServer, ip: [u8; 4], send_buffer: u32) -> TcpStream {
+    let s = TcpSocket::new_v4().unwrap();
+    s.bind(SocketAddr::new(IpAddr::from(ip), 0)).unwrap();
+    if send_buffer > 0 {
+        s.set_send_buffer_size(send_buffer).unwrap();
+    }
+    upgrade(srv, s.connect(srv.addr).await.unwrap()).await
+}
+
+async fn upgrade(srv: &TestServer, mut tcp: TcpStream) -> TcpStream {
     let req = format!(
         "GET /ws HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
          Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
@@ -96,5 +114,96 @@ async fn a_flood_of_pings_is_a_flood() {
     }
     tcp.write_all(&burst).await.unwrap();
     assert_eq!(close_code(&mut tcp).await, 1008, "pings count against the message rate");
+    srv.stop().await;
+}
+
+/// Floods `tcp` with pings until the server closes it for flooding (1008).
+async fn flood_until_1008(tcp: &mut TcpStream) {
+    let mut burst = Vec::new();
+    for _ in 0..200 {
+        burst.extend(frame(0x89, b"p", true));
+    }
+    tcp.write_all(&burst).await.unwrap();
+    assert_eq!(close_code(tcp).await, 1008);
+}
+
+/// After the 1008 close the server does not read the flood through its
+/// close linger (it read 18.9 million pings from one connection in 2 s,
+/// at 100% of a core): the client can write no more than the sockets'
+/// buffers hold. A minute of linger here, so a server that reads on is
+/// caught reading far more.
+#[tokio::test]
+async fn a_connection_closed_for_a_flood_is_not_read_again() {
+    let cfg = Config {
+        msgs_per_sec: 5,
+        msgs_burst: 5,
+        flood_strikes: 5,
+        close_linger: Duration::from_secs(60),
+        ..test_config()
+    };
+    let srv = TestServer::with_config(cfg).await;
+    let mut tcp = raw_ws_from(&srv, [127, 0, 0, 1], 16 * 1024).await;
+    flood_until_1008(&mut tcp).await;
+    let mut chunk = Vec::new();
+    for _ in 0..100 {
+        chunk.extend(frame(0x89, &[b'x'; 125], true));
+    }
+    let limit = 16 << 20;
+    let mut written = 0usize;
+    loop {
+        match timeout(Duration::from_secs(1), tcp.write_all(&chunk)).await {
+            // Not read: the buffers are full and the write waits.
+            Err(_) => break,
+            // Reset: the server is done with the socket.
+            Ok(Err(_)) => break,
+            Ok(Ok(())) => written += chunk.len(),
+        }
+        assert!(written < limit, "the server read {written} bytes of pings after closing the flooder");
+    }
+    assert!(written < 4 << 20, "more than the buffers could hold: {written} bytes");
+    srv.stop().await;
+}
+
+/// An address whose connection was closed for a violation waits before its
+/// next upgrade (8 flooders reconnecting at once held both cores at 190%);
+/// another address does not.
+#[tokio::test]
+async fn an_address_closed_for_a_violation_waits_before_its_next_upgrade() {
+    let penalty = Duration::from_secs(3);
+    let cfg = Config {
+        msgs_per_sec: 5,
+        msgs_burst: 5,
+        flood_strikes: 5,
+        violation_penalty: penalty,
+        ..test_config()
+    };
+    let srv = TestServer::with_config(cfg).await;
+    let mut flooder = raw_ws_from(&srv, [127, 0, 0, 5], 0).await;
+    flood_until_1008(&mut flooder).await;
+    let asked = Instant::now();
+    let addr = srv.addr;
+    let again = tokio::spawn(async move {
+        let s = TcpSocket::new_v4().unwrap();
+        s.bind(SocketAddr::from(([127, 0, 0, 5], 0))).unwrap();
+        let mut tcp = s.connect(addr).await.unwrap();
+        let req = format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        );
+        tcp.write_all(req.as_bytes()).await.unwrap();
+        let mut b = [0u8; 12];
+        tcp.read_exact(&mut b).await.unwrap();
+        assert_eq!(&b, b"HTTP/1.1 101", "upgraded after the wait");
+        asked.elapsed()
+    });
+    // Meanwhile another address upgrades and plays at once.
+    let mut other = raw_ws_from(&srv, [127, 0, 0, 6], 0).await;
+    other.write_all(&frame(0x81, json!({"type": "ping"}).to_string().as_bytes(), true)).await.unwrap();
+    let mut h = [0u8; 2];
+    other.read_exact(&mut h).await.unwrap();
+    assert_eq!(h[0], 0x81, "a text frame: the pong");
+    assert!(!again.is_finished(), "the penalised address is still waiting");
+    let waited = timeout(Duration::from_secs(20), again).await.expect("upgraded in the end").unwrap();
+    assert!(waited >= penalty, "waited {waited:?}, less than the penalty");
     srv.stop().await;
 }

@@ -12,7 +12,7 @@ use crate::rooms::{setup_rooms, RoomPlan, Target};
 use crate::sys;
 
 const ROOM_SIZE: usize = 8;
-const GOAL_BYTES: f64 = 8.0 * 1024.0;
+const GOAL_BYTES: f64 = 6.0 * 1024.0;
 
 pub async fn run(ctx: &Ctx) -> Section {
     let mut sec = Section::new("idle", "Idle memory per connected player");
@@ -23,7 +23,7 @@ pub async fn run(ctx: &Ctx) -> Section {
         Ok(s) => s,
         Err(e) => {
             sec.fail(format!("the server did not start: {e:#}"));
-            sec.goals.push(Goal::new("idle RSS per player", "<= 8 KiB", "not measured".into(), false));
+            sec.goals.push(Goal::new("idle RSS per player", "<= 6 KiB", "not measured".into(), false));
             return sec;
         }
     };
@@ -94,7 +94,7 @@ pub async fn run(ctx: &Ctx) -> Section {
     let pass = connected > 0 && per <= GOAL_BYTES && failed_rooms == 0;
     sec.goals.push(Goal::new(
         "server RSS per idle connected player",
-        "<= 8 KiB",
+        "<= 6 KiB",
         format!("{} at {} players", fmt_bytes(per), fmt_count(connected as f64)),
         pass,
     ));

@@ -40,6 +40,8 @@ const screens = [home, daily, rival, leagues];
  */
 let roomScreens = null;
 let replayView = null;
+/** The views whose screens load with the room screens. */
+const ROOM_VIEWS = new Set(['lobby', 'play', 'replay']);
 function loadRoomScreens() {
   roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js', './matchview.js'].map((m) => import(m))).then(
     (mods) => {
@@ -50,11 +52,20 @@ function loadRoomScreens() {
       return replayView;
     },
   );
+  // Not loaded (the network went): the room waits on home, and the next
+  // render asks again instead of keeping the failure for the page's life.
+  roomScreens.catch(() => {
+    roomScreens = null;
+    if (s.room) toast("The room's screens did not load: trying again.");
+  });
   return roomScreens;
 }
 function render() {
   if (!roomScreens && (s.room || s.intent || s.lastIntent || s.view !== 'home')) loadRoomScreens();
-  renderAll(s, screens);
+  // A room view is shown once its screen is here: shown before, it is an
+  // empty section for a moment (no code, no players), and whoever reads it
+  // then (a person, a screen reader given its focus, a test) reads nothing.
+  renderAll(s, screens, replayView !== null || !ROOM_VIEWS.has(s.view));
 }
 
 /** Names the room, for a load balancer (README, "Running several nodes"). */

@@ -7,8 +7,9 @@ let shownView = null;
 let toastTimer = 0;
 let bumpTimer = 0;
 
-export function renderAll(s, screens) {
-  if (shownView !== s.view) {
+/** `viewReady`: the screen of `s.view` has loaded; until it has, the view shown stays. */
+export function renderAll(s, screens, viewReady = true) {
+  if (viewReady && shownView !== s.view) {
     shownView = s.view;
     document.body.dataset.view = s.view;
     for (const id of VIEWS) $(id).hidden = id !== s.view;

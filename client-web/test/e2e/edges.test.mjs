@@ -71,6 +71,31 @@ for (const [label, device] of [
   });
 }
 
+test('a room view shows once its screen has loaded: never an empty lobby to read', async () => {
+  // No service worker: its cache would serve lobby.js past the route below.
+  const p = await openPage(browser, { ...LAPTOP, serviceWorkers: 'block' });
+  // The room screens load on the way to a room (a slow network, a busy
+  // machine): lobby.js is held here until the page knows its room.
+  let release;
+  const held = new Promise((ok) => (release = ok));
+  await p.page.route('**/js/lobby.js', async (r) => {
+    await held;
+    await r.continue();
+  });
+  await p.page.goto(srv.url);
+  await p.page.fill('#name', 'Early');
+  await p.page.click('#make button[type=submit]');
+  const room = await p.frame((m) => m.type === 'room', { what: 'room' });
+  await p.page.waitForFunction(() => window.__mazerace.room);
+  assert.equal(await p.page.getAttribute('body', 'data-view'), 'home', 'the lobby waits for its screen');
+  assert.equal(await p.page.isVisible('#lobby'), false, 'no empty lobby section');
+  release();
+  await view(p, 'lobby');
+  assert.equal((await p.page.textContent('#lobby-h')).trim(), room.code, 'the code is there as the lobby shows');
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});
+
 test('the others see who left: a toast, the racer list during the race and after a resume, the results after', async () => {
   const ann = await openPage(browser, LAPTOP, srv.url);
   const bob = await openPage(browser, PHONE, srv.url);

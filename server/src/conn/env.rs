@@ -1,7 +1,8 @@
 //! What a connection is given, and all it may reach: [`ConnEnv`] holds the
 //! room registry and the sessions it joins and creates in, the per-address
-//! slots and the failed-join limiter it is counted against, the daily hook,
-//! the server's shutdown token and task tracker, and [`ConnLimits`], the
+//! slots, the failed-join limiter and the violation penalty it is counted
+//! against, the daily hook,
+//! the server's shutdown token and task tracker, the live connections, and [`ConnLimits`], the
 //! handful of settings a connection reads. Built once by
 //! [`crate::server::Server::new`]; the HTTP side shares it to hand each
 //! upgraded socket to [`super::run`].
@@ -14,20 +15,26 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::address::PerAddress;
-use crate::config::Config;
+use crate::config::{Config, WRITE_BUFFER_BYTES};
 use crate::daily::DailyHook;
+use crate::edge::address::PerAddress;
+use crate::edge::limits::JoinLimiter;
+use crate::edge::penalty::Penalties;
 use crate::ids::Ids;
-use crate::limits::JoinLimiter;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
 use crate::sessions::Sessions;
+
+use super::live::Live;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 /// The settings a connection reads, copied out of [`Config`] once (a
 /// connection keeps a reference to its env, never a copy per player).
 #[derive(Debug, Clone, Copy)]
 pub struct ConnLimits {
     pub outbox_capacity: usize,
+    pub read_buffer_bytes: usize,
+    pub write_buffer_max: usize,
     pub close_linger: Duration,
     pub max_message_bytes: usize,
     pub hello_timeout: Duration,
@@ -49,6 +56,8 @@ impl ConnLimits {
     pub fn new(cfg: &Config) -> Self {
         ConnLimits {
             outbox_capacity: cfg.outbox_capacity,
+            read_buffer_bytes: cfg.read_buffer_bytes,
+            write_buffer_max: cfg.write_buffer_max,
             close_linger: cfg.close_linger,
             max_message_bytes: cfg.max_message_bytes,
             hello_timeout: cfg.hello_timeout,
@@ -63,6 +72,21 @@ impl ConnLimits {
             max_players: cfg.max_players,
             node_id: cfg.node_id,
         }
+    }
+}
+
+impl ConnLimits {
+    /// The WebSocket's buffers and limits (see the config fields).
+    pub fn websocket(&self) -> WebSocketConfig {
+        WebSocketConfig::default()
+            // Small: it is paid per connected player.
+            .read_buffer_size(self.read_buffer_bytes)
+            // Frames gathered before a write (see the constant) ...
+            .write_buffer_size(WRITE_BUFFER_BYTES)
+            // ... and a client that stops reading cannot grow it past this.
+            .max_write_buffer_size(self.write_buffer_max)
+            .max_message_size(Some(self.max_message_bytes))
+            .max_frame_size(Some(self.max_message_bytes))
     }
 }
 
@@ -81,11 +105,16 @@ pub struct ConnEnv {
     pub(super) room_slots: Arc<PerAddress>,
     /// Live sessions per network address.
     pub(super) session_slots: Arc<PerAddress>,
+    /// Shared with the `/ws` route: addresses closed for violations wait
+    /// before their next upgrade.
+    pub(super) penalties: Arc<Penalties>,
     pub(super) daily: Option<Arc<dyn DailyHook>>,
     pub(super) shutdown: CancellationToken,
     pub(super) tracker: TaskTracker,
     /// One permit per open WebSocket (see [`crate::server::Server::new`]).
     pub(super) conn_slots: Arc<Semaphore>,
+    /// Every live connection, for the shutdown (`live.rs`).
+    pub(super) live: Arc<Live>,
     pub(super) next_conn: AtomicU64,
 }
 
@@ -93,6 +122,7 @@ pub struct ConnEnv {
 pub struct ConnParts {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
+    pub penalties: Arc<Penalties>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
     /// WebSockets open at once.
@@ -101,7 +131,7 @@ pub struct ConnParts {
 
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
-        let ConnParts { daily, joins, shutdown, tracker, websockets } = parts;
+        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets } = parts;
         let room_env = RoomEnv::new(cfg, daily.clone(), tracker.clone(), shutdown.clone());
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
@@ -112,10 +142,12 @@ impl ConnEnv {
             joins,
             room_slots: PerAddress::new(cfg.max_rooms_per_address),
             session_slots: PerAddress::new(cfg.max_sessions_per_address),
+            penalties,
             daily,
             shutdown,
             tracker,
             conn_slots: Arc::new(Semaphore::new(websockets)),
+            live: Arc::default(),
             next_conn: AtomicU64::new(1),
         })
     }
@@ -133,5 +165,11 @@ impl ConnEnv {
     /// Sessions alive now (connected or waiting for a resume).
     pub fn session_count(&self) -> usize {
         self.sessions.len()
+    }
+
+    /// Shutdown: every connection, and every one that comes after, is sent
+    /// `server_shutdown` and closed with 1001.
+    pub fn shut_down(&self) {
+        self.live.shut_down();
     }
 }

@@ -11,9 +11,9 @@ use tokio::time::{sleep, Instant};
 use tracing::Instrument;
 
 use super::Conn;
-use crate::outbox::close;
 use crate::room::RoomCmd;
 use crate::sessions::Session;
+use mazerace_protocol::close;
 
 /// Where the connection's session is.
 pub(super) enum Lobby {
@@ -69,13 +69,8 @@ impl Conn {
             },
             ClientMsg::Ready { ready } => self.forward(&s, RoomCmd::Ready { id, ready }).await,
             ClientMsg::Start {} => self.forward(&s, RoomCmd::Start { id }).await,
-            ClientMsg::Move { dir, seq } => {
-                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Move(dir), at: Instant::now() })
-                    .await
-            }
-            ClientMsg::Rewind { seq } => {
-                self.forward(&s, RoomCmd::Act { id, seq, action: Action::Rewind, at: Instant::now() }).await
-            }
+            ClientMsg::Move { dir, seq } => self.act(&s, seq, Action::Move(dir)).await,
+            ClientMsg::Rewind { seq } => self.act(&s, seq, Action::Rewind).await,
             ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {
                 let (seed, match_seed) = (self.env.ids.seed(), self.env.ids.seed());
@@ -203,6 +198,20 @@ impl Conn {
         tracing::info!(name = %name, "renamed");
         s.set_name(name);
         true
+    }
+
+    /// A move or rewind, timed from now, to the player's room. The hot path:
+    /// the transport calls it directly, without [`Conn::dispatch`].
+    pub(super) async fn act(&mut self, s: &Session, seq: u32, action: Action) {
+        self.forward(s, RoomCmd::Act { id: s.id, seq, action, at: Instant::now() }).await
+    }
+
+    /// The player's session, once they said hello.
+    pub(super) fn session(&self) -> Option<&Arc<Session>> {
+        match &self.lobby {
+            Lobby::Ready(s) => Some(s),
+            Lobby::AwaitingHello => None,
+        }
     }
 
     async fn forward(&mut self, s: &Session, cmd: RoomCmd) {

@@ -1,53 +1,88 @@
-//! One WebSocket connection, as transport: a task that reads frames, keeps
-//! the deadlines (`deadlines.rs`) and the flood gate, and hands each message
-//! to the lobby service (`lobby.rs`: `hello`, the session and the room
-//! commands; `requests.rs`: creating and joining rooms, leaderboards).
-//! Writes go through the connection's [`Outbox`] and its writer task; all
-//! a connection reaches of the server is its [`ConnEnv`] (`env.rs`).
+//! One WebSocket connection, as transport: one task reads and writes the
+//! socket (`socket.rs`), keeps the deadlines (`deadlines.rs`) and the flood
+//! gate, and hands each message to the lobby service (`lobby.rs`: `hello`,
+//! the session and the room commands; `requests.rs`: creating and joining
+//! rooms, leaderboards). What others send the player goes through the
+//! connection's [`Outbox`], which wakes this task; all a connection reaches
+//! of the server is its [`ConnEnv`] (`env.rs`).
 //!
 //! Recoverable mistakes (bad JSON, a message out of place) are answered with
 //! an `error` and the connection goes on; fatal ones close it with a code
-//! and a reason (PROTOCOL.md, "Close codes"). Nothing a client sends can
-//! make this task panic or disturb another connection.
+//! and a reason (PROTOCOL.md, "Close codes"). A connection closed for a
+//! violation (a flood, a bad frame) is not read again, and its address
+//! waits before its next upgrade (`edge/penalty.rs`). How the peer left is
+//! counted as what happened: a close frame, a FIN without one, a reset
+//! ([`crate::metrics::peer_left`]). Nothing a client sends can make this
+//! task panic or disturb another connection.
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, WebSocket};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::StreamExt;
+use futures_util::future::Either;
+use hyper::upgrade::{OnUpgrade, Upgraded};
+use hyper_util::rt::TokioIo;
+use mazerace_protocol::close;
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, ServerMsg};
-use tokio::time::{sleep_until, timeout, Instant};
-use tokio_util::task::task_tracker::TaskTrackerToken;
+use mazerace_protocol::Action;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::WebSocketStream;
 use tracing::Instrument;
 
-use crate::limits::TokenBucket;
-use crate::outbox::{close, run_writer, Outbox};
+use crate::edge::limits::TokenBucket;
+use crate::edge::SockCtl;
+use crate::outbox::Outbox;
 
 mod deadlines;
 mod env;
 mod leagues;
+mod live;
 mod lobby;
 mod requests;
+mod serve;
+mod socket;
 
-use deadlines::{Deadlines, Due};
 pub use env::{ConnEnv, ConnLimits, ConnParts};
 use lobby::Lobby;
+use socket::{Finish, Socket};
+
+/// A player's WebSocket, on the socket hyper upgraded.
+pub type Ws = WebSocketStream<TokioIo<Upgraded>>;
+
+/// The connection's task from the `/ws` handshake on: once hyper has
+/// written the 101 and handed the socket over, the WebSocket on it, then
+/// [`run`]. A plain fn around an `async move` block: an `async fn` stores
+/// its arguments twice in its future (rust-lang/rust#62958), and this one
+/// lives as long as the player.
+// Not an `async fn`, on purpose (see above).
+#[allow(clippy::manual_async_fn)]
+pub fn upgraded(
+    env: Arc<ConnEnv>,
+    upgrade: OnUpgrade,
+    sock: SockCtl,
+    peer: SocketAddr,
+) -> impl Future<Output = ()> {
+    async move {
+        let io = match upgrade.await {
+            Ok(io) => io,
+            Err(e) => return tracing::debug!(%peer, error = %e, "websocket upgrade failed"),
+        };
+        // A player now: no longer evicted, counted as a WebSocket.
+        sock.upgraded();
+        let config = env.limits.websocket();
+        let ws = WebSocketStream::from_raw_socket(TokioIo::new(io), Role::Server, Some(config)).await;
+        run(env, ws, Some(sock), peer).await;
+    }
+}
 
 /// Runs one upgraded socket to its end. Every byte of the returned future
-/// is paid per connected player, hence two choices: the socket comes already
-/// split, and this is a plain fn rather than an `async fn` wrapping
-/// `run_inner`. An async fn keeps its arguments for its whole life, so
-/// either way the future would carry a dead copy of the socket or of its
-/// halves.
-pub fn run(
-    env: Arc<ConnEnv>,
-    (sink, stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
-    peer: SocketAddr,
-    alive: TaskTrackerToken,
-) -> impl Future<Output = ()> {
+/// is paid per connected player, hence a plain fn that builds the socket
+/// and the connection before any future exists: an `async fn` keeps its
+/// arguments for its whole life, so the future would carry a dead copy of
+/// the WebSocket beside the one in use.
+pub fn run(env: Arc<ConnEnv>, ws: Ws, sock: Option<SockCtl>, peer: SocketAddr) -> impl Future<Output = ()> {
     let id = env.next_conn.fetch_add(1, Ordering::Relaxed);
     let span = tracing::info_span!(
         "conn",
@@ -58,7 +93,37 @@ pub fn run(
         // line grew by one `room=` per join). Events name their room.
         player = tracing::field::Empty
     );
-    run_inner(env, sink, stream, peer, id, alive).instrument(span)
+    // A reference, not a copy: the config would cost every connection its size.
+    let cfg = &env.limits;
+    let outbox = Outbox::new(cfg.outbox_capacity, id, sock);
+    let socket = Socket::new(ws, outbox.clone());
+    let Ok(slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
+        // Boxed: rare, and its future would size every connection's.
+        return Either::Left(Box::pin(refuse_full(socket, outbox, cfg.close_linger).instrument(span)));
+    };
+    let conn = Conn {
+        env: Arc::clone(&env),
+        id,
+        ip: peer.ip(),
+        outbox,
+        lobby: Lobby::AwaitingHello,
+        msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
+        strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
+        rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
+        leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
+    };
+    Either::Right(run_inner(conn, socket, slot).instrument(span))
+}
+
+/// Past `max_connections`: `server_full`, then 1013.
+async fn refuse_full(socket: Socket, outbox: Outbox, linger: std::time::Duration) {
+    tracing::warn!("connection refused: server full");
+    outbox.send_msg(&ServerMsg::Error {
+        code: ErrorCode::ServerFull,
+        message: "the server is full; try again later".into(),
+    });
+    outbox.close(close::TRY_LATER, "server full");
+    socket.finish(Finish::Polite, linger).await;
 }
 
 #[derive(PartialEq, Eq)]
@@ -91,197 +156,36 @@ struct Conn {
     leagues: TokenBucket,
 }
 
-async fn run_inner(
-    env: Arc<ConnEnv>,
-    sink: SplitSink<WebSocket, Message>,
-    mut stream: SplitStream<WebSocket>,
-    peer: SocketAddr,
-    id: u64,
-    // Held to the end: shutdown waits for every connection's task.
-    _alive: TaskTrackerToken,
-) {
-    // A reference, not a copy: the config would cost every connection its size.
-    let cfg = &env.limits;
-    let outbox = Outbox::new(cfg.outbox_capacity, id);
-    let mut writer = tokio::spawn(run_writer(outbox.clone(), sink, cfg.close_linger).in_current_span());
-    let mut writer_done = false;
-
-    let Ok(_slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
-        tracing::warn!("connection refused: server full");
-        outbox.send_msg(&ServerMsg::Error {
-            code: ErrorCode::ServerFull,
-            message: "the server is full; try again later".into(),
-        });
-        outbox.close(close::TRY_LATER, "server full");
-        let _ = timeout(cfg.close_linger, &mut writer).await;
-        writer.abort();
-        return;
-    };
-    tracing::debug!("connected");
-
-    let mut conn = Conn {
-        env: Arc::clone(&env),
-        id,
-        ip: peer.ip(),
-        outbox: outbox.clone(),
-        lobby: Lobby::AwaitingHello,
-        msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
-        strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
-        rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
-        leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
-    };
-    let mut deadlines = Deadlines::new(Instant::now(), cfg);
-    let timer = sleep_until(deadlines.next(cfg, false));
-    tokio::pin!(timer);
-    // A child of the server-wide token, waited on by one future made once:
-    // polling `cancelled()` takes the token's lock, and a child's lock is
-    // this connection's alone (the server-wide one would be taken by every
-    // connection on every message). A fresh future per message would also
-    // join and leave the waiter list each time.
-    let shutdown_token = env.shutdown.child_token();
-    let shutdown = shutdown_token.cancelled();
-    tokio::pin!(shutdown);
-    let mut peer_closed = false;
-
-    loop {
-        tokio::select! {
-            biased;
-            () = &mut shutdown => {
-                outbox.send_msg(&ServerMsg::ServerShutdown);
-                outbox.close(close::GOING_AWAY, "server shutting down");
-                break;
+/// The connection's life once admitted. A plain fn around an `async move`
+/// block, not an `async fn`: an async fn's arguments are stored twice in
+/// its future (rust-lang/rust#62958), here the connection and its socket.
+#[allow(clippy::manual_async_fn)]
+fn run_inner(
+    mut conn: Conn,
+    mut socket: Socket,
+    // Held to the end: a place among `max_connections`.
+    slot: OwnedSemaphorePermit,
+) -> impl Future<Output = ()> {
+    async move {
+        // Shutdown reaches the connection through its outbox, from now on.
+        let _held = (slot, conn.env.live.join(&conn.outbox));
+        tracing::debug!("connected");
+        let finish = conn.serve(&mut socket).await;
+        // Once per connection, and the largest states of the future: boxed,
+        // so that an idle player's task does not carry room for them.
+        Box::pin(conn.detach()).await;
+        if matches!(finish, Finish::Violation) {
+            // Not read again, reset when dropped (nothing lingers for it),
+            // and its address waits before its next upgrade.
+            if let Some(sock) = conn.outbox.socket() {
+                sock.reset_on_close();
             }
-            _ = &mut writer => {
-                // The socket failed, or the outbox was aborted (too slow, taken over).
-                writer_done = true;
-                if let Some(code) = outbox.close_code() {
-                    tracing::info!(code, "connection closed by the server");
-                }
-                break;
-            }
-            frame = stream.next() => {
-                deadlines.last_frame = Instant::now();
-                match frame {
-                    None => { peer_closed = true; break; }
-                    Some(Err(e)) => {
-                        match ReadFailure::of(&e) {
-                            ReadFailure::TooBig => {
-                                tracing::info!("message over the size limit: closing with 1009");
-                                let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                                outbox.close(close::TOO_BIG, reason);
-                            }
-                            // RFC 6455 7.4.1: a protocol violation is 1002,
-                            // a text frame that is not UTF-8 is 1007.
-                            ReadFailure::Protocol => {
-                                tracing::info!(error = %e, "protocol violation: closing with 1002");
-                                outbox.close(close::PROTOCOL_ERROR, "protocol violation");
-                            }
-                            ReadFailure::NotUtf8 => {
-                                tracing::info!("text frame not UTF-8: closing with 1007");
-                                outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
-                            }
-                            ReadFailure::Gone => {
-                                tracing::debug!(error = %e, "read failed");
-                                peer_closed = true;
-                            }
-                        }
-                        break;
-                    }
-                    Some(Ok(Message::Text(text))) => {
-                        if conn.on_text(text.as_str()).await == Flow::Stop {
-                            break;
-                        }
-                    }
-                    Some(Ok(Message::Binary(_))) => match conn.admit() {
-                        Gate::Stop => break,
-                        Gate::Refuse => {}
-                        Gate::Pass => {
-                            conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
-                        }
-                    },
-                    Some(Ok(Message::Close(_))) => { peer_closed = true; break; }
-                    // Pings are answered by tungstenite; pongs prove
-                    // liveness. Both count against the message rate: a
-                    // flood of pings is a flood (each one costs a pong).
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
-                        if conn.admit() == Gate::Stop {
-                            break;
-                        }
-                    }
-                }
-            }
-            () = &mut timer => {
-                let said_hello = conn.lobby.said_hello();
-                match deadlines.due(Instant::now(), cfg, said_hello) {
-                    Due::Hello => {
-                        tracing::info!("no hello in time: closing with 4000");
-                        outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
-                        break;
-                    }
-                    Due::Idle => {
-                        tracing::info!("silent peer: closing with 4001");
-                        outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
-                        break;
-                    }
-                    Due::Ping => outbox.ping(),
-                    Due::Nothing => {}
-                }
-                timer.as_mut().reset(deadlines.next(cfg, said_hello));
-            }
+            conn.env.penalties.violation(conn.ip);
         }
-    }
-
-    conn.detach().await;
-
-    // Close politely: let the writer send what is queued and the close frame,
-    // then read until the client's close reply (dropping a socket with
-    // unread input would reset it and could lose our close frame).
-    if !writer_done {
-        if !outbox.is_closing() {
-            outbox.close(close::NORMAL, "");
-        }
-        let _ = timeout(cfg.close_linger, async {
-            let _ = (&mut writer).await;
-            if !peer_closed {
-                while let Some(Ok(m)) = stream.next().await {
-                    if matches!(m, Message::Close(_)) {
-                        break;
-                    }
-                }
-            }
-        })
-        .await;
-        writer.abort();
-    }
-    tracing::debug!("disconnected");
-}
-
-/// What a failed read means for the close.
-enum ReadFailure {
-    /// A message or frame over the size limit.
-    TooBig,
-    /// A frame RFC 6455 forbids (unmasked, reserved bits or opcode, ...).
-    Protocol,
-    /// A text frame whose payload is not UTF-8.
-    NotUtf8,
-    /// The socket itself failed or ended: nobody to tell.
-    Gone,
-}
-
-impl ReadFailure {
-    fn of(e: &axum::Error) -> ReadFailure {
-        use tokio_tungstenite::tungstenite::Error as WsError;
-        let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
-        while let Some(err) = src {
-            match err.downcast_ref::<WsError>() {
-                Some(WsError::Capacity(_)) => return ReadFailure::TooBig,
-                Some(WsError::Protocol(_)) => return ReadFailure::Protocol,
-                Some(WsError::Utf8(_)) => return ReadFailure::NotUtf8,
-                Some(_) => return ReadFailure::Gone,
-                None => src = err.source(),
-            }
-        }
-        ReadFailure::Gone
+        let linger = conn.env.limits.close_linger;
+        drop(conn);
+        Box::pin(socket.finish(finish, linger)).await;
+        tracing::debug!("disconnected");
     }
 }
 
@@ -325,12 +229,44 @@ impl Conn {
             Gate::Refuse => return Flow::Go,
             Gate::Stop => return Flow::Stop,
         }
-        match ClientMsg::decode(text) {
-            Ok(msg) => self.dispatch(msg).await,
+        let msg = match ClientMsg::decode(text) {
+            Ok(msg) => msg,
             Err(e) => {
                 self.error(e.code, clip(e.message, 200));
+                return Flow::Go;
             }
+        };
+        // The hot path inline: a player's move or rewind straight to the room.
+        let act = match (&msg, self.session()) {
+            (ClientMsg::Move { dir, seq }, Some(s)) => Some((Arc::clone(s), *seq, Action::Move(*dir))),
+            (ClientMsg::Rewind { seq }, Some(s)) => Some((Arc::clone(s), *seq, Action::Rewind)),
+            _ => None,
+        };
+        match act {
+            Some((s, seq, action)) => {
+                drop(msg);
+                self.act(&s, seq, action).await;
+            }
+            // Everything else is rare next to moves, so it runs boxed: its
+            // future would otherwise size every connection's task.
+            None => Box::pin(self.dispatch(msg)).await,
         }
         Flow::Go
     }
+}
+
+/// Every connected player's task holds this future: its size is memory per
+/// player. Before one task owned the socket it was 1,664 bytes plus a
+/// writer task (768) and the split socket's lock (400); the first single
+/// task was 2,896 (a dead copy of the WebSocket, the close and the lobby's
+/// futures inline).
+#[cfg(test)]
+#[test]
+fn the_connection_future_stays_small() {
+    fn future_size<A, B, C, D, F: Future>(_: fn(A, B, C, D) -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+    let size = future_size(upgraded);
+    eprintln!("the connection task's future: {size} bytes");
+    assert!(size <= 2048, "the connection's future is {size} bytes");
 }

@@ -69,7 +69,7 @@ impl Conn {
             match timeout(STORE_WAIT, today).await {
                 Ok(Ok(mut b)) => {
                     let seed = b.seed;
-                    b.address = crate::address::AddressKey::of(self.ip).label();
+                    b.address = crate::edge::address::AddressKey::of(self.ip).label();
                     daily_board = Some(b);
                     seed
                 }

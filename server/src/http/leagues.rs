@@ -5,11 +5,11 @@
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -22,6 +22,7 @@ use mazerace_protocol::{Game, Size};
 use super::HttpEnv;
 use super::{api_error, bearer};
 use crate::daily::{daily_error_kind, DailyError, DailyErrorKind, LeagueOp};
+use crate::edge::ClientAddr;
 use crate::limits::JoinLimiter;
 
 /// League writes (make, join) over HTTP per source address: a burst of
@@ -128,7 +129,7 @@ fn player_name(raw: &str) -> Result<String, &'static str> {
 async fn create(
     State(env): State<Arc<HttpEnv>>,
     Extension(writes): Extension<Writes>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
     Json(body): Json<CreateBody>,
 ) -> Response {
@@ -146,7 +147,7 @@ async fn create(
 async fn join(
     State(env): State<Arc<HttpEnv>>,
     Extension(writes): Extension<Writes>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     headers: HeaderMap,
     Json(body): Json<JoinBody>,

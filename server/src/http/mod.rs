@@ -10,62 +10,41 @@ mod leagues;
 mod reveal;
 mod rooms;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
-use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Extension, Path, Query, State};
+use axum::extract::{Extension, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use futures_util::StreamExt;
 use serde::Deserialize;
+use tokio_tungstenite::tungstenite::handshake::server::create_response_with_body;
 use tokio_util::task::TaskTracker;
 
 use mazerace_protocol::Game;
 
 use crate::assets;
-use crate::config::{Config, WRITE_BUFFER_BYTES};
 use crate::conn::ConnEnv;
 use crate::daily::{daily_error_kind, BoardQuery, DailyErrorKind, DailyHook, QueryError, Replay};
-use crate::gate::{SockCtl, SOCKET};
-use crate::limits::JoinLimiter;
-use crate::net::Urls;
-use crate::proxy::TrustedProxies;
+use crate::edge::limits::JoinLimiter;
+use crate::edge::net::Urls;
+use crate::edge::penalty::{Penalties, Turn};
+use crate::edge::{ClientAddr, SockCtl};
 
 /// What the HTTP routes are given: the connections' environment (to hand
 /// each upgraded socket over, and for the counts in `/healthz`), the daily
 /// hook, the failed-join limiter the league joins share with the socket's
-/// room joins, the URLs to show, and the upgrade's socket settings.
+/// room joins, the violation penalty the upgrade waits on, and the URLs to
+/// show.
 pub struct HttpEnv {
     pub conn: Arc<ConnEnv>,
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
+    pub penalties: Arc<Penalties>,
     /// Set once the listener is bound.
     pub urls: Arc<OnceLock<Urls>>,
-    pub upgrade: UpgradeLimits,
     /// Counts each socket from its handshake on, so shutdown waits for it.
     pub tracker: TaskTracker,
-}
-
-/// The settings of the upgrade to a WebSocket (see the config fields).
-pub struct UpgradeLimits {
-    pub trusted_proxies: TrustedProxies,
-    pub read_buffer_bytes: usize,
-    pub write_buffer_max: usize,
-    pub max_message_bytes: usize,
-}
-
-impl UpgradeLimits {
-    pub fn new(cfg: &Config) -> Self {
-        UpgradeLimits {
-            trusted_proxies: cfg.trusted_proxies.clone(),
-            read_buffer_bytes: cfg.read_buffer_bytes,
-            write_buffer_max: cfg.write_buffer_max,
-            max_message_bytes: cfg.max_message_bytes,
-        }
-    }
 }
 
 /// Longest text `/api/qr.svg` encodes (a room link is far shorter).
@@ -242,32 +221,40 @@ async fn qr_svg(Query(q): Query<QrQuery>) -> Response {
 
 async fn ws(
     State(env): State<Arc<HttpEnv>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Extension(sock): Extension<SockCtl>,
-    headers: HeaderMap,
-    upgrade: WebSocketUpgrade,
+    mut req: Request,
 ) -> Response {
-    let cfg = &env.upgrade;
-    // The real client behind a trusted load balancer (`--trusted-proxy`).
-    let peer = cfg.trusted_proxies.client_addr(peer, &headers);
-    // Counted from the handshake on, so shutdown waits for this socket even
-    // if it is still being upgraded.
-    let alive = env.tracker.token();
-    let conn = Arc::clone(&env.conn);
-    upgrade
-        // Small: it is paid per connected player (see the config field).
-        .read_buffer_size(cfg.read_buffer_bytes)
-        // Frames gathered before a write (see the constant) ...
-        .write_buffer_size(WRITE_BUFFER_BYTES)
-        // ... and a client that stops reading cannot grow it past this.
-        .max_write_buffer_size(cfg.write_buffer_max)
-        .max_message_size(cfg.max_message_bytes)
-        .max_frame_size(cfg.max_message_bytes)
-        .on_failed_upgrade(|e| tracing::debug!(error = %e, "websocket upgrade failed"))
-        .on_upgrade(move |socket| {
-            // A player now: no longer evicted, counted as a WebSocket; the
-            // outbox finds its socket through SOCKET (see `gate`).
-            sock.upgraded();
-            SOCKET.scope(sock, crate::conn::run(conn, socket.split(), peer, alive))
-        })
+    // The handshake's checks (a GET over HTTP/1.1, `Upgrade: websocket`,
+    // version 13, a key) and its 101, as tungstenite makes them.
+    let answer = match create_response_with_body(&req, axum::body::Body::empty) {
+        Ok(answer) => answer,
+        Err(e) => return api_error(StatusCode::BAD_REQUEST, format!("not a WebSocket upgrade: {e}")),
+    };
+    // An address whose connections broke the rules waits its turn first.
+    match env.penalties.turn(peer.ip()) {
+        Turn::Now => {}
+        Turn::Wait(wait) => {
+            crate::metrics::upgrade_penalised(false);
+            tracing::debug!(%peer, ?wait, "upgrade delayed: this address's connections were closed for violations");
+            tokio::time::sleep(wait).await;
+        }
+        Turn::Refuse(after) => {
+            crate::metrics::upgrade_penalised(true);
+            let retry = after.as_secs().max(1).to_string();
+            let mut r =
+                api_error(StatusCode::TOO_MANY_REQUESTS, "too many connections closed for violations; wait");
+            if let Ok(v) = header::HeaderValue::from_str(&retry) {
+                r.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            return r;
+        }
+    }
+    // The connection's one task, tracked from now (so shutdown waits for it
+    // while it is still being upgraded); it takes the socket once hyper has
+    // written the 101 and handed it over.
+    let upgrade = hyper::upgrade::on(&mut req);
+    drop(req);
+    env.tracker.spawn(crate::conn::upgraded(Arc::clone(&env.conn), upgrade, sock, peer));
+    answer
 }

@@ -5,17 +5,17 @@
 //! such miss costs the address a failed join, as a guessed code does on the
 //! socket.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::{api_error, HttpEnv};
+use crate::edge::ClientAddr;
 
 pub fn routes() -> Router<Arc<HttpEnv>> {
     Router::new().route("/api/rooms/{code}", get(preview))
@@ -31,10 +31,9 @@ const CODE_MAX: usize = 12;
 
 async fn preview(
     State(env): State<Arc<HttpEnv>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     Query(q): Query<KeyQuery>,
-    headers: HeaderMap,
 ) -> Response {
     let code = code.trim().to_ascii_uppercase();
     let room = (code.len() <= CODE_MAX).then(|| env.conn.room(&code)).flatten();
@@ -45,7 +44,7 @@ async fn preview(
             return Json(p).into_response();
         }
     }
-    let ip = env.upgrade.trusted_proxies.client_addr(peer, &headers).ip();
+    let ip = peer.ip();
     if !env.joins.allowed(ip) {
         return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
     }

@@ -13,24 +13,23 @@ use tracing::Instrument;
 
 use super::effects::Effect;
 use super::state::{Input, Room};
-use super::{NewMember, RoomCmd, RoomEnv, RoomSettings};
-use crate::address::Slot;
+use super::{Directory, NewMember, RoomCmd, RoomEnv, RoomSettings};
+use crate::edge::address::Slot;
 use crate::metrics;
 use crate::outbox::{frame, Frame, Outbox};
-use crate::registry::Registry;
 
-/// Where a room comes from: the server's rooms environment, the registry it
-/// leaves when it ends, and its creator's address's place.
+/// Where a room comes from: the server's rooms environment, the directory
+/// it leaves when it ends, and its creator's address's place.
 pub(super) struct Origin {
     pub env: Arc<RoomEnv>,
-    pub registry: Arc<Registry>,
+    pub directory: Arc<dyn Directory>,
     pub slot: Slot,
 }
 
 struct Actor {
     room: Room,
     env: Arc<RoomEnv>,
-    registry: Arc<Registry>,
+    directory: Arc<dyn Directory>,
     /// Given back when the room ends (`max_rooms_per_address`).
     _slot: Slot,
     code: Arc<str>,
@@ -57,7 +56,7 @@ pub(super) fn start(
     rx: mpsc::Receiver<RoomCmd>,
 ) {
     let span = tracing::info_span!("room", room = %code);
-    let Origin { env, registry, slot } = origin;
+    let Origin { env, directory, slot } = origin;
     let tracker = env.tracker.clone();
     tracker.spawn(
         async move {
@@ -67,7 +66,7 @@ pub(super) fn start(
             let actor = Actor {
                 room,
                 env,
-                registry,
+                directory,
                 _slot: slot,
                 code,
                 id,
@@ -125,7 +124,7 @@ impl Actor {
             }
         }
         metrics::room_phase(Some(self.room.phase()), None);
-        self.registry.remove(&self.code, self.id);
+        self.directory.remove(&self.code, self.id);
         tracing::info!("room closed");
     }
 

@@ -49,12 +49,19 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::address::Slot;
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
+use crate::edge::address::Slot;
 use crate::load::Load;
 use crate::outbox::Outbox;
-use crate::registry::Registry;
+
+/// Where rooms are found by code (the registry): told when a room ends, so
+/// that its code no longer leads to it. The room knows the registry only
+/// through this.
+pub trait Directory: Send + Sync {
+    /// Room `id` under `code` has ended.
+    fn remove(&self, code: &str, id: u64);
+}
 
 /// Commands waiting for a room beyond this make their senders wait.
 const INBOX: usize = 256;
@@ -320,11 +327,11 @@ impl RoomEnv {
 }
 
 /// Starts room `id` under `code` with `host` in it and returns its handle;
-/// the room removes itself from `registry` when it ends. `slot` is the
+/// the room removes itself from `directory` when it ends. `slot` is the
 /// room's place among its creator's address's, held until the room ends.
 pub fn spawn(
     env: &Arc<RoomEnv>,
-    registry: &Arc<Registry>,
+    directory: Arc<dyn Directory>,
     code: &str,
     id: u64,
     settings: RoomSettings,
@@ -334,7 +341,7 @@ pub fn spawn(
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
     let key = Arc::clone(&settings.key);
-    let origin = actor::Origin { env: Arc::clone(env), registry: Arc::clone(registry), slot };
+    let origin = actor::Origin { env: Arc::clone(env), directory, slot };
     actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
     RoomHandle { code, id, key, tx }
 }

@@ -71,6 +71,14 @@ pub fn prepare(max_connections: usize) -> FileLimit {
     lim
 }
 
+/// The soft open-file limit now, if the platform tells.
+pub fn file_limit() -> Option<u64> {
+    match rlimit::getrlimit(rlimit::Resource::NOFILE) {
+        Ok((soft, _)) if soft != rlimit::INFINITY => Some(soft),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,11 @@
-//! Who the client really is behind a load balancer (issue 14): the
-//! `--trusted-proxy` list (addresses or CIDRs) and [`TrustedProxies::client_ip`],
-//! which believes `X-Forwarded-For` / `X-Real-IP` only when the TCP peer is
-//! one of those proxies. Everything per address (the join limiter, rooms and
-//! sessions per address, the logs) uses the address this gives.
+//! Who the client really is behind a load balancer: the `--trusted-proxy`
+//! list (addresses or CIDRs) and [`TrustedProxies::client_ip`], which
+//! believes `X-Forwarded-For` / `X-Real-IP` only when the TCP peer is one of
+//! those proxies. The accept loop asks it once per request and hands every
+//! route the answer as a [`ClientAddr`]; everything per address (the
+//! failed-join and league budgets, rooms and sessions per address, the
+//! violation penalty, the logs) uses that one address, on every route.
+//! (Only the socket cap at accept counts TCP peers: it is about sockets.)
 //!
 //! `X-Forwarded-For` is read from the right: each proxy appends the address
 //! it saw, so the rightmost entry that is not itself a trusted proxy is the
@@ -12,7 +15,39 @@
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 
-use axum::http::HeaderMap;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+
+/// The address a request is from, as decided by [`TrustedProxies::client_addr`]
+/// in the accept loop (an extension of every request). Routes take this,
+/// never the TCP peer, so they cannot disagree about who asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddr(pub SocketAddr);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = StatusCode;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, StatusCode> {
+        // Always there for requests from the accept loop; a router served
+        // some other way has no client address to give.
+        parts.extensions.get::<ClientAddr>().copied().ok_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+}
+
+/// One address out of a forwarding header's entry: `1.2.3.4`, `2001:db8::1`,
+/// or either with a port (`1.2.3.4:5555`, `[2001:db8::1]:5555`), which some
+/// proxies append; `[2001:db8::1]` without one too.
+fn parse_hop(hop: &str) -> Option<IpAddr> {
+    let hop = hop.trim();
+    if let Ok(ip) = hop.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(addr) = hop.parse::<SocketAddr>() {
+        return Some(addr.ip());
+    }
+    hop.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+}
 
 /// One trusted network: an address and a prefix length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,16 +147,16 @@ impl TrustedProxies {
             // of it cannot be trusted), and so does the list running out.
             let mut last_proxy = None;
             for hop in hops {
-                match hop.trim().parse::<IpAddr>() {
-                    Ok(ip) if !self.trusts(ip) => return canonical(ip),
-                    Ok(ip) => last_proxy = Some(canonical(ip)),
-                    Err(_) => break,
+                match parse_hop(hop) {
+                    Some(ip) if !self.trusts(ip) => return canonical(ip),
+                    Some(ip) => last_proxy = Some(canonical(ip)),
+                    None => break,
                 }
             }
             return last_proxy.unwrap_or(peer);
         }
         let real = headers.get("x-real-ip").and_then(|v| v.to_str().ok());
-        real.and_then(|r| r.trim().parse::<IpAddr>().ok()).map_or(peer, canonical)
+        real.and_then(parse_hop).map_or(peer, canonical)
     }
 
     /// [`Self::client_ip`] with the peer's port kept (for the logs).
@@ -185,6 +220,28 @@ mod tests {
         // Every hop a proxy: the leftmost one.
         let h = headers(&[("x-forwarded-for", "10.0.0.9, 10.0.0.5")]);
         assert_eq!(t.client_ip(ip("127.0.0.1"), &h), ip("10.0.0.9"));
+    }
+
+    /// Some proxies append the client's port (`1.2.3.4:5555`); the address
+    /// is read, not the proxy's put in its place.
+    #[test]
+    fn hops_with_a_port_give_their_address() {
+        let t: TrustedProxies = "127.0.0.1".parse().unwrap();
+        for (hop, want) in [
+            ("1.2.3.4:5555", "1.2.3.4"),
+            ("[2001:db8::7]:443", "2001:db8::7"),
+            ("[2001:db8::7]", "2001:db8::7"),
+            (" 198.51.100.2:80 ", "198.51.100.2"),
+        ] {
+            let h = headers(&[("x-forwarded-for", hop)]);
+            assert_eq!(t.client_ip(ip("127.0.0.1"), &h), ip(want), "{hop}");
+        }
+        let h = headers(&[("x-real-ip", "192.0.2.9:1234")]);
+        assert_eq!(t.client_ip(ip("127.0.0.1"), &h), ip("192.0.2.9"));
+        for junk in ["1.2.3.4:", "1.2.3.4:99999", "[1.2.3.4]x", "::1]:80"] {
+            let h = headers(&[("x-forwarded-for", junk)]);
+            assert_eq!(t.client_ip(ip("127.0.0.1"), &h), ip("127.0.0.1"), "{junk}");
+        }
     }
 
     #[test]

@@ -14,8 +14,9 @@
 //! - With the reserve full too, the new socket is refused (503).
 //!
 //! A [`SockCtl`] is the handle on a socket that outlives the accept loop:
-//! the HTTP handler marks it upgraded, and the outbox asks for its queued
-//! data to be dropped when it closes a slow client (SO_LINGER 0). It is the
+//! the HTTP handler marks it upgraded and hands it to the connection, whose
+//! outbox asks for the socket's queued data to be dropped when it closes a
+//! slow client or a violator (SO_LINGER 0). It is the
 //! gate and the socket's number, no allocation of its own: every socket's
 //! state lives in the gate's maps. (A small object allocated per socket at
 //! accept and kept for the socket's life measured +1.5 KiB of RSS per idle
@@ -27,7 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::AbortHandle;
 
-use crate::address::AddressKey;
+use super::address::AddressKey;
 use crate::metrics::{self, Refusal};
 
 /// The gate's numbers (see the module header).
@@ -48,7 +49,7 @@ impl GateLimits {
     pub fn new(max_connections: usize, reserve: usize, per_addr: usize, files: Option<u64>) -> GateLimits {
         let mut max_sockets = max_connections.saturating_add(reserve);
         if let Some(files) = files {
-            let usable = files.saturating_sub(crate::fdlimit::RESERVED_FILES);
+            let usable = files.saturating_sub(super::fdlimit::RESERVED_FILES);
             max_sockets = max_sockets.min(usize::try_from(usable).unwrap_or(usize::MAX));
         }
         let max_sockets = max_sockets.max(1);
@@ -211,27 +212,6 @@ impl SockCtl {
     }
 }
 
-tokio::task_local! {
-    /// The socket of the WebSocket connection this task serves (set by the
-    /// `/ws` handler around the connection's future, read by `Outbox::new`),
-    /// so the outbox can reach its socket without the connection code
-    /// passing it along.
-    pub static SOCKET: SockCtl;
-}
-
-/// The socket of the connection this task serves, if any.
-pub fn current_socket() -> Option<SockCtl> {
-    SOCKET.try_with(SockCtl::clone).ok()
-}
-
-/// The soft open-file limit now, if the platform tells.
-pub fn file_limit() -> Option<u64> {
-    match rlimit::getrlimit(rlimit::Resource::NOFILE) {
-        Ok((soft, _)) if soft != rlimit::INFINITY => Some(soft),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,7 +246,7 @@ mod tests {
     #[test]
     fn limits_fit_under_the_file_limit() {
         let l = GateLimits::new(50_000, 64, 0, Some(1024));
-        assert_eq!(l.max_sockets, 1024 - crate::fdlimit::RESERVED_FILES as usize);
+        assert_eq!(l.max_sockets, 1024 - crate::edge::fdlimit::RESERVED_FILES as usize);
         assert_eq!(l.evict_at, l.max_sockets - 64);
         assert_eq!(
             GateLimits::new(10, 4, 0, None),

@@ -5,7 +5,10 @@
 //!   per-address cap) and gets the socket settings (TCP_NODELAY, SO_SNDBUF);
 //! - a request head must be complete within `--head-timeout-secs`, from
 //!   accept and again after each response (hyper's header read timeout),
-//!   and may be at most [`MAX_HEAD_BYTES`];
+//!   may be at most [`MAX_HEAD_BYTES`], and must mean one thing (`strict`:
+//!   one Host, CRLF line ends, a real `Sec-WebSocket-Key`), else 400;
+//! - every request carries its [`ClientAddr`], decided here once by the
+//!   trusted-proxy rule, so every route sees the same client;
 //! - shutdown is bounded: the loop stops at once, open HTTP connections
 //!   finish the response they are writing and are dropped after the grace
 //!   whatever the client does (a half-sent request included);
@@ -33,9 +36,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_service::Service;
 
-use crate::gate::{Admit, Gate, Slot, SockCtl};
+use super::gate::{Admit, Gate, Slot, SockCtl};
+use super::proxy::{ClientAddr, TrustedProxies};
+use super::strict::{self, HeadScan, Scanned};
 use crate::metrics::{self, Refusal};
-use crate::proxy::TrustedProxies;
 
 /// The largest request head accepted (hyper answers 431 past it). A
 /// browser's is well under 8 KiB; hyper's default would let each waiting
@@ -67,8 +71,9 @@ pub async fn serve(
     app: Router,
     gate: Arc<Gate>,
     opts: ServeOpts,
-    // Load balancers (`--trusted-proxy`): not held to the per-address cap.
-    trusted: TrustedProxies,
+    // Load balancers (`--trusted-proxy`): not held to the per-address cap,
+    // and believed about the client they forward.
+    trusted: Arc<TrustedProxies>,
     stop: CancellationToken,
     tracker: TaskTracker,
 ) {
@@ -105,8 +110,9 @@ pub async fn serve(
         };
         configure(&tcp, &opts);
         let (id, ctl) = (slot.id(), slot.ctl().clone());
-        let sock = Sock { tcp, slot };
-        let task = tracker.spawn(serve_one(sock, peer, app.clone(), ctl, opts, stop.clone()));
+        let sock = Sock { tcp, slot, scan: HeadScan::default() };
+        let serve = serve_one(sock, peer, app.clone(), ctl, Arc::clone(&trusted), opts, stop.clone());
+        let task = tracker.spawn(serve);
         // Evicting a socket aborts its task: no token or timer of its own.
         gate.watch(id, task.abort_handle());
     }
@@ -159,16 +165,27 @@ async fn serve_one(
     peer: SocketAddr,
     app: Router,
     ctl: SockCtl,
+    trusted: Arc<TrustedProxies>,
     opts: ServeOpts,
     stop: CancellationToken,
 ) {
     let svc = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
-        // What the handlers read: the peer address (as axum::serve gives
-        // it) and the socket's handle (for the upgrade).
+        let refused = strict::refused(&req);
+        // What the handlers read: the client (the one answer every route
+        // uses), the TCP peer (as axum::serve gives it) and the socket's
+        // handle (for the upgrade).
+        let client = ClientAddr(trusted.client_addr(peer, req.headers()));
+        req.extensions_mut().insert(client);
         req.extensions_mut().insert(ConnectInfo(peer));
         req.extensions_mut().insert(ctl.clone());
         let mut app = app.clone();
-        async move { app.call(req).await }
+        async move {
+            if let Some(why) = refused {
+                tracing::debug!(%peer, why, "request head refused");
+                return Ok(bad_request(why));
+            }
+            app.call(req).await
+        }
     });
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(opts.head_timeout).max_buf_size(MAX_HEAD_BYTES);
@@ -193,11 +210,20 @@ async fn serve_one(
     }
 }
 
-/// An accepted socket: the stream, and its place in the gate, held until
-/// the file is closed (by hyper, or by the WebSocket after an upgrade).
+/// A 400 for a head [`strict`] refuses.
+fn bad_request(why: &'static str) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let close = [(axum::http::header::CONNECTION, "close")];
+    (axum::http::StatusCode::BAD_REQUEST, close, why).into_response()
+}
+
+/// An accepted socket: the stream, its place in the gate, held until the
+/// file is closed (by hyper, or by the WebSocket after an upgrade), and the
+/// bare-LF watch on its request heads ([`HeadScan`]).
 pub struct Sock {
     tcp: TcpStream,
     slot: Slot,
+    scan: HeadScan,
 }
 
 impl Drop for Sock {
@@ -218,12 +244,25 @@ impl AsyncRead for Sock {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.tcp).poll_read(cx, buf)
+        let before = buf.filled().len();
+        std::task::ready!(Pin::new(&mut self.tcp).poll_read(cx, buf))?;
+        let me = &mut *self;
+        if me.scan.read(&buf.filled()[before..]) == Scanned::BareLf {
+            // hyper would take it: answer here, as `refuse` does, and end.
+            let _ = me.tcp.try_write(strict::BAD_REQUEST);
+            tracing::debug!("a request head with a bare LF: refused");
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a bare LF in a request head",
+            )));
+        }
+        Poll::Ready(Ok(()))
     }
 }
 
 impl AsyncWrite for Sock {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.scan.wrote(buf);
         Pin::new(&mut self.tcp).poll_write(cx, buf)
     }
 
@@ -232,6 +271,9 @@ impl AsyncWrite for Sock {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if let Some(first) = bufs.iter().find(|b| !b.is_empty()) {
+            self.scan.wrote(first);
+        }
         Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
     }
 

@@ -33,9 +33,9 @@ const store = makeStore(
 );
 const screens = [home, daily, rival, leagues];
 /**
- * The screens home does not show (lobby, race, results, replay) load when
- * the player first heads for a room or a replay, not with the home page:
- * the page over the wire stays small (README, "Size"). A room's answer takes
+ * The screens home does not show (lobby, race, results, replay, a match's)
+ * load when the player first heads for a room or a replay, not with the home
+ * page: the page over the wire stays small (README, "Size"). A room's answer takes
  * a round trip anyway, and the import starts with the request.
  */
 let roomScreens = null;
@@ -43,13 +43,15 @@ let replayView = null;
 /** The views whose screens load with the room screens. */
 const ROOM_VIEWS = new Set(['lobby', 'play', 'replay']);
 function loadRoomScreens() {
-  roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js'].map((m) => import(m))).then((mods) => {
-    for (const m of mods) m.init(ctx);
-    screens.push(...mods);
-    replayView = mods[3];
-    render();
-    return replayView;
-  });
+  roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js', './matchview.js'].map((m) => import(m))).then(
+    (mods) => {
+      for (const m of mods) m.init(ctx);
+      screens.push(...mods);
+      replayView = mods[3];
+      render();
+      return replayView;
+    },
+  );
   // Not loaded (the network went): the room waits on home, and the next
   // render asks again instead of keeping the failure for the page's life.
   roomScreens.catch(() => {
@@ -132,7 +134,8 @@ function on(id, type, fn) {
 }
 
 const watchRun = (...a) => loadRoomScreens().then((replay) => replay.watchRun(...a));
-const ctx = { s, fx, render, copy, watchRun, on };
+const watchLine = (...a) => loadRoomScreens().then((replay) => replay.watchLine(...a));
+const ctx = { s, fx, render, copy, watchRun, watchLine, on };
 useTransport(Connection);
 // Offline play is loaded only when going offline (README, "Size"): the
 // service worker keeps it cached where there can be one; a plain-HTTP page

@@ -1,4 +1,6 @@
-// The buzz of a blocked move.
+// The buzz of a blocked move (WebAudio, made on the fly: no sound file). The
+// AudioContext is made on first use, always inside a key or tap handler, so
+// the browsers' autoplay rules let it sound.
 
 let ctx = null;
 let last = 0;
@@ -24,6 +26,6 @@ export function buzz() {
     osc.start(t);
     osc.stop(t + 0.16);
   } catch {
-    /* no audio: silence */
+    /* no audio device: silence is fine */
   }
 }

@@ -14,6 +14,17 @@ export const SIZES = {
   ],
 };
 
+/** A match's rounds and boards (PROTOCOL.md, `create_room`'s `match`): the choices on home and in the lobby. */
+export const MATCH_ROUNDS = [3, 5, 10];
+export const PLANS = [
+  ['same', 'The same game and size'],
+  ['alternate', 'Ghost and Maze in turn'],
+  ['harder', 'Getting harder, small to large'],
+];
+export const planLabel = (plan) => (PLANS.find(([k]) => k === plan) || [null, String(plan)])[1];
+/** `room.match` in words: "Match of 3 rounds". */
+export const matchLabel = (m) => (m ? `Match of ${m.rounds} rounds` : 'One race');
+
 /** JSON's arrays, else none. */
 export const list = (x) => (Array.isArray(x) ? x : []);
 export const gameLabel = (g) => GAMES[g] || String(g);
@@ -103,10 +114,13 @@ export function nameProblem(name, max = NAME_MAX) {
   return '';
 }
 
-/** Code points, not UTF-16 units, as the server counts. */
+/** Code points, not UTF-16 units, as the server counts (Rust's chars()): an emoji is one, not two. */
 export const nameLength = (s) => [...String(s)].length;
 
-/** Cuts a name to `max` code points from just before the caret (what was just typed). */
+/**
+ * Cuts a name to `max` code points from just before the caret (what was just
+ * typed or pasted), as maxlength would but never half a surrogate pair.
+ */
 export function clipName(value, caret = value.length, max = NAME_MAX) {
   const before = [...value.slice(0, caret)];
   const after = [...value.slice(caret)];

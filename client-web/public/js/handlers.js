@@ -7,6 +7,7 @@ import { Predictor } from './predict.js';
 import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague, tryAgain } from './actions.js';
 import * as F from './format.js';
+import { MATCH_HANDLERS, onRoom } from './matches.js';
 
 /** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
@@ -77,7 +78,9 @@ export const HANDLERS = {
 
   countdown(s, m, fx) {
     if (s.race.live || s.race.results) clearRace(s);
+    s.match.intermission = null;
     s.race.countdown = m.seconds;
+    // The board to study: everyone sees it for the same seconds before the start.
     const board = readBoard(m.board);
     if (board) s.race.board = board;
     showRoom(s, 'play');
@@ -114,13 +117,13 @@ export const HANDLERS = {
   },
 
   results(s, m, fx) {
-    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now());
+    if (s.race.doneMs == null && s.race.live) s.race.doneMs = elapsed(s, fx.now()); // the clock stops where it was
     s.race.results = m;
     s.race.countdown = 0;
     s.race.live = false;
-    s.outbox.queue.length = 0;
+    s.outbox.queue.length = 0; // moves meant for a race that is over
     s.game.confirm = null;
-    hint(s, '', false);
+    hint(s, '', false); // nothing stale from the race stays under the results
     showRoom(s, 'play');
     if (s.room && (m.rankings || []).some((r) => r.player_id === s.me.id && r.status === 'finished')) s.ranHere = s.room.code;
     if (s.againNext) {
@@ -160,7 +163,11 @@ export const HANDLERS = {
       });
     }
     s.others.progress.clear();
-    for (const p of snap.players || []) s.others.progress.set(p.id, p);
+    for (const p of snap.players || []) {
+      s.others.progress.set(p.id, p);
+      // Left the room since the start (no `room` lists them): still in the race, marked left.
+      if (p.status === 'left' && p.id !== s.me.id && !member(s, p.id)) s.race.gone.set(p.id, goneRacer(s, p));
+    }
     if (phase === 'lobby') {
       clearRace(s);
       showRoom(s, 'lobby');
@@ -273,6 +280,8 @@ export const HANDLERS = {
   server_shutdown(s, m, fx) {
     fx.toast('The server is restarting. Reconnecting…');
   },
+
+  ...MATCH_HANDLERS,
 };
 
 export function readLimits(l) {
@@ -292,6 +301,7 @@ function setRoom(s, info, fx) {
     s.others.colours.clear();
   }
   if (prev && prev.code === info.code) sayWhoLeft(s, prev, info, fx);
+  onRoom(s, info);
   const me = member(s);
   if (me) s.me.name = me.name; // the server's word on my name
   if (info.daily) dailyRanked(s, info, fx);
@@ -310,6 +320,13 @@ function sayWhoLeft(s, prev, info, fx) {
     fx.toast(`${p.name} left${raceOn ? ' the race' : ' the room'}.`);
     fx.announce(`${p.name} left.`);
   }
+}
+
+/** A racer who left, as the racer list shows them: the snapshot's name, else the match table's. */
+function goneRacer(s, p) {
+  const line = F.list(s.room && s.room.standings && s.room.standings.lines).find((l) => l.player_id === p.id);
+  const name = typeof p.name === 'string' ? p.name : line ? line.name : `Player ${p.id}`;
+  return { id: p.id, name, ready: false, spectator: false, connected: true };
 }
 
 /** room.ranked, else from the result kept here. */

@@ -8,6 +8,15 @@ import { joinInvite } from './leagues.js';
 import * as F from './format.js';
 
 let ctx = null;
+
+/** The choice of one race or a match (`create_room`'s and `set_match`'s `match`), here and in the lobby. */
+export function fillMatchChoice(rounds, plan) {
+  rounds.replaceChildren(
+    el('option', { value: '', text: 'One race' }),
+    ...F.MATCH_ROUNDS.map((n) => el('option', { value: String(n), text: `A match of ${n} rounds` })),
+  );
+  plan.replaceChildren(...F.PLANS.map(([value, text]) => el('option', { value, text })));
+}
 let lastBest = '';
 
 export function init(c) {
@@ -15,13 +24,21 @@ export function init(c) {
   const { s, fx } = c;
   const name = () => $('name').value;
   const send = (msg) => (request(s, fx, msg, name()), c.render());
-  const makeMsg = () => ({ type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value });
+  const makeMsg = () => {
+    const m = { type: 'create_room', game: gameChosen(), size: $('size').value, rank_by: $('rankby').value };
+    const rounds = Number($('rounds').value);
+    if (rounds) m.match = { rounds, plan: $('plan').value };
+    return m;
+  };
+  fillMatchChoice($('rounds'), $('plan'));
+  c.on('rounds', 'change', () => ($('plan').hidden = $('plan-l').hidden = !$('rounds').value));
   for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes());
   c.on('size', 'change', () => {});
   c.on('make', 'submit', () => send(makeMsg()));
   const practice = () => {
     const m = makeMsg();
     delete m.rank_by;
+    delete m.match; // practice is one race alone
     s.soloNext = true;
     send(m);
   };

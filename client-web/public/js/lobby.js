@@ -26,6 +26,7 @@ export function render(s) {
       F.sizeLabel(r.game, r.size),
       `Ranked by ${r.rank_by === 'steps' ? 'steps' : 'time'}`,
       ...(r.daily ? ['Daily'] : []),
+      ...(r.match ? [F.matchLabel(r.match)] : []),
     ]),
   );
   const url = `${siteUrl(s)}${F.roomPath(r.code, r.key)}`;

@@ -1,4 +1,7 @@
 // The WebSocket to /ws: hello first, backoff reconnect, ping (README, "How it plays").
+// It knows nothing of rooms or rules (handlers.js reacts to the messages), and
+// it is a seam: app.js talks to any class with this shape (connect, restart,
+// close, send, open, active), so the offline stand-in can be swapped in.
 
 /** Before attempt `n` (from 0): 0.5 s doubling to 10 s, with jitter. */
 export function backoff(n, rand = Math.random) {
@@ -41,6 +44,7 @@ export class Connection {
       ws.send(JSON.stringify(this.hello()));
       this.onState('open');
       clearInterval(this.pinger);
+      // A quiet player (studying the board) must not be taken for a dead connection.
       this.pinger = setInterval(() => this.send({ type: 'ping' }), 15000);
     };
     ws.onmessage = (e) => {

@@ -1,4 +1,8 @@
 // Prediction: moves applied at once, reconciled with move_result by seq (pure).
+// `base` holds only what the server has confirmed; the game shown is base plus
+// the actions still in flight. An answer that disagrees with the prediction
+// wins: base is rebuilt from the server's view and the actions in flight are
+// replayed on top, so a refused move snaps back and nothing else is lost.
 
 import { newGame, apply, view, fromView } from './rules.js';
 
@@ -55,6 +59,7 @@ export class Predictor {
     return { agreed, snapBack: !agreed && !msg.ok, corrected };
   }
 
+  /** A resume's snapshot: nothing is in flight any more. */
   reset(v, recording) {
     this.base = fromView(this.board, v, recording);
     this.pending = [];

@@ -114,7 +114,8 @@ function renderHud(s, now) {
   if (!b || (!s.race.live && !s.race.results)) {
     pills3('', '', '');
     pill('hud-time', s.race.countdown ? 'Get ready' : '');
-    setHint(s.room ? `${F.label(s.room.game, s.room.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
+    const on = b && b.size ? b : s.room; // a match's round may be on another game or size
+    setHint(s.room ? `${F.label(on.game, on.size, ' · ')}${b ? ': study the board' : ''}` : '', false);
     $('where').textContent = '';
     return;
   }

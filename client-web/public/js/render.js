@@ -271,6 +271,7 @@ function label(ctx, text, x, y, size, colour, width) {
   ctx.textBaseline = 'bottom';
   ctx.lineWidth = 3;
   ctx.strokeStyle = 'rgba(255,255,255,0.9)';
+  // Canvas text is never parsed as HTML: a name with markup draws as typed.
   ctx.strokeText(text, x, y);
   ctx.fillStyle = colour === PALETTE.plate ? '#6b5d00' : shade(colour);
   ctx.fillText(text, x, y);

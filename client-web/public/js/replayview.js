@@ -44,6 +44,39 @@ export async function watchRun(id, known = null) {
   if (mine !== S.replay.opened) return;
   const board = res && res.ok && body ? readBoard(body.board) : null;
   if (!board) return refused(res, body);
+  showRun(board, body);
+}
+
+/**
+ * A match round's best line (`match_over`'s round: its game, size, seed),
+ * built in the page as offline play builds boards (js/offline/): the board
+ * and the optimal line the server would reveal, played back on this screen.
+ * The rounds' own runs are not kept by the server, so the best line is what
+ * a round can show.
+ */
+export async function watchLine(round) {
+  closeReplay();
+  const mine = ++S.replay.opened;
+  if (S.view !== 'replay') S.back = S.view;
+  S.view = 'replay';
+  ctx.render();
+  $('replay').classList.remove('blocked');
+  $('rp-play').hidden = true;
+  $('rp-msg').hidden = true;
+  const known = { kind: `Match round ${round.round} · the best line`, name: 'The best possible line', game: round.game, size: round.size };
+  head(known);
+  $('rp-note').textContent = 'Building the board…';
+  $('rp-note').className = 'note';
+  const built = await import('./offline/board.js').then((b) => b.buildBoard(round.size, round.seed)).catch(() => null);
+  if (mine !== S.replay.opened) return;
+  const board = built && readBoard(built.board);
+  if (!board) return refused(null, { error: 'This round’s board could not be built in this page.' });
+  const actions = built.answer.solution;
+  const steps = built.best;
+  showRun(board, { ...known, actions, board: built.board, state: 'finished', steps, time_ms: null });
+}
+
+function showRun(board, body) {
   const { frames, refused: bad } = replayFrames(board, body.actions);
   S.replay.run = {
     run: body,
@@ -88,7 +121,7 @@ const { unit } = F;
 
 function head(run) {
   const u = unit(run.game);
-  $('rp-kind').textContent = run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay';
+  $('rp-kind').textContent = run.kind || (run.date ? `Daily replay · ${run.date} (UTC)` : 'Daily replay');
   $('rp-h').textContent = run.game ? F.label(run.game, run.size) : 'Replay';
   $('rp-who').textContent = run.name || '';
   $('rp-who').title = run.name || '';
@@ -96,7 +129,7 @@ function head(run) {
   if (run.ranked != null) chips.push([run.ranked ? 'Ranked' : 'Practice', run.ranked ? 'open' : 'low']);
   if (run.state === 'playing') chips.push(['Still playing']);
   else if (run.state && run.state !== 'finished') chips.push(['Not finished'], [`${run.steps} ${u}`]);
-  else if (Number.isFinite(run.steps)) chips.push([`${run.steps} ${u}`], [F.clock(run.time_ms)]);
+  else if (Number.isFinite(run.steps)) chips.push([`${run.steps} ${u}`], ...(run.time_ms != null ? [[F.clock(run.time_ms)]] : []));
   $('rp-chips').replaceChildren(...pills(chips));
 }
 

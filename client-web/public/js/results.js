@@ -8,6 +8,7 @@ import { requestDraw } from './raceboard.js';
 import { still } from './render.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
+import { standingsOf, roundLabel } from './matches.js';
 
 const phone = matchMedia('(max-width: 880px)');
 let ctx = null;
@@ -76,8 +77,10 @@ export function render(s) {
   else wl.textContent = line.pb.playing ? 'Stop' : still() ? 'Hide the line' : 'Watch again';
   if (first) {
     $('results-h').focus({ preventScroll: true });
-    // On a phone the results are above the board: bring them into view.
-    if (phone.matches) $('results').scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
+    // On a phone the results are above the board: bring them into view (in a
+    // match, the match card above them, with the countdown to the next round).
+    const top = standingsOf(s) ? $('match') : $('results');
+    if (phone.matches) top.scrollIntoView({ block: 'start', behavior: still() ? 'auto' : 'smooth' });
   }
 }
 
@@ -85,7 +88,10 @@ function layout(s, m) {
   const b = s.race.board;
   const rv = m.reveal || {};
   $('col-steps').textContent = (b ? b.game : rv.game) === 'ghost' ? 'Steps' : 'Moves';
-  $('results-h').textContent = s.room ? `Results · ${F.label(s.room.game, s.room.size)}` : 'Results';
+  const round = standingsOf(s) ? `${roundLabel(s)} · ` : '';
+  // The board's game and size: a match's rounds may change them (RULES.md, "Matches").
+  const on = b && b.size ? b : s.room;
+  $('results-h').textContent = s.room ? `Results · ${round}${F.label(on.game, on.size)}` : 'Results';
   $('rankings').replaceChildren(
     ...(m.rankings || []).map((r) => {
       // The server's figure (RULES.md, "Efficiency"): the page computes no score.
@@ -114,7 +120,7 @@ function layout(s, m) {
   $('reveal-ask').textContent = said.ask;
   $('reveal-because').textContent = said.why;
   const mine = (m.rankings || []).find((r) => r.player_id === s.me.id);
-  const { game, size } = s.room || b || {};
+  const { game, size } = b && b.size ? b : s.room || {}; // a best belongs to the board raced
   const store = ctx.fx.store;
   const rec =
     mine && mine.status === 'finished'
@@ -134,13 +140,15 @@ function layout(s, m) {
 function renderButtons(s) {
   if (!s.room) return;
   const host = isHost(s);
-  const one = alone(s);
+  // In a match the next round comes by itself, and after it the match card offers another.
+  const inMatch = !!standingsOf(s);
+  const one = alone(s) && !inMatch;
   // Alone: the same board again, or (not daily) a new one. With others: the host's rematch.
-  $('rematch').hidden = !host || one;
+  $('rematch').hidden = !host || one || inMatch;
   $('again').hidden = !one;
   $('again').textContent = s.room.daily ? 'Try this board again (practice)' : 'Try this board again';
   $('newboard').hidden = !one || !!s.room.daily;
-  $('rematch-note').hidden = host || one;
+  $('rematch-note').hidden = host || one || inMatch;
 }
 
 export function startLine(s) {

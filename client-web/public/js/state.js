@@ -3,6 +3,7 @@
 import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
 
+/** The server's documented defaults, for a `welcome` without `limits` (an older server). */
 export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
 
 export function createState() {
@@ -113,6 +114,15 @@ export function createState() {
       run: null,
       /** Counts openings of the replay screen, so a fetch answering late is ignored. */
       opened: 0,
+    },
+    /** A match's messages (matches.js): the server's numbers, kept as sent. */
+    match: {
+      /** The last `intermission` ({round, seconds, held}) while one is on. */
+      intermission: null,
+      /** The round whose intermission the host held (each can be held once). */
+      heldRound: 0,
+      /** The `match_over`, until a new match or single races begin. */
+      over: null,
     },
     /** The moves paced below the server's message rate (actions.js sendPaced). */
     outbox: { tokens: null, at: 0, queue: [] },

@@ -1,6 +1,8 @@
 // axe-core (the npm devDependency, injected into the page) finds no
 // violation on any screen: home, lobby, race, results, the daily result and
-// leaderboard, a league, the replay; home and the race on a phone too.
+// leaderboard, a league, the replay; a match's (the lobby's choice, a
+// round, the intermission and its hold, the podium); home and the race on a
+// phone too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverAndBrowser, openPage, play, playDailyMaze, axe, LAPTOP, PHONE } from './harness.mjs';
@@ -89,6 +91,45 @@ test('phone: no axe-core violation on home and in a race', async () => {
   await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
   await p.page.waitForSelector('#overlay', { state: 'hidden' });
   await clean(p, 'race (phone)');
+  assert.deepEqual(p.problems, []);
+  await p.context.close();
+});
+
+test("laptop: no axe-core violation on a match's screens: the lobby's choice, a round, the intermission, held, the podium", async () => {
+  const p = await openPage(browser, LAPTOP, srv.url);
+  await p.page.fill('#name', 'Mia');
+  await p.page.check('input[name=game][value=maze]');
+  await p.page.selectOption('#size', 'easy');
+  await p.page.click('#make button[type=submit]');
+  await view(p, 'lobby');
+  await p.page.selectOption('#m-rounds', '3');
+  await p.page.waitForFunction(() => window.__mazerace.room.match && window.__mazerace.room.match.rounds === 3);
+  await p.page.waitForSelector('#m-plan-wrap:not([hidden])');
+  await clean(p, 'lobby, a match chosen');
+  let from = p.frames.length;
+  await p.page.click('#start');
+  for (let round = 1; round <= 3; round++) {
+    const rs = await p.frame((m) => m.type === 'race_start', { from, what: `race_start of round ${round}` });
+    await p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0);
+    await p.page.waitForSelector('#overlay', { state: 'hidden' });
+    if (round === 1) await clean(p, 'a round under way');
+    await play(p, route(rs.board));
+    if (round === 3) break;
+    await p.page.waitForSelector('#m-host:not([hidden])');
+    if (round === 1) {
+      await clean(p, 'the intermission');
+      const at = p.frames.length;
+      await p.page.click('#m-hold');
+      await p.frame((m) => m.type === 'intermission' && m.held, { from: at, what: 'the hold' });
+      await p.page.waitForFunction(() => /holds the match/.test(document.querySelector('#m-status').textContent));
+      assert.ok(await p.page.isDisabled('#m-hold'), 'held once');
+      await clean(p, 'the intermission, held');
+    }
+    from = p.frames.length;
+    await p.page.click('#m-next');
+  }
+  await p.page.waitForSelector('#m-podium:not([hidden]) li');
+  await clean(p, 'the podium');
   assert.deepEqual(p.problems, []);
   await p.context.close();
 });

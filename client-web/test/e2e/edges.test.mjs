@@ -96,7 +96,7 @@ test('a room view shows once its screen has loaded: never an empty lobby to read
   await p.context.close();
 });
 
-test('the others see who left: a toast, the racer list during the race, the results after', async () => {
+test('the others see who left: a toast, the racer list during the race and after a resume, the results after', async () => {
   const ann = await openPage(browser, LAPTOP, srv.url);
   const bob = await openPage(browser, PHONE, srv.url);
   await ann.page.fill('#name', 'Ann');
@@ -124,9 +124,16 @@ test('the others see who left: a toast, the racer list during the race, the resu
   await ann.page.waitForSelector(`#racers li[data-id="${bobId}"]`);
   assert.match(await ann.page.textContent(`#racers li[data-id="${bobId}"] .stat`), /^left/);
   await screenshot(ann.page, 'laptop-61-bob-left', { racing: true });
+  // A resume mid-race (a reload): Bob is in no `room` any more, the snapshot names him.
+  await ann.page.reload();
+  await ann.page.waitForFunction(() => window.__mazerace.game && document.querySelector('#hud-run').textContent !== '');
+  await ann.page.waitForSelector(`#racers li[data-id="${bobId}"]`);
+  assert.equal(await ann.page.textContent(`#racers li[data-id="${bobId}"] .name`), 'Bob');
+  assert.match(await ann.page.textContent(`#racers li[data-id="${bobId}"] .stat`), /^left/, 'still marked left after the resume');
   await play(ann, route(rs.board));
   await ann.page.waitForSelector('#results', { state: 'visible' });
   assert.match(await ann.page.textContent('#rankings'), /Bob\s*0\s*Left/);
+  assert.match(await ann.page.textContent(`#racers li[data-id="${bobId}"] .stat`), /^left/, 'and after the results');
   assert.deepEqual(ann.problems, []);
   assert.deepEqual(bob.problems, []);
   await ann.context.close();

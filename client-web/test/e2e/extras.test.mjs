@@ -128,6 +128,7 @@ test('keyboard only: name, make a room, start, race; visible focus; mute toggle'
   assert.equal(await p.page.evaluate(() => document.querySelector('input[name=game]:checked').value), 'maze');
   await k.press('Tab'); // size
   await k.press('Tab'); // rank by
+  await k.press('Tab'); // play: one race or a match (its boards only once a match is chosen)
   await k.press('Tab'); // Make room
   await k.press('Enter');
   await p.page.waitForSelector('body[data-view="lobby"]');

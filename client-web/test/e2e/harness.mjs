@@ -87,6 +87,12 @@ export async function launch() {
  */
 export async function openPage(browser, device, url) {
   const context = await browser.newContext(device);
+  await watchSockets(context);
+  return recordPage(context, url);
+}
+
+/** Every page of `context` keeps a handle on its sockets and records the live region. */
+async function watchSockets(context) {
   // Keep a handle on the page's sockets so a test can cut one like a network drop would.
   await context.addInitScript(() => {
     const Native = window.WebSocket;
@@ -110,6 +116,14 @@ export async function openPage(browser, device, url) {
       }
     });
   });
+}
+
+/**
+ * A new tab in `context` (opened on `url`), recording its frames as
+ * openPage's do: with the context's storage, the way a player closes a tab
+ * and opens the game again.
+ */
+export async function recordPage(context, url) {
   const page = await context.newPage();
   const frames = [];
   const waiters = [];
@@ -120,7 +134,15 @@ export async function openPage(browser, device, url) {
     problems.push(`dialog opened: ${d.message()}`);
     d.dismiss().catch(() => {});
   });
+  const sent = [];
   page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => {
+      try {
+        sent.push(JSON.parse(f.payload));
+      } catch {
+        // not a message of ours
+      }
+    });
     ws.on('framereceived', (f) => {
       let msg;
       try {
@@ -142,6 +164,8 @@ export async function openPage(browser, device, url) {
     context,
     page,
     frames,
+    /** The messages the page sent, in order. */
+    sent,
     problems,
     /** The next frame (after `from`, an index into frames) that matches. */
     frame(pred, { from = 0, timeout = 15000, what = 'frame' } = {}) {

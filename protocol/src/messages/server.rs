@@ -106,6 +106,11 @@ pub struct Progress {
     /// Steps still between the racer and the goal by the shortest way
     /// ([`crate::Board::left_from`]), for progress bars.
     pub left: u32,
+    /// Their name: in a `snapshot` only (a `progress` names nobody: the
+    /// room lists who is in), so a member who resumes or joins mid-race
+    /// can still name a racer who has left the room since the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// One line of the results table.

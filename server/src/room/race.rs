@@ -84,6 +84,7 @@ impl Racer {
             run: self.game.run(),
             status: self.status,
             left: if self.status == RacerStatus::Finished { 0 } else { left.at(pos) },
+            name: None,
         }
     }
 
@@ -291,6 +292,13 @@ impl Race {
 
     pub fn all_progress(&self) -> Vec<Progress> {
         self.racers.iter().map(|r| r.progress(&self.left)).collect()
+    }
+
+    /// Every racer's progress with their name (the snapshot's): a racer
+    /// who left the room is in no `room` any more, yet stays in the race.
+    pub fn named_progress(&self) -> Vec<Progress> {
+        let named = |r: &Racer| Progress { name: Some(r.name.to_string()), ..r.progress(&self.left) };
+        self.racers.iter().map(named).collect()
     }
 
     /// Milliseconds on `id`'s race clock at `now` (`None` before a

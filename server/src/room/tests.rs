@@ -247,15 +247,20 @@ fn the_host_hands_over_to_the_next_connected_racer() {
 
 #[test]
 fn a_resume_gets_a_snapshot_and_the_others_see_them_connected() {
-    let mut r = room(2);
+    let mut r = room(3);
     let t = race(&mut r, Instant::now());
     r.handle(t, Input::Disconnected { id: 2 });
+    r.handle(t, Input::Leave { id: 3, expired: false });
     fx(&mut r);
     r.handle(t + Duration::from_secs(4), Input::Connected { id: 2 });
     let e = fx(&mut r);
     let Effect::To(2, ServerMsg::Snapshot(snap)) = &e[0] else { panic!("{e:?}") };
     assert!(snap.board.is_some() && snap.you.is_some());
     assert_eq!((snap.elapsed_ms, snap.clock), (Some(4_000), Some(Clock::Start)));
+    // 3 left the room (no `room` lists them) but not the race: named here.
+    let gone = snap.players.iter().find(|p| p.id == 3).map(|p| (p.status, p.name.as_deref()));
+    assert_eq!(gone, Some((RacerStatus::Left, Some("p3"))));
+    assert!(snap.players.iter().all(|p| p.name.as_deref() == Some(&*format!("p{}", p.id))));
     // Their snapshot had the room: the others' `room` skips them.
     assert!(matches!(&e[1], Effect::AllBut(2, ServerMsg::Room(info)) if info.players[1].connected));
 }

@@ -151,7 +151,7 @@ impl Room {
             board,
             you: me.map(|r| r.game.view()),
             recording: me.map(|r| r.game.recording().to_vec()).unwrap_or_default(),
-            players: race.map(Race::all_progress).unwrap_or_default(),
+            players: race.map(Race::named_progress).unwrap_or_default(),
             elapsed_ms: match &self.stage {
                 Stage::Racing(race) => race.elapsed_ms(me.map(|r| r.id), now),
                 _ => None,

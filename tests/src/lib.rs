@@ -30,6 +30,12 @@ pub use serde_json;
 
 /// How long any single expected message may take.
 pub const RECV_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a test's plain HTTP GET waits for its whole answer. Longer than
+/// [`RECV_TIMEOUT`]: a process's first request for a client file builds
+/// the compressed client (brotli at its best, once per process, shared by
+/// every server in it), 1.5 s on a quiet machine and past 5 s under the
+/// whole suite's load. It stands against a hang, not for a speed.
+pub const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Production settings with a fast countdown, so races start in
 /// milliseconds, and a message rate a solver-driven client needs (it plays
@@ -142,7 +148,7 @@ impl TestServer {
         let req = format!("GET {path} HTTP/1.1\r\nHost: {}\r\n{headers}Connection: close\r\n\r\n", self.addr);
         tcp.write_all(req.as_bytes()).await.expect("write");
         let mut raw = Vec::new();
-        tokio::time::timeout(RECV_TIMEOUT, tcp.read_to_end(&mut raw))
+        tokio::time::timeout(HTTP_TIMEOUT, tcp.read_to_end(&mut raw))
             .await
             .expect("http timeout")
             .expect("read");
@@ -168,7 +174,7 @@ pub async fn http_get(addr: &str, path: &str, headers: &str) -> HttpResponse {
     let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n");
     tcp.write_all(req.as_bytes()).await.expect("write");
     let mut raw = Vec::new();
-    tokio::time::timeout(RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.expect("http timeout").expect("read");
+    tokio::time::timeout(HTTP_TIMEOUT, tcp.read_to_end(&mut raw)).await.expect("http timeout").expect("read");
     HttpResponse::parse(&raw)
 }
 

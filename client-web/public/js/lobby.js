@@ -2,7 +2,7 @@
 
 import { $, el, tags, badge, siteUrl } from './dom.js';
 import { PALETTE } from './render.js';
-import { isHost, member, racers, colourOf, nameOf } from './state.js';
+import { isHost, member, racers, watching, colourOf, nameOf } from './state.js';
 import { leave } from './actions.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
@@ -56,8 +56,10 @@ export function render(s) {
       !p.connected ? badge('offline', 'off') : null,
     );
   $('players').replaceChildren(...inRace.map(person));
-  $('spectators').replaceChildren(...watchers.map(person));
-  $('spec-wrap').hidden = !watchers.length;
+  const unnamed = r.more_spectators || 0;
+  const more = unnamed ? el('li', { class: 'muted', text: `and ${unnamed} more watching` }) : null;
+  $('spectators').replaceChildren(...watchers.map(person), ...(more ? [more] : []));
+  $('spec-wrap').hidden = !watching(r);
   $('count').textContent = `${inRace.length} / ${r.max_players}`;
   const host = isHost(s);
   const me = member(s);

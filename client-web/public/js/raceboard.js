@@ -6,7 +6,7 @@ import { $, el, badge } from './dom.js';
 import { fit, draw, PALETTE, still, glideAt } from './render.js';
 import { distancesToGoal } from './rules.js';
 import { trailAt } from './replay.js';
-import { racers, colourOf, nameOf, gateOpenNow } from './state.js';
+import { racers, watching, colourOf, nameOf, gateOpenNow } from './state.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
 
@@ -101,7 +101,7 @@ export function renderRacers(s) {
         ),
     );
   });
-  const watchers = s.room.players.length - racers(s).length;
+  const watchers = watching(s.room);
   if (watchers) rows.push(el('li', {}, el('span'), el('span', { class: 'muted', text: `${watchers} watching` })));
   $('racers').replaceChildren(...rows);
 }

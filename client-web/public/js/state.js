@@ -135,6 +135,12 @@ export function createState() {
 export const member = (s, id = s.me.id) => (s.room ? s.room.players.find((p) => p.id === id) || null : null);
 export const isHost = (s) => !!s.room && s.room.host === s.me.id;
 export const racers = (s) => (s.room ? s.room.players.filter((p) => !p.spectator) : []);
+/**
+ * Everyone watching the room: those it names, and those it only counts
+ * (`more_spectators`: a room names 8 spectators, so a big audience does
+ * not make every message to it big).
+ */
+export const watching = (room) => (room ? room.players.filter((p) => p.spectator).length + (room.more_spectators || 0) : 0);
 export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
 
 export const racing = (s) => !!s.room && s.room.phase === 'racing' && !!s.race.board && s.race.live;

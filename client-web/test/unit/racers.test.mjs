@@ -3,7 +3,7 @@
 // this page only learns of the race from a resume's snapshot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createState } from '../../public/js/state.js';
+import { createState, watching } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
 import { racerRows } from '../../public/js/raceboard.js';
 import { fakeFx, MAZE, player, room, welcome } from './fakes.mjs';
@@ -76,4 +76,11 @@ test('someone leaving while I watch stays on the list as left (the room update t
     ['Bob', 'left'],
   ]);
   assert.ok(fx.toasts.includes('Bob left the race.'));
+});
+
+test('the audience counts those the room only counts (more_spectators) beside those it names', () => {
+  const named = [player(1, 'Ann'), { ...player(2, 'Fan'), spectator: true }, { ...player(3, 'Gus'), spectator: true }];
+  assert.equal(watching({ players: named }), 2, 'absent: none beyond those named');
+  assert.equal(watching({ players: named, more_spectators: 38 }), 40);
+  assert.equal(watching(null), 0);
 });

@@ -62,6 +62,28 @@ async fn a_daily_seed_is_neither_sent_nor_playable_until_its_day_is_over() {
     srv.stop().await;
 }
 
+#[tokio::test]
+async fn a_daily_rooms_results_keep_the_solution_until_the_day_is_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let srv = server(dir.path(), clock.clone(), test_config()).await;
+    // A throwaway token gives up its ranked try at 0 steps, then practises:
+    // neither results carries the route a fresh token could replay.
+    let mut thrower = srv.player("Throw").await;
+    thrower.create(json!({"game": "ghost", "size": "small", "daily": true})).await;
+    for _ in ["ranked", "practice"] {
+        thrower.send(json!({"type": "start"})).await;
+        thrower.recv_type("race_start").await;
+        thrower.send(json!({"type": "give_up"})).await;
+        let results = thrower.recv_type("results").await;
+        assert_eq!(results["reveal"]["solution"], json!([]), "{results}");
+        assert_eq!(results["hidden_until"], "2026-12-01", "{results}");
+        assert!(results["reveal"]["true_par"].is_u64(), "the count is no route: {results}");
+        thrower.send(json!({"type": "rematch", "same_board": true})).await;
+    }
+    srv.stop().await;
+}
+
 /// Sends `line` without waiting, then reads every answer: (ok, reason) in order.
 async fn blast(c: &mut Client, line: &[mazerace_tests::Action]) -> Vec<(bool, Value)> {
     for (i, a) in line.iter().enumerate() {

@@ -162,3 +162,11 @@ export function practiceWhy(why, rankedAt) {
   const at = rankedAt ? hhmm(rankedAt) : null;
   return at ? `Practice: not ranked (your ranked try today was at ${at}).` : 'Practice: not ranked (you used your ranked try today).';
 }
+
+/**
+ * Why a daily room's results show no optimal line: the server withholds it
+ * while the board's day (`hidden_until`, from `results`) is on.
+ */
+export function lineHiddenUntil(date) {
+  return date ? `The optimal line is shown once ${date} is over (00:00 UTC), so nobody can copy it today.` : '';
+}

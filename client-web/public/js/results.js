@@ -114,7 +114,7 @@ function layout(s, m) {
     }),
   );
   const said = revealText(rv);
-  $('reveal').textContent = said.text;
+  $('reveal').textContent = [said.text, F.lineHiddenUntil(m.hidden_until)].filter(Boolean).join(' ');
   $('reveal-why').hidden = !said.why;
   $('reveal-why').open = false;
   $('reveal-ask').textContent = said.ask;

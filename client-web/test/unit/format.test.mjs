@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clock, hms, ordinal, msToUtcMidnight, cleanCode, codeFromPath, sizeLabel, keyFrom, roomPath } from '../../public/js/format.js';
+import { clock, hms, ordinal, msToUtcMidnight, cleanCode, codeFromPath, sizeLabel, keyFrom, roomPath, lineHiddenUntil } from '../../public/js/format.js';
 
 test('clock and countdown formats', () => {
   assert.equal(clock(0), '0:00.0');
@@ -70,4 +70,9 @@ test('names are limited in characters as the server counts them, not UTF-16 unit
   assert.deepEqual(clipName('Ann', 1), { value: 'Ann', caret: 1 });
   // Caret at the very start with too much after it: the tail goes.
   assert.deepEqual(clipName('x'.repeat(30), 0), { value: 'x'.repeat(24), caret: 0 });
+});
+
+test("a daily room's withheld line says until when", () => {
+  assert.equal(lineHiddenUntil(undefined), '');
+  assert.match(lineHiddenUntil('2026-12-01'), /shown once 2026-12-01 is over \(00:00 UTC\)/);
 });

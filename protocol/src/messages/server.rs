@@ -350,8 +350,14 @@ pub enum ServerMsg {
     Results {
         /// Every racer: finishers in rank order, then those who did not finish.
         rankings: Vec<Ranking>,
-        /// The board's answer.
+        /// The board's answer; in a daily room while the board's day is on,
+        /// without its `solution` (empty).
         reveal: Reveal,
+        /// A daily room's board day while it is on: the solution is
+        /// withheld until 00:00 UTC after it, for every player (a throwaway
+        /// try would otherwise hand it to the next ranked one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hidden_until: Option<DailyDate>,
     },
     /// A match's intermission: the next round starts in `seconds` (sent
     /// each second), or is held by the host (`held`, no `seconds`).

@@ -131,6 +131,9 @@ impl Actor {
     fn input(&mut self, input: Input) {
         let before = self.room.phase();
         self.room.set_load(self.env.load.level());
+        if let (Some(hook), true) = (&self.env.daily, self.room.settings.daily.is_some()) {
+            self.room.set_today(hook.schedule().date);
+        }
         self.room.handle(Instant::now(), input);
         let after = self.room.phase();
         if before != after {

@@ -39,6 +39,8 @@ mod rival;
 mod rival_run;
 #[cfg(test)]
 mod rival_tests;
+#[cfg(test)]
+mod secret_tests;
 mod state;
 #[cfg(test)]
 mod tests;

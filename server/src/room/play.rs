@@ -2,6 +2,7 @@
 //! timer (countdown, `progress`, time limit), the end of a race, and the
 //! daily attempt's start and end as effects. Same [`Room`] as `state.rs`.
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::messages::{ErrorCode, PlayerId, RacerStatus, ServerMsg};
 use mazerace_protocol::{Action, Reject};
 use tokio::time::Instant;
@@ -10,7 +11,7 @@ use super::effects::Effect;
 use super::race::Racer;
 use super::state::{error, Room, Stage};
 use super::RoomSettings;
-use crate::daily::DailyRun;
+use crate::daily::{secrecy, DailyRun};
 
 impl Room {
     pub(super) fn act(&mut self, id: PlayerId, seq: u32, action: Action, now: Instant) {
@@ -152,7 +153,7 @@ impl Room {
         self.flush_progress(now);
         let Stage::Racing(mut race) = std::mem::replace(&mut self.stage, Stage::Lobby) else { return };
         race.progress.cancel();
-        let results = race.results(&self.settings.board, self.settings.rank_by);
+        let results = race.results(&self.settings.board, self.settings.rank_by, self.solution_hidden_until());
         self.stage = Stage::Results { race, results: results.clone(), intermission: None };
         // In a match: scored first, so `room` shows the table with it.
         let match_over = self.round_over(&results, now);
@@ -165,6 +166,15 @@ impl Room {
     }
 
     // ---- the daily attempt ----
+
+    /// A daily room's board day while it is on ([`secrecy::day_is_on`]):
+    /// its results withhold the solution, practice or ranked alike. A room
+    /// not yet told the date (unit tests) keeps it secret.
+    fn solution_hidden_until(&self) -> Option<DailyDate> {
+        let date = self.settings.daily.as_ref()?.date;
+        let on = self.today.is_none_or(|today| secrecy::day_is_on(date, today));
+        on.then_some(date)
+    }
 
     /// Racer `id`'s attempt is over: report it once.
     pub(super) fn daily_ended(&mut self, id: PlayerId) {

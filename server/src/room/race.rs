@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mazerace_protocol::messages::{PlayerId, Progress, RacerStatus, RankBy, ServerMsg};
+use mazerace_protocol::daily::DailyDate;
+use mazerace_protocol::messages::{PlayerId, Progress, RacerStatus, RankBy, Reveal, ServerMsg};
 use mazerace_protocol::play::GameView;
 use mazerace_protocol::race::{self, Clock, Entry};
 use mazerace_protocol::{Action, Board, GoalDistances, PlayerGame, Reject, Status};
@@ -311,15 +312,22 @@ impl Race {
         Some(now.saturating_duration_since(from).as_millis() as u64)
     }
 
-    /// The `results` message.
-    pub fn results(&self, board: &Board, by: RankBy) -> ServerMsg {
+    /// The `results` message; with `hidden_until` (a daily board's day
+    /// that is still on) the reveal's solution is withheld.
+    pub fn results(&self, board: &Board, by: RankBy, hidden_until: Option<DailyDate>) -> ServerMsg {
         let entries: Vec<Entry> = self.racers.iter().map(Racer::entry).collect();
         let mut rankings = race::rank(&entries, by, board.best());
         for line in &mut rankings {
             line.rival = self.racer(line.player_id).is_some_and(|r| r.rival.is_some());
         }
         tracing::info!(racers = rankings.len(), "results");
-        ServerMsg::Results { rankings, reveal: race::reveal(board) }
+        let mut reveal = race::reveal(board);
+        if hidden_until.is_some() {
+            match &mut reveal {
+                Reveal::Ghost { solution, .. } | Reveal::Maze { solution, .. } => solution.clear(),
+            }
+        }
+        ServerMsg::Results { rankings, reveal, hidden_until }
     }
 }
 

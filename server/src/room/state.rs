@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::matches::{Match, MatchSettings, TallyLine};
 use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RivalPick, ServerMsg};
 use mazerace_protocol::Action;
@@ -177,6 +178,9 @@ pub struct Room {
     /// How busy the server is, as last told ([`Room::set_load`]): it sets
     /// the progress window's width.
     pub(super) load: Permille,
+    /// Today (UTC) as the daily hook sees it, for a daily room (the actor
+    /// tells the room before each input, like the load).
+    pub(super) today: Option<DailyDate>,
 }
 
 pub(super) fn error(code: ErrorCode, message: &str) -> ServerMsg {
@@ -207,6 +211,7 @@ impl Room {
             fx: Effects::default(),
             updates: RoomUpdates::new(timings.room_window),
             load: 0,
+            today: None,
         };
         // The first `room`: nothing was sent before it, so the next change
         // goes out at once too.
@@ -219,6 +224,11 @@ impl Room {
     /// the room before each input; unit tests leave it at 0, the floor).
     pub fn set_load(&mut self, level: Permille) {
         self.load = level;
+    }
+
+    /// Today's date for a daily room's secrets (see `load` for when).
+    pub fn set_today(&mut self, today: DailyDate) {
+        self.today = Some(today);
     }
 
     /// The effects written since the last call, in order.

@@ -344,7 +344,7 @@ pub(super) fn daily_room() -> Room {
 
 /// A daily room of one whose attempt the store saved as `ranked`, raced
 /// from the returned instant.
-fn daily_race(ranked: bool) -> (Room, Instant) {
+pub(super) fn daily_race(ranked: bool) -> (Room, Instant) {
     let mut r = daily_room();
     let t0 = Instant::now();
     r.handle(t0, Input::Start { id: 1 });

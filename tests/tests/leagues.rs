@@ -235,3 +235,43 @@ async fn behind_a_trusted_proxy_the_league_routes_count_each_client() {
     assert_eq!(friend.status, 200, "{}", friend.text());
     srv.stop().await;
 }
+
+/// Guessing codes over the read paths costs what a join costs: the
+/// socket's `league_standings` and `league_board` and the HTTP reads spend
+/// the address's one failed-join budget (10), and once it is spent every
+/// lookup by code from there is `too_many_joins` / 429, room codes too.
+/// Before: the reads answered `league_not_found` for ever (30.8k a second).
+#[tokio::test]
+async fn unknown_league_codes_on_every_path_spend_one_budget_per_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    let mut g = srv.player("Guess").await;
+    let code = |n: u32| format!("ZZZZ{:04}", n + 2222);
+    let mut got = Vec::new();
+    for n in 0..4 {
+        let r = ask(&mut g, json!({"type": "league_standings", "code": code(n), "days": 7})).await;
+        got.push(r["code"].as_str().unwrap_or_default().to_owned());
+        let r = ask(&mut g, json!({"type": "league_board", "code": code(n), "game": "maze", "size": "easy"}))
+            .await;
+        got.push(r["code"].as_str().unwrap_or_default().to_owned());
+    }
+    for n in 4..6 {
+        let r = srv.get(&format!("/api/leagues/{}/standings", code(n))).await;
+        got.push(r.status.to_string());
+    }
+    assert_eq!(&got[..8], &["league_not_found"; 8][..], "{got:?}");
+    assert_eq!(&got[8..], &["404", "404"][..], "{got:?}");
+    // The budget is spent: every path by code is refused, a real one too.
+    let r = ask(&mut g, json!({"type": "league_standings", "code": code(7), "days": 7})).await;
+    assert_eq!(r["code"], "too_many_joins", "{r}");
+    let r = ask(&mut g, json!({"type": "join_league", "code": code(8)})).await;
+    assert_eq!(r["code"], "too_many_joins", "{r}");
+    let r = srv.get(&format!("/api/leagues/{}/2026-12-01/maze/easy", code(9))).await;
+    assert_eq!(r.status, 429, "{}", r.text());
+    let r = ask(&mut g, json!({"type": "join_room", "code": "ABCD"})).await;
+    assert_eq!(r["code"], "too_many_joins", "room codes share it: {r}");
+    srv.stop().await;
+}

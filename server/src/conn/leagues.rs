@@ -1,7 +1,8 @@
 //! The league messages on a connection (issue 15): each goes to the daily
-//! hook; `create_league` and `join_league` are held to a small budget per
-//! connection, and a join with an unknown code costs the address a failed
-//! join, as a room code does, so codes cannot be guessed.
+//! hook through [`guard::league`] (an unknown code, on any league message,
+//! costs the address a failed join, as a room code does, so codes cannot be
+//! guessed); `create_league` and `join_league` are also held to a small
+//! budget per connection.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use mazerace_protocol::messages::{ClientMsg, ErrorCode};
 use tokio::time::timeout;
 
 use super::Conn;
-use crate::daily::{DailyError, LeagueAsker, LeagueOp, NOT_CONFIGURED};
+use crate::daily::{guard, DailyError, LeagueAsker, LeagueOp, NOT_CONFIGURED};
 use crate::sessions::Session;
 
 /// How long a request waits for the daily store.
@@ -34,26 +35,18 @@ impl Conn {
         let Some(hook) = self.env.daily.clone() else {
             return self.error(ErrorCode::Internal, NOT_CONFIGURED);
         };
-        let joining = matches!(op, LeagueOp::Join { .. });
         if matches!(op, LeagueOp::Create { .. } | LeagueOp::Join { .. }) {
-            if joining && !self.env.joins.allowed(self.ip) {
-                return self.error(ErrorCode::TooManyJoins, "too many failed joins; wait a minute");
-            }
             if !self.leagues.take() {
                 return self
                     .error(ErrorCode::TooManyLeagues, "too many leagues made or joined; wait a little");
             }
         }
         let asker = LeagueAsker { token: s.token.to_string(), name: s.name().to_string(), address: self.ip };
-        let answer =
-            timeout(STORE_WAIT, hook.league(asker, op)).await.unwrap_or_else(|_| Err(DailyError::late()));
-        match answer {
+        let asked = guard::league(hook.as_ref(), &self.env.joins, asker, op);
+        match timeout(STORE_WAIT, asked).await.unwrap_or_else(|_| Err(DailyError::late())) {
             Ok(msg) => self.send(&msg),
             Err(e) => {
                 let (code, why) = e.socket("leagues");
-                if joining && code == ErrorCode::LeagueNotFound {
-                    self.env.joins.failed(self.ip);
-                }
                 self.error(code, why);
             }
         }

@@ -4,8 +4,8 @@
 //! a ranked daily result placed in each of the player's leagues.
 //!
 //! Every league request, from the socket or HTTP, comes through [`handle`]
-//! with its [`LeagueAsker`] (token, name, address): a per-address budget on
-//! league lookups belongs at its top, in one place.
+//! with its [`LeagueAsker`] (token, name, address), after
+//! [`super::guard::league`] held it to the address's failed-join budget.
 
 use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::league::{LeagueBoard, LeaguePlace, LeagueStandings, LeagueToday};

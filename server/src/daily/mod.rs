@@ -17,6 +17,7 @@
 
 mod attempts;
 pub mod error;
+pub mod guard;
 mod leagues;
 pub mod seam;
 pub mod secrecy;

@@ -23,7 +23,7 @@ use mazerace_protocol::{Game, Size};
 
 use super::HttpEnv;
 use super::{api_error, bearer};
-use crate::daily::{DailyError, LeagueAsker, LeagueOp};
+use crate::daily::{guard, DailyError, LeagueAsker, LeagueOp};
 use crate::edge::limits::JoinLimiter;
 use crate::edge::ClientAddr;
 
@@ -73,7 +73,7 @@ async fn run(env: &HttpEnv, address: IpAddr, token: Option<String>, name: String
         return super::daily::failed(&DailyError::NotConfigured, "leagues");
     };
     let asker = LeagueAsker { token: token.unwrap_or_default(), name, address };
-    match hook.league(asker, op).await {
+    match guard::league(hook.as_ref(), &env.joins, asker, op).await {
         // The body is the message without its `type` (as the other daily routes).
         Ok(msg) => {
             let mut v = serde_json::to_value(&msg).unwrap_or_default();
@@ -141,9 +141,10 @@ async fn join(
     Json(body): Json<JoinBody>,
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
-    // Guessing codes costs the address failed joins, as on the socket.
+    // Guessing codes costs the address failed joins (in `run`), as on the
+    // socket; a spent budget is refused before it costs a write.
     if !env.joins.allowed(peer.ip()) {
-        return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
+        return api_error(StatusCode::TOO_MANY_REQUESTS, guard::TOO_MANY_MISSES);
     }
     if !take_write(&writes, peer.ip()) {
         return too_many();
@@ -152,11 +153,7 @@ async fn join(
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    let answer = run(&env, peer.ip(), Some(token), name, LeagueOp::Join { code }).await;
-    if answer.status() == StatusCode::NOT_FOUND {
-        env.joins.failed(peer.ip());
-    }
-    answer
+    run(&env, peer.ip(), Some(token), name, LeagueOp::Join { code }).await
 }
 
 async fn leave(

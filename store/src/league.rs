@@ -46,6 +46,16 @@ pub struct MemberRun {
     pub run_id: i64,
 }
 
+/// The cap on leagues one network address makes a day: `address` is the
+/// keyed hash the per-address rules store (never the address), `day` the
+/// daily day the league is made on.
+#[derive(Clone, Debug)]
+pub struct MakerCap {
+    pub address: String,
+    pub day: DailyDate,
+    pub limit: u32,
+}
+
 /// What a backend is asked about leagues.
 #[derive(Clone, Debug)]
 pub enum LeagueRequest {
@@ -56,6 +66,9 @@ pub enum LeagueRequest {
         name: String,
         code: String,
         max_leagues: u32,
+        /// The maker's address and the day's cap on leagues made from it
+        /// (`None`: not counted).
+        cap: Option<MakerCap>,
     },
     Join {
         player: String,
@@ -97,6 +110,8 @@ pub enum LeagueAnswer {
     Full,
     /// The player is in [`MAX_LEAGUES_PER_PLAYER`] leagues.
     TooMany,
+    /// The maker's address made its [`MakerCap::limit`] leagues today.
+    AddressCap,
     /// A new league's code is taken: try another.
     CodeTaken,
     /// `Leave`: whether the player was a member.

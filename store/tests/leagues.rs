@@ -1,11 +1,12 @@
 //! Leagues on every backend (migration 4): create, join (idempotent),
-//! the member and per-player limits, leave, and members' ranked runs only.
+//! the member and per-player limits, leave, and members' ranked runs only;
+//! the per-address daily cap on making leagues (migration 6).
 
 mod common;
 
 use common::day;
 use mazerace_protocol::Size;
-use mazerace_store::league::{LeagueAnswer, LeagueRequest};
+use mazerace_store::league::{LeagueAnswer, LeagueRequest, MakerCap};
 use mazerace_store::{NewRun, PlayerKey, Store};
 
 fn key(n: u32) -> String {
@@ -24,12 +25,17 @@ async fn join(b: &Store, n: u32, code: &str, max_members: u32) -> LeagueAnswer {
 }
 
 async fn create(b: &Store, n: u32, code: &str) -> LeagueAnswer {
+    make(b, n, code, None).await
+}
+
+async fn make(b: &Store, n: u32, code: &str, cap: Option<MakerCap>) -> LeagueAnswer {
     let req = LeagueRequest::Create {
         player: key(n),
         player_name: format!("F{n}"),
         name: "<b>Club</b>".into(),
         code: code.into(),
         max_leagues: 2,
+        cap,
     };
     b.league(req).await.unwrap()
 }
@@ -99,4 +105,21 @@ both!(async fn a_league_sees_only_its_members_ranked_runs(db) {
     assert_eq!((view.members.len(), view.runs.len()), (2, 2));
     assert!(view.streaks.iter().all(|(_, s)| *s == 1), "{:?}", view.streaks);
     assert!(b.league_view("ZZZZ9999".into(), day("2026-11-25"), day("2026-12-01")).await.unwrap().is_none());
+});
+
+both!(async fn an_address_makes_its_daily_cap_of_leagues_then_none_until_the_next_day(db) {
+    let b = db.store().await;
+    let cap = |address: &str, date: &str| Some(MakerCap { address: address.into(), day: day(date), limit: 3 });
+    let codes = ["EEEE2222", "EEEE3333", "EEEE4444", "EEEE5555", "EEEE6666", "EEEE7777"];
+    // Three makers (each under their own per-player cap) behind one address.
+    for (i, code) in codes[..3].iter().enumerate() {
+        let made = make(&b, 10 + i as u32, code, cap("addr-a", "2026-12-01")).await;
+        assert!(matches!(made, LeagueAnswer::League(_)), "{i}: {made:?}");
+    }
+    assert_eq!(make(&b, 13, codes[3], cap("addr-a", "2026-12-01")).await, LeagueAnswer::AddressCap);
+    // Another address, and the same one the next day, are not held.
+    assert!(matches!(make(&b, 13, codes[3], cap("addr-b", "2026-12-01")).await, LeagueAnswer::League(_)));
+    assert!(matches!(make(&b, 14, codes[4], cap("addr-a", "2026-12-02")).await, LeagueAnswer::League(_)));
+    // A refused make left nothing behind: its code is free.
+    assert!(matches!(join(&b, 15, codes[5], 9).await, LeagueAnswer::NotFound));
 });

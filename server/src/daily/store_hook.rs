@@ -35,6 +35,8 @@ pub struct StoreHook {
     per_address: u32,
     /// Attempts between `started` and `ended`.
     attempts: Arc<Attempts>,
+    /// The per-address budget and daily cap on making leagues.
+    makers: Arc<leagues::Makers>,
     /// The heartbeat task, stopped with the hook (it holds a store handle).
     heartbeat: tokio::task::AbortHandle,
 }
@@ -68,6 +70,7 @@ impl StoreHook {
         let heartbeat = tokio::spawn(heartbeat(store.clone())).abort_handle();
         Ok(StoreHook {
             attempts: Arc::new(Attempts::new(store.clone())),
+            makers: Arc::new(leagues::Makers::new(salt.clone())),
             store,
             salt,
             clock,
@@ -217,7 +220,7 @@ impl DailyHook for StoreHook {
 
     fn league(&self, asker: LeagueAsker, op: LeagueOp) -> HookFuture<ServerMsg> {
         let (store, today) = (self.store.clone(), self.clock.today());
-        Box::pin(leagues::handle(store, today, asker, op))
+        Box::pin(leagues::handle(store, today, Arc::clone(&self.makers), asker, op))
     }
 
     fn ping(&self) -> HookFuture<()> {

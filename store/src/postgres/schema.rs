@@ -144,6 +144,13 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (date, game, size, steps, shard)
     );
     "#,
+    // 6 (issue 24): who made a league (the keyed hash of the address, as
+    // runs.address) and on which daily day, for the per-address daily cap.
+    r#"
+    ALTER TABLE leagues ADD COLUMN address TEXT;
+    ALTER TABLE leagues ADD COLUMN made_on TEXT;
+    CREATE INDEX leagues_made_by ON leagues (address, made_on) WHERE address IS NOT NULL;
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

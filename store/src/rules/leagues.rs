@@ -12,15 +12,20 @@ use crate::db::{params, Db, Sql, TxKind};
 use crate::error::StoreError;
 use crate::league::{League, LeagueAnswer, LeagueRequest, LeagueView, Member, MemberRun};
 
-/// Lock class of [`lock`]: one league count at a time per player.
+/// Lock classes of [`lock`]: one league count at a time per player, and
+/// one count of leagues made per address.
 const PLAYER_LOCK: i64 = 16;
+const MAKER_LOCK: i64 = 17;
 
 static LEAGUE: Sql = Sql::new("SELECT id, code, name FROM leagues WHERE code = $1");
 static LEAGUE_LOCKED: Sql = Sql::new("SELECT id, code, name FROM leagues WHERE code = $1 {for_update}");
 static MEMBER_COUNT: Sql = Sql::new("SELECT COUNT(*) FROM league_members WHERE league = $1");
 static PLAYER_LEAGUES: Sql = Sql::new("SELECT COUNT(*) FROM league_members WHERE player = $1");
-static NEW_LEAGUE: Sql =
-    Sql::new("INSERT INTO leagues (code, name) VALUES ($1, $2) ON CONFLICT (code) DO NOTHING RETURNING id");
+static NEW_LEAGUE: Sql = Sql::new(
+    "INSERT INTO leagues (code, name, address, made_on) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (code) DO NOTHING RETURNING id",
+);
+static MADE_BY_ADDRESS: Sql = Sql::new("SELECT COUNT(*) FROM leagues WHERE address = $1 AND made_on = $2");
 static NEW_MEMBER: Sql = Sql::new("INSERT INTO league_members (league, player, name) VALUES ($1, $2, $3)");
 static IS_MEMBER: Sql =
     Sql::new("SELECT EXISTS (SELECT 1 FROM league_members WHERE league = $1 AND player = $2)");
@@ -50,6 +55,7 @@ pub(crate) static STATEMENTS: &[&Sql] = &[
     &MEMBER_COUNT,
     &PLAYER_LEAGUES,
     &NEW_LEAGUE,
+    &MADE_BY_ADDRESS,
     &NEW_MEMBER,
     &IS_MEMBER,
     &LEAVE,
@@ -79,11 +85,21 @@ async fn leagues_of(db: &mut dyn Db, player: &str) -> Result<u32, StoreError> {
 pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<LeagueAnswer, StoreError> {
     db.begin(TxKind::Write).await?;
     let answer = match req {
-        LeagueRequest::Create { player, player_name, name, code, max_leagues } => {
+        LeagueRequest::Create { player, player_name, name, code, max_leagues, cap } => {
             if leagues_of(db, &player).await? >= max_leagues {
                 return Ok(LeagueAnswer::TooMany);
             }
-            let Some(row) = db.opt(&NEW_LEAGUE, &params![&code, &name]).await? else {
+            if let Some(cap) = &cap {
+                // Counted under the address's lock, so makers racing from one
+                // address on several nodes cannot pass the cap.
+                lock(db, &cap.address, MAKER_LOCK).await?;
+                let made = db.one(&MADE_BY_ADDRESS, &params![&cap.address, cap.day]).await?.u32(0, "made")?;
+                if made >= cap.limit {
+                    return Ok(LeagueAnswer::AddressCap);
+                }
+            }
+            let (address, day) = (cap.as_ref().map(|c| c.address.as_str()), cap.as_ref().map(|c| c.day));
+            let Some(row) = db.opt(&NEW_LEAGUE, &params![&code, &name, address, day]).await? else {
                 return Ok(LeagueAnswer::CodeTaken);
             };
             db.execute(&NEW_MEMBER, &params![row.int(0)?, &player, &player_name]).await?;

@@ -35,11 +35,8 @@ impl Conn {
         let Some(hook) = self.env.daily.clone() else {
             return self.error(ErrorCode::Internal, NOT_CONFIGURED);
         };
-        if matches!(op, LeagueOp::Create { .. } | LeagueOp::Join { .. }) {
-            if !self.leagues.take() {
-                return self
-                    .error(ErrorCode::TooManyLeagues, "too many leagues made or joined; wait a little");
-            }
+        if matches!(op, LeagueOp::Create { .. } | LeagueOp::Join { .. }) && !self.leagues.take() {
+            return self.error(ErrorCode::TooManyLeagues, "too many leagues made or joined; wait a little");
         }
         let asker = LeagueAsker { token: s.token.to_string(), name: s.name().to_string(), address: self.ip };
         let asked = guard::league(hook.as_ref(), &self.env.joins, asker, op);

@@ -171,7 +171,10 @@ impl Fuzz {
                 }
                 Ok(())
             }
-            ServerMsg::Results { rankings, reveal } => {
+            ServerMsg::Results { rankings, reveal, hidden_until } => {
+                if hidden_until.is_some() {
+                    return Err("a private room's results withhold the solution".into());
+                }
                 let p = &mut self.players[who];
                 let id = p.id;
                 let race = p.race().ok_or("results before race_start")?;

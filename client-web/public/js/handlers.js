@@ -242,6 +242,13 @@ export const HANDLERS = {
       fx.reconnect();
       return;
     }
+    if (code === 'draining' && last && last.type === 'create_room' && !s.conn.rerouted) {
+      // This node is restarting: a new connection (no room in its URL) lands on another; ask there, once.
+      s.conn.rerouted = true;
+      s.intent = last;
+      fx.reconnect();
+      return;
+    }
     if (code === 'rate_limited' || code === 'not_racing') return; // the next move_result corrects
     const badName = m.message || 'That name is not allowed.';
     if (s.pendingRename && (code === 'bad_name' || code === 'wrong_phase')) {

@@ -391,6 +391,25 @@ test('wrong_node: reconnect once, naming the room, and ask again there', () => {
   assert.equal(s.conn.rerouted, false, 'in the room: a later misroute may reroute again');
 });
 
+test('draining: a new room is asked for again on a new connection, once', () => {
+  const s = createState();
+  const fx = fakeFx();
+  s.me.helloName = 'Ann';
+  handle(s, welcome({ name: 'Ann' }), fx);
+  const create = { type: 'create_room', game: 'maze', size: 'easy' };
+  s.lastIntent = create;
+  const why = 'this server is restarting and makes no new rooms; reconnect to make it on another';
+  handle(s, { type: 'error', code: 'draining', message: why }, fx);
+  assert.equal(fx.reconnects, 1);
+  assert.deepEqual(s.intent, create, 'sent again after the next welcome');
+  assert.equal(fx.toasts.length, 0);
+  // Draining again (every node restarting): say so instead of looping.
+  s.lastIntent = create;
+  handle(s, { type: 'error', code: 'draining', message: why }, fx);
+  assert.equal(fx.reconnects, 1);
+  assert.deepEqual(fx.toasts, [why]);
+});
+
 test('an offline welcome keeps the daily identity and marks the page offline', () => {
   const s = createState();
   const fx = fakeFx();

@@ -186,6 +186,10 @@ pub enum ErrorCode {
     /// rivals, your ranked try on this daily board is still to come, or a
     /// `pick` that needs a daily room).
     RivalRefused,
+    /// `create_room` on a node that is draining (restarting): it makes no
+    /// new room. Reconnect (with no room in the URL) and ask again: the
+    /// load balancer sends that connection to another node.
+    Draining,
     /// The server could not do it (a board or the daily store failed, or the
     /// daily challenge is not configured).
     Internal,

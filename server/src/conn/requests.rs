@@ -18,6 +18,9 @@ use crate::ids::is_code_shaped;
 use crate::room::{JoinError, NewMember, RoomSettings};
 use crate::sessions::Session;
 
+/// `draining`'s message (PROTOCOL.md has it).
+const DRAINING: &str = "this server is restarting and makes no new rooms; reconnect to make it on another";
+
 /// How long a request waits for the daily store.
 const STORE_WAIT: Duration = Duration::from_secs(5);
 
@@ -41,6 +44,11 @@ impl Conn {
         let NewRoom { game, size, seed, rank_by, max_players, daily, format } = req;
         if s.room().is_some() {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if self.env.drain.is_draining() {
+            // The client reconnects without a room in the URL: the load
+            // balancer no longer sends those here.
+            return self.error(ErrorCode::Draining, DRAINING);
         }
         if size.game() != game {
             return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));

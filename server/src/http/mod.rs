@@ -4,8 +4,10 @@
 //! JSON (`GET /api/daily`, `GET /api/daily/{date}/{game}/{size}`,
 //! `GET /api/daily/runs/{id}`), an invite's room preview
 //! (`GET /api/rooms/{code}?k=KEY`), and the upgrade to a WebSocket at `/ws`
-//! with the socket settings for many players.
+//! with the socket settings for many players. While the node drains, the
+//! requests that name no room are refused with 503 (`drain.rs`).
 
+mod drain;
 mod leagues;
 mod reveal;
 mod rooms;
@@ -45,6 +47,8 @@ pub struct HttpEnv {
     pub urls: Arc<OnceLock<Urls>>,
     /// Counts each socket from its handshake on, so shutdown waits for it.
     pub tracker: TaskTracker,
+    /// While draining, room-less requests get 503 (`drain.rs`).
+    pub drain: Arc<crate::drain::Drain>,
 }
 
 /// Longest text `/api/qr.svg` encodes (a room link is far shorter).
@@ -65,6 +69,7 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
         .merge(leagues::routes())
         .merge(rooms::routes())
         .fallback(get(static_file))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&env), drain::refuse_roomless))
         .with_state(env)
 }
 

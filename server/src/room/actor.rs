@@ -133,6 +133,9 @@ impl Actor {
         self.room.set_load(self.env.load.level());
         self.room.handle(Instant::now(), input);
         let after = self.room.phase();
+        // First what the room says (the results): a drain waiting for this
+        // race may shut the node down as soon as it hears of the phase.
+        self.carry_out();
         if before != after {
             self.env.phase_moved(Some(before), Some(after));
             match after {
@@ -141,7 +144,6 @@ impl Actor {
                 Phase::Lobby | Phase::Countdown | Phase::Results | Phase::Intermission => {}
             }
         }
-        self.carry_out();
     }
 
     fn command(&mut self, cmd: RoomCmd) {

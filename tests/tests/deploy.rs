@@ -21,11 +21,7 @@ fn unit() -> String {
 /// The value of `key=` in the unit (its last setting, as systemd reads it).
 fn setting(unit: &str, key: &str) -> String {
     let prefix = format!("{key}=");
-    unit.lines()
-        .filter_map(|l| l.strip_prefix(&prefix))
-        .last()
-        .unwrap_or_else(|| panic!("no {key}="))
-        .to_owned()
+    unit.lines().rev().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("no {key}=")).to_owned()
 }
 
 /// A systemd time span as the unit writes it: seconds, or `Ns` / `Nmin`.

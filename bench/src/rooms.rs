@@ -85,6 +85,7 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
             max_players: Some(max_players),
             daily: false,
             format: None,
+            replaces: None,
         })
         .await?;
     p.conn

@@ -310,8 +310,9 @@ async fn a_draining_node_gets_no_new_players_and_exits_when_its_race_is_over() {
 
 /// `kill -9` of node A: B's race goes on untouched; nginx sends new players
 /// to B only (A refused once is skipped for `fail_timeout`), sends A's
-/// rooms' players to B (`backup`) instead of failing, and takes A back when
-/// it returns on its port.
+/// rooms' players to B (`backup`) instead of failing, where they make one
+/// new room together (`replaces`), and takes A back when it returns on its
+/// port.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nginx_skips_a_killed_node_and_takes_it_back_when_it_returns() {
     let Some(admin) = postgres_or_skip("nginx_skips_a_killed_node") else { return };
@@ -338,18 +339,30 @@ async fn nginx_skips_a_killed_node_and_takes_it_back_when_it_returns() {
 
     // And a room on A, which dies with it.
     let mut on_a = player(&a.addr, "/ws", "OnA").await;
-    let a_code =
-        on_a.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
+    let a_room = on_a.create(json!({"game": "maze", "size": "easy"})).await;
+    let (a_code, a_key) = (a_room["code"].as_str().unwrap().to_owned(), a_room["key"].clone());
     let port_a = a.port();
     let a_addr = a.addr.clone();
     a.kill();
     drop(on_a);
     // Its players, coming back by its code, reach B (A's `backup`), which
-    // answers: no gateway error.
-    let mut lost = player(&lb.addr, &format!("/ws?room={a_code}"), "Lost").await;
-    lost.send(json!({"type": "join_room", "code": a_code})).await;
-    assert_eq!(lost.recv_type("error").await["code"], "wrong_node");
-    drop(lost);
+    // answers (no gateway error); each then asks for a new room replacing
+    // the lost one (the web client's "New room, same settings"): the first
+    // makes it on B, the second is put in it.
+    let replacing = json!({"game": "maze", "size": "easy", "replaces": {"code": a_code, "key": a_key}});
+    let mut rejoined = Vec::new();
+    for name in ["OnA", "Guest"] {
+        let mut lost = player(&lb.addr, &format!("/ws?room={a_code}"), name).await;
+        lost.send(json!({"type": "join_room", "code": a_code})).await;
+        assert_eq!(lost.recv_type("error").await["code"], "wrong_node");
+        let room = lost.create(replacing.clone()).await;
+        rejoined.push((lost, room));
+    }
+    let new_code = rejoined[0].1["code"].as_str().unwrap().to_owned();
+    assert!(new_code.starts_with('B'), "{new_code}");
+    assert_eq!(rejoined[1].1["code"], new_code.as_str(), "the second player joined the first's room");
+    assert_eq!(rejoined[1].1["players"].as_array().map(Vec::len), Some(2));
+    drop(rejoined);
     // New players through nginx: all on B, none sees an error.
     let mut newcomers = Vec::new();
     for i in 0..4 {

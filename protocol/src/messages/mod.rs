@@ -14,7 +14,7 @@
 mod client;
 mod server;
 
-pub use client::{ClientMsg, DecodeError};
+pub use client::{ClientMsg, DecodeError, RoomRef};
 pub use server::*;
 
 use serde::{Deserialize, Serialize};

@@ -15,11 +15,13 @@ use crate::edge::address::Slot;
 use crate::ids::Ids;
 use crate::room::{self, Directory, NewMember, RoomEnv, RoomHandle, RoomSettings};
 
+/// (lost code, its key) to the code and id of the room that replaces it here.
+type Replacements = HashMap<(String, String), (Arc<str>, u64)>;
+
 #[derive(Default)]
 pub struct Registry {
     rooms: Mutex<HashMap<Arc<str>, RoomHandle>>,
-    /// (lost code, its key) to the room that replaces it here, and that room's id.
-    replacements: Mutex<HashMap<(String, String), (Arc<str>, u64)>>,
+    replacements: Mutex<Replacements>,
     next_id: AtomicU64,
 }
 
@@ -64,7 +66,7 @@ impl Registry {
         self.map().len()
     }
 
-    fn replacements(&self) -> MutexGuard<'_, HashMap<(String, String), (Arc<str>, u64)>> {
+    fn replacements(&self) -> MutexGuard<'_, Replacements> {
         self.replacements.lock().unwrap_or_else(|p| p.into_inner())
     }
 

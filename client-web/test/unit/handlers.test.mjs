@@ -410,12 +410,19 @@ test('draining: a new room is asked for again on a new connection, once', () => 
   assert.deepEqual(fx.toasts, [why]);
 });
 
-test("a room whose node is gone: offered again with its settings, named by `replaces`", () => {
+test('a room whose node is gone: offered again with its settings, named by `replaces`', () => {
   const s = createState();
   const fx = fakeFx();
   s.me.helloName = 'Ann';
   handle(s, welcome({ name: 'Ann' }), fx);
-  const info = room([player(1, 'Ann'), player(2, 'Bob')], { code: 'AK7M2', key: '3f9a0c1d5e7b2a64', game: 'maze', size: 'easy', max_players: 8, match: { rounds: 5, plan: 'alternate' } });
+  const info = room([player(1, 'Ann'), player(2, 'Bob')], {
+    code: 'AK7M2',
+    key: '3f9a0c1d5e7b2a64',
+    game: 'maze',
+    size: 'easy',
+    max_players: 8,
+    match: { rounds: 5, plan: 'alternate' },
+  });
   handle(s, info, fx);
   // The node dies: the reconnect lands on another node, which does not know us.
   handle(s, welcome({ name: 'Ann', resumed: false }), fx);

@@ -2,8 +2,8 @@
 # The one test command: ./test.sh
 #
 # Runs everything CI runs, on a fresh machine too: it installs what is
-# missing (Node.js and npm, Debian's Chromium, an emoji font, nginx, the client's npm
-# packages) and says so before doing it.
+# missing (Node.js and npm, Debian's Chromium, an emoji font, nginx, systemd's
+# systemd-analyze, the client's npm packages) and says so before doing it.
 #   1. cargo fmt --check and clippy (-D warnings)
 #   2. cargo test --workspace: rules, golden boards, fuzzing, the store (on
 #      SQLite and on a throwaway PostgreSQL, installed from Debian when
@@ -36,6 +36,9 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 # The several-nodes tests (tests/tests/nodes.rs) start their own throwaway
 # nginx on loopback with the shipped deploy/nginx.conf.
 [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+# tests/tests/deploy.rs checks deploy/mazerace@.service with systemd-analyze
+# (only the tool is wanted; nothing is started).
+command -v systemd-analyze >/dev/null 2>&1 || need_apt+=(systemd)
 if [ ${#need_apt[@]} -gt 0 ]; then
   apt_install "${need_apt[@]}"
 fi

@@ -20,12 +20,18 @@ use crate::ws::{move_frame, parse, rewind_frame, In};
 /// Moves remembered per player, to time the `progress` that shows them.
 const MOVE_LOG_DEPTH: usize = 512;
 
+/// A racer as the whole load knows it: its room ([`Player::room`]) and its
+/// player id there. The id alone is not enough behind several nodes, which
+/// each number their players from 1: keyed by id, node B's player 5 found
+/// node A's player 5's moves, and staleness read seconds (issue 27).
+type Mover = (usize, PlayerId);
+
 /// When each player's accepted moves were sent, by the steps they led to.
 #[derive(Default)]
-pub struct MoveLog(HashMap<PlayerId, VecDeque<(u32, Instant)>>);
+pub struct MoveLog(HashMap<Mover, VecDeque<(u32, Instant)>>);
 
 impl MoveLog {
-    fn record(&mut self, id: PlayerId, steps: u32, at: Instant) {
+    fn record(&mut self, id: Mover, steps: u32, at: Instant) {
         let q = self.0.entry(id).or_default();
         if q.len() == MOVE_LOG_DEPTH {
             q.pop_front();
@@ -33,13 +39,13 @@ impl MoveLog {
         q.push_back((steps, at));
     }
 
-    fn sent_at(&self, id: PlayerId, steps: u32) -> Option<Instant> {
+    fn sent_at(&self, id: Mover, steps: u32) -> Option<Instant> {
         self.0.get(&id)?.iter().rev().find(|(s, _)| *s == steps).map(|(_, t)| *t)
     }
 
     /// When `id`'s moves leading to more than `after` and at most `upto`
     /// steps were sent (steps only grow: every accepted move adds one).
-    fn sent_between(&self, id: PlayerId, after: u32, upto: u32) -> impl Iterator<Item = Instant> + '_ {
+    fn sent_between(&self, id: Mover, after: u32, upto: u32) -> impl Iterator<Item = Instant> + '_ {
         self.0.get(&id).into_iter().flatten().filter(move |(s, _)| *s > after && *s <= upto).map(|(_, t)| *t)
     }
 }
@@ -121,7 +127,7 @@ impl Racer {
         }
         self.inflight.push_back(Inflight { seq, sent: t0, ok: plan.ok, steps: plan.steps });
         if plan.ok && !self.echo {
-            sh.log.borrow_mut().record(self.p.id, plan.steps, t0);
+            sh.log.borrow_mut().record((self.p.room, self.p.id), plan.steps, t0);
         }
     }
 
@@ -167,7 +173,8 @@ impl Racer {
                     if id == self.p.id {
                         continue;
                     }
-                    if let Some(sent) = log.sent_at(id, steps) {
+                    let mover = (self.p.room, id);
+                    if let Some(sent) = log.sent_at(mover, steps) {
                         if m.in_window(sent) {
                             m.progress_lat.record(now - sent);
                         }
@@ -175,7 +182,7 @@ impl Racer {
                     // Staleness: every move this frame is the first to show,
                     // not only the latest (a coalesced frame shows several).
                     let last = self.seen.entry(id).or_insert(0);
-                    for sent in log.sent_between(id, *last, steps) {
+                    for sent in log.sent_between(mover, *last, steps) {
                         if m.in_window(sent) {
                             m.stale.record(now - sent);
                         }
@@ -267,5 +274,25 @@ impl Racer {
             self = self.drive(pace, sched, sh).await;
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Behind two nodes both rooms have a player 1: each room's moves are
+    /// its own (keyed by id alone, room 20's lookup found room 10's move).
+    #[test]
+    fn the_same_player_id_in_two_rooms_is_two_movers() {
+        let t0 = Instant::now();
+        let mut log = MoveLog::default();
+        log.record((10, 1), 1, t0);
+        assert_eq!(log.sent_at((10, 1), 1), Some(t0));
+        assert_eq!(log.sent_at((20, 1), 1), None);
+        assert_eq!(log.sent_between((20, 1), 0, 5).count(), 0);
+        log.record((20, 1), 1, t0 + Duration::from_millis(3));
+        assert_eq!(log.sent_at((20, 1), 1), Some(t0 + Duration::from_millis(3)));
+        assert_eq!(log.sent_at((10, 1), 1), Some(t0));
     }
 }

@@ -38,6 +38,10 @@ pub struct Player {
     pub name: String,
     /// Global connection index (picks the source address).
     pub index: usize,
+    /// The room this player races in, as its host's global connection index:
+    /// unique across nodes, where player ids are not (each node numbers its
+    /// own players from 1, so two nodes both have a player 5).
+    pub room: usize,
 }
 
 pub fn name_for(index: usize) -> String {
@@ -67,7 +71,7 @@ pub async fn hello_at(
             _ => None,
         })
         .await?;
-    Ok((Player { conn, id, token, name, index }, resumed))
+    Ok((Player { conn, id, token, name, index, room: index }, resumed))
 }
 
 /// Create a room (host) on an explicit seed; returns the room's code.
@@ -81,6 +85,7 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
             max_players: Some(max_players),
             daily: false,
             format: None,
+            replaces: None,
         })
         .await?;
     p.conn
@@ -167,6 +172,7 @@ async fn setup_room(t: Target, first: usize, room_size: usize, size: Size, seed:
             let path = if t.room_in_url { format!("/ws?room={code}") } else { "/ws".to_owned() };
             let (mut p, _) = hello_at(t, &path, i, name_for(i), None).await?;
             join_room(&mut p, &code).await?;
+            p.room = first;
             Ok::<Player, anyhow::Error>(p)
         }
     });

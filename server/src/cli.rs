@@ -75,7 +75,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `mazerace serve`: bind, print the URLs, serve until SIGINT/SIGTERM.
+/// `mazerace serve`: bind, print the URLs, serve until SIGINT, or SIGTERM and its drain.
 pub fn serve(config: Config) -> anyhow::Result<()> {
     crate::logs::init(config.log_format);
     crate::edge::fdlimit::prepare(config.max_connections);
@@ -112,34 +112,40 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
             out.write_all(crate::edge::net::banner(bound).as_bytes())?;
             out.flush()?;
         }
-        let stopper = server.clone();
-        tokio::spawn(async move {
-            wait_for_signal().await;
-            tracing::info!("signal received: shutting down");
-            stopper.shutdown();
-        });
+        tokio::spawn(on_signals(server.clone()));
         server.run(listener).await
     })
 }
 
-async fn wait_for_signal() {
+/// The signals' meaning: SIGINT (Ctrl-C) shuts down at once (with the
+/// grace); SIGTERM (what `systemctl stop` and a rolling restart send)
+/// drains first (`--drain-secs`), and a second SIGTERM during the drain
+/// shuts down at once.
+async fn on_signals(server: Server) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
         match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
+            Ok(mut term) => loop {
                 tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {
+                        tracing::info!("SIGINT: shutting down");
+                        return server.shutdown();
+                    }
+                    _ = term.recv() => {
+                        if server.is_draining() {
+                            tracing::info!("second SIGTERM: ending the drain, shutting down");
+                            return server.shutdown();
+                        }
+                        tracing::info!("SIGTERM: draining");
+                        server.drain();
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+            },
+            Err(e) => tracing::warn!(error = %e, "cannot listen for SIGTERM: only Ctrl-C stops the server"),
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("interrupted: shutting down");
+    server.shutdown();
 }

@@ -5,7 +5,8 @@
 //! Read it top-down:
 //! - [`config`]: every setting ([`Config`]), which is also the `serve`
 //!   command line (each flag and its default written once, on its field).
-//! - [`server`]: [`Server`]: run a bound listener, shut down gracefully.
+//! - [`server`]: [`Server`]: run a bound listener, drain, shut down gracefully.
+//! - `drain`: the drain's flag and the count of rooms still playing.
 //! - `edge`: the network edge: the accept loop, the socket gate (limits,
 //!   reserve, per-address caps), per-address accounting, trusted proxies and
 //!   the one client address every route uses, request heads refused with
@@ -35,6 +36,7 @@ pub mod cli;
 pub mod config;
 mod conn;
 pub mod daily;
+mod drain;
 mod edge;
 pub mod gen;
 mod http;

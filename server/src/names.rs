@@ -1,5 +1,10 @@
 //! Player names: what is accepted, and why. Names are data: the server never
 //! escapes or strips markup (`<b>` is a fine name); clients set them as text.
+//! What is refused is what a list of names cannot show honestly: nothing
+//! visible, control and bidi characters, and characters that have no
+//! agreed picture (private use, noncharacters, placeholders).
+
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// The longest name, in characters (not bytes).
 pub const MAX_NAME_CHARS: usize = 24;
@@ -32,11 +37,35 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
+/// A combining mark (general category Mn or Me: an accent, an enclosing
+/// circle) draws on the character before it; with no letter to sit on, a
+/// name of marks alone is a smudge, or nothing.
+fn is_mark(c: char) -> bool {
+    matches!(c.general_category(), GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark)
+}
+
+/// Characters with no agreed picture, refused anywhere in a name:
+/// - private use (U+E000 to U+F8FF and planes 15 and 16): each font draws its
+///   own, so one player's logo is another's empty box;
+/// - noncharacters (U+FDD0 to U+FDEF, and the last two code points of every
+///   plane, U+FFFE, U+FFFF ... U+10FFFF), which Unicode keeps out of text;
+/// - the interlinear annotation controls (U+FFF9 to U+FFFB), which hide the
+///   text between them, and the object and character replacement signs
+///   (U+FFFC, U+FFFD), which stand for something that is not there.
+///
+/// Listed by range rather than "unassigned": an emoji newer than this
+/// build's tables must still be a fine name.
+fn has_no_picture(c: char) -> bool {
+    let u = c as u32;
+    matches!(u, 0xE000..=0xF8FF | 0xF0000..=0x10FFFF | 0xFDD0..=0xFDEF | 0xFFF9..=0xFFFD)
+        || u & 0xFFFE == 0xFFFE
+}
+
 /// Checks a name and returns it trimmed of surrounding white space, or a
 /// human reason for the `bad_name` error.
 pub fn validate(raw: &str) -> Result<String, &'static str> {
     let name = raw.trim();
-    if name.chars().all(|c| c.is_whitespace() || is_invisible(c)) {
+    if name.chars().all(|c| c.is_whitespace() || is_invisible(c) || is_mark(c)) {
         return Err("a name cannot be empty");
     }
     if name.chars().count() > MAX_NAME_CHARS {
@@ -50,6 +79,9 @@ pub fn validate(raw: &str) -> Result<String, &'static str> {
     // neighbours in a list (or disguise itself as someone else's).
     if name.chars().any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')) {
         return Err("a name cannot contain bidirectional control characters");
+    }
+    if name.chars().any(has_no_picture) {
+        return Err("a name cannot contain private-use, placeholder or non-characters");
     }
     Ok(name.to_owned())
 }
@@ -118,5 +150,29 @@ mod tests {
         assert_eq!(validate("👩\u{200D}🚀").unwrap(), "👩\u{200D}🚀", "ZWJ builds emoji");
         assert_eq!(validate("می\u{200C}خواهم").unwrap(), "می\u{200C}خواهم", "ZWNJ in Persian");
         assert_eq!(validate("\u{200F}שלום").unwrap(), "\u{200F}שלום");
+    }
+
+    /// Issue 24: characters with no agreed picture are refused anywhere, and
+    /// combining marks alone are as blank as nothing.
+    #[test]
+    fn private_use_noncharacters_placeholders_and_lone_marks() {
+        let refused = "a name cannot contain private-use, placeholder or non-characters";
+        for c in ['\u{FFF9}', '\u{FFFA}', '\u{FFFB}', '\u{FFFC}', '\u{FFFD}', '\u{FFFE}', '\u{FFFF}'] {
+            assert_eq!(validate(&c.to_string()), Err(refused), "U+{:04X} alone", c as u32);
+            assert_eq!(validate(&format!("Ann{c}")), Err(refused), "U+{:04X} beside letters", c as u32);
+        }
+        for c in ['\u{E000}', '\u{F8FF}', '\u{F0000}', '\u{10FFFD}', '\u{10FFFF}', '\u{1FFFE}', '\u{FDD0}'] {
+            assert_eq!(validate(&format!("x{c}")), Err(refused), "U+{:04X}", c as u32);
+        }
+        // Marks with nothing to sit on: an acute accent, a combining
+        // enclosing circle, a Devanagari sign, repeated, with spaces.
+        for marks in ["\u{0301}", "\u{0301}\u{0301}\u{0301}", " \u{20DD} ", "\u{093C}\u{200B}"] {
+            assert_eq!(validate(marks), Err("a name cannot be empty"), "{:?}", marks);
+        }
+        // On a letter they are writing: kept.
+        assert_eq!(validate("Jose\u{0301}").unwrap(), "Jose\u{0301}");
+        assert_eq!(validate("नमस्ते").unwrap(), "नमस्ते");
+        // Neighbours of the refused ranges stay fine.
+        assert_eq!(validate("\u{FFEE}\u{1F600}\u{1FAF8}").unwrap(), "\u{FFEE}\u{1F600}\u{1FAF8}");
     }
 }

@@ -1,18 +1,27 @@
-//! The room registry: room code to [`RoomHandle`], nothing more. A std
-//! mutex guards the map; it is held only for a lookup or an insert (never
-//! across an await), and a room removes its own entry when it ends.
+//! The room registry: room code to [`RoomHandle`], and the rooms made here
+//! to replace rooms of a node that is gone (`create_room` with `replaces`:
+//! lost code and key to the new room's code). A std mutex guards each map;
+//! it is held only for a lookup or an insert (never across an await), and a
+//! room removes its own entries when it ends, so there is at most one
+//! replacement per open room.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use mazerace_protocol::messages::RoomRef;
+
 use crate::edge::address::Slot;
 use crate::ids::Ids;
 use crate::room::{self, Directory, NewMember, RoomEnv, RoomHandle, RoomSettings};
 
+/// (lost code, its key) to the code and id of the room that replaces it here.
+type Replacements = HashMap<(String, String), (Arc<str>, u64)>;
+
 #[derive(Default)]
 pub struct Registry {
     rooms: Mutex<HashMap<Arc<str>, RoomHandle>>,
+    replacements: Mutex<Replacements>,
     next_id: AtomicU64,
 }
 
@@ -56,6 +65,21 @@ impl Registry {
     pub fn len(&self) -> usize {
         self.map().len()
     }
+
+    fn replacements(&self) -> MutexGuard<'_, Replacements> {
+        self.replacements.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The open room made to replace `lost`, if any.
+    pub fn replacement(&self, lost: &RoomRef) -> Option<RoomHandle> {
+        let (code, id) = self.replacements().get(&(lost.code.clone(), lost.key.clone())).cloned()?;
+        self.get(&code).filter(|r| r.id == id)
+    }
+
+    /// `room` replaces `lost` (the first one made for it stays).
+    pub fn replaced(&self, lost: RoomRef, room: &RoomHandle) {
+        self.replacements().entry((lost.code, lost.key)).or_insert((Arc::clone(&room.code), room.id));
+    }
 }
 
 impl Directory for Registry {
@@ -65,5 +89,7 @@ impl Directory for Registry {
         if map.get(code).is_some_and(|h| h.id == id) {
             map.remove(code);
         }
+        drop(map);
+        self.replacements().retain(|_, (_, made)| *made != id);
     }
 }

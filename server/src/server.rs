@@ -9,6 +9,10 @@
 //! when `shutdown_grace` is over, whichever comes first: no client can hold
 //! the server up (a half-sent request, a peer that never answers a close).
 //!
+//! Drain ([`Server::drain`], SIGTERM): the node stops taking new rooms and
+//! players and shuts down as above once the races on it are over, or at
+//! the drain limit (`drain.rs`).
+//!
 //! The sockets are accepted by [`crate::edge::accept`] (limits, timeouts, socket
 //! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
 
@@ -25,6 +29,7 @@ use tokio_util::task::TaskTracker;
 use crate::config::Config;
 use crate::conn::{ConnEnv, ConnParts};
 use crate::daily::DailyHook;
+use crate::drain::Drain;
 use crate::edge::accept::{self, ServeOpts};
 use crate::edge::gate::{Gate, GateLimits};
 use crate::edge::limits::JoinLimiter;
@@ -49,6 +54,7 @@ struct Inner {
     gate: Arc<Gate>,
     /// Where `/metrics` listens, once bound.
     metrics_addr: OnceLock<SocketAddr>,
+    drain: Arc<Drain>,
 }
 
 /// A race server. Cheap to clone; all clones are the same server.
@@ -74,6 +80,7 @@ impl Server {
         let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
         let penalties = Arc::new(Penalties::new(config.violation_penalty));
+        let drain = Arc::new(Drain::default());
         let conn = Arc::new(ConnEnv::new(
             &config,
             ConnParts {
@@ -83,6 +90,7 @@ impl Server {
                 shutdown: shutdown.clone(),
                 tracker: tracker.clone(),
                 websockets,
+                drain: Arc::clone(&drain),
             },
         )?);
         let urls = Arc::new(OnceLock::new());
@@ -93,9 +101,10 @@ impl Server {
             penalties,
             urls: Arc::clone(&urls),
             tracker: tracker.clone(),
+            drain: Arc::clone(&drain),
         });
-        let inner =
-            Inner { config, conn, http, shutdown, tracker, urls, gate, metrics_addr: OnceLock::new() };
+        let metrics_addr = OnceLock::new();
+        let inner = Inner { config, conn, http, shutdown, tracker, urls, gate, metrics_addr, drain };
         Ok(Server { inner: Arc::new(inner) })
     }
 
@@ -171,6 +180,43 @@ impl Server {
     /// Starts the graceful shutdown (idempotent).
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();
+    }
+
+    /// Starts the drain (see `drain.rs`): no new rooms, no new players;
+    /// the shutdown follows once no room is playing, or `drain` after now,
+    /// whichever is first. With a zero `drain`, the shutdown at once.
+    /// Idempotent: a second call changes nothing (call [`Server::shutdown`]
+    /// to end a drain early).
+    pub fn drain(&self) {
+        let limit = self.inner.config.drain;
+        if limit.is_zero() {
+            return self.shutdown();
+        }
+        if !self.inner.drain.begin() {
+            return;
+        }
+        let playing = self.inner.drain.playing_rooms();
+        tracing::info!(rooms_playing = playing, limit = ?limit, "draining: no new rooms; waiting for the races here to end");
+        let server = self.clone();
+        // Not on the tracker: the shutdown waits for the tracker, and this
+        // task ends with it.
+        tokio::spawn(async move {
+            let sh = &server.inner;
+            tokio::select! {
+                () = sh.drain.races_over() => tracing::info!("drained: no race left on this node"),
+                () = tokio::time::sleep(limit) => tracing::warn!(
+                    rooms_playing = sh.drain.playing_rooms(),
+                    "drain limit over: shutting down with races still running"
+                ),
+                () = sh.shutdown.cancelled() => return,
+            }
+            server.shutdown();
+        });
+    }
+
+    /// Whether [`Server::drain`] has begun.
+    pub fn is_draining(&self) -> bool {
+        self.inner.drain.is_draining()
     }
 
     /// Rooms open now.

@@ -185,6 +185,50 @@ impl Node {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// Sends `signal` ("TERM", "INT") to the node, as systemd or Ctrl-C would.
+    pub fn signal(&self, signal: &str) {
+        send_signal(self.child.id(), signal);
+    }
+
+    /// Waits up to `limit` for the node to exit; `None` if it is still running.
+    pub async fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        exited_within(&mut self.child, limit).await
+    }
+}
+
+/// `kill -SIGNAL pid`.
+pub fn send_signal(pid: u32, signal: &str) {
+    let sent = Command::new("kill").args([&format!("-{signal}"), &pid.to_string()]).status();
+    assert!(sent.is_ok_and(|s| s.success()), "kill -{signal} {pid}");
+}
+
+/// Waits up to `limit` for `child` to exit (polled: a child's exit has no
+/// async notice here); `None` if it is still running.
+pub async fn exited_within(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits up to 10 s until `addr`'s `/healthz` answers `status`.
+pub async fn healthz_becomes(addr: &str, status: u16) -> crate::HttpResponse {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = crate::http_get(addr, "/healthz", "").await;
+        if r.status == status {
+            return r;
+        }
+        assert!(Instant::now() < deadline, "{addr}/healthz is still {} ({})", r.status, r.text());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 impl Drop for Node {

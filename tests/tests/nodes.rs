@@ -12,7 +12,12 @@
 //! - `kill -9` of a node mid-daily leaves the other node's run alone, its own
 //!   open run is closed when it restarts, every acknowledged result is kept;
 //! - a killed node that never comes back has its open run closed by the
-//!   other node once its lease (`--node-lease-secs 2`) has run out.
+//!   other node once its lease (`--node-lease-secs 2`) has run out;
+//! - SIGTERM drains a node: new players through nginx land on the other
+//!   node with no error, its `/healthz` says "draining", its race runs to
+//!   the end and then it exits by itself;
+//! - nginx stops sending new players to a killed node (`max_fails`) while
+//!   the other's race goes on, and takes it back when it returns.
 //!
 //! PostgreSQL: without `MAZERACE_TEST_DATABASE_URL` these tests print "DID
 //! NOT RUN" and pass, unless `MAZERACE_REQUIRE_PG=1` (./test.sh sets it),
@@ -20,7 +25,7 @@
 //! `cargo build -p mazerace-server` (./test.sh does it first).
 
 use mazerace_protocol::daily::daily_seed;
-use mazerace_tests::cluster::{connect, postgres_or_skip, Nginx, Node, Schema, SALT};
+use mazerace_tests::cluster::{connect, healthz_becomes, postgres_or_skip, Nginx, Node, Schema, SALT};
 use mazerace_tests::serde_json::{self, json, Value};
 use mazerace_tests::{http_get, solution, wait_until, Action, Client, Game, Size};
 
@@ -236,4 +241,159 @@ async fn a_node_that_never_returns_has_its_runs_closed_when_its_lease_runs_out()
     on_a.play(&line[half..], 1 + half as u32).await;
     assert_eq!(on_a.recv_type("daily_result").await["finished"], true);
     drop(a);
+}
+
+/// Makes a room through nginx on a fresh connection; its code.
+async fn new_room_through(lb: &str, name: &str) -> (Client, String) {
+    let mut c = player(lb, "/ws", name).await;
+    let room = c.create(json!({"game": "maze", "size": "easy"})).await;
+    let code = room["code"].as_str().expect("a code").to_owned();
+    (c, code)
+}
+
+/// A rolling restart's first half: SIGTERM drains node A. New players
+/// through nginx land on B without an error (A answers 503, nginx retries),
+/// A's own `/healthz` says "draining", the race on A runs to its end with
+/// its players connected through nginx, and A then exits by itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_node_gets_no_new_players_and_exits_when_its_race_is_over() {
+    let Some(admin) = postgres_or_skip("a_draining_node_gets_no_new_players") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "60"]).await;
+    let b = Node::start('B', &db.url, None, logs.path()).await;
+    let lb = Nginx::start(&a, &b).await;
+
+    // A race on A: its host on A, a guest through nginx by the room code.
+    let mut ann = player(&a.addr, "/ws", "Ann").await;
+    let code = ann.create(json!({"game": "maze", "size": "easy", "seed": "1"})).await["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut bob = player(&lb.addr, &format!("/ws?room={code}"), "Bob").await;
+    bob.join(&code).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    bob.recv_type("race_start").await;
+
+    a.signal("TERM");
+    assert_eq!(healthz_becomes(&a.addr, 503).await.text(), "draining");
+    // New players: every one lands on B, none sees an error.
+    let mut newcomers = Vec::new();
+    for i in 0..4 {
+        let (c, new_code) = new_room_through(&lb.addr, &format!("New{i}")).await;
+        assert!(new_code.starts_with('B'), "{new_code}: made on the draining node");
+        newcomers.push(c);
+    }
+    let h = http_get(&lb.addr, "/healthz", "").await;
+    assert_eq!(h.status, 200, "nginx answers from the living node: {}", h.text());
+    // Any other request that names no room too (not `/` here: a debug
+    // build's first compression of the client's files takes seconds).
+    assert_eq!(http_get(&lb.addr, "/api/urls", "").await.status, 200, "the lobby's helpers too");
+    // nginx did ask A, got its 503 and tried B (a socket's line is logged when it closes).
+    drop(newcomers);
+    let retried = format!("/ws {}, {} 101", a.addr, b.addr);
+    wait_until("nginx logs a /ws retried from A to B", || lb.access_log().lines().any(|l| l == retried))
+        .await;
+
+    // The race on A goes on to its end, then A leaves by itself, cleanly.
+    let (_, line) = solution(Size::Easy, 1);
+    let moves = ann.play(&line, 1).await;
+    assert!(moves.iter().all(|m| m["ok"] == true));
+    bob.send(json!({"type": "give_up"})).await;
+    assert!(ann.recv_type("results").await["rankings"].is_array());
+    ann.recv_type("server_shutdown").await;
+    let status = a.exited_within(std::time::Duration::from_secs(20)).await.expect("A exited after its race");
+    assert!(status.success(), "{status:?}");
+    drop((a, b, lb));
+}
+
+/// `kill -9` of node A: B's race goes on untouched; nginx sends new players
+/// to B only (A refused once is skipped for `fail_timeout`), sends A's
+/// rooms' players to B (`backup`) instead of failing, where they make one
+/// new room together (`replaces`), and takes A back when it returns on its
+/// port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nginx_skips_a_killed_node_and_takes_it_back_when_it_returns() {
+    let Some(admin) = postgres_or_skip("nginx_skips_a_killed_node") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let a = Node::start('A', &db.url, None, logs.path()).await;
+    let b = Node::start('B', &db.url, None, logs.path()).await;
+    let lb = Nginx::start(&a, &b).await;
+
+    // A race on B, through nginx.
+    let mut host = player(&b.addr, "/ws", "Host").await;
+    let code = host.create(json!({"game": "maze", "size": "easy", "seed": "1"})).await["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut rival = player(&lb.addr, &format!("/ws?room={code}"), "Rival").await;
+    rival.join(&code).await;
+    host.send(json!({"type": "start"})).await;
+    host.recv_type("race_start").await;
+    rival.recv_type("race_start").await;
+    let (_, line) = solution(Size::Easy, 1);
+    let half = line.len() / 2;
+    rival.play(&line[..half], 1).await;
+
+    // And a room on A, which dies with it.
+    let mut on_a = player(&a.addr, "/ws", "OnA").await;
+    let a_room = on_a.create(json!({"game": "maze", "size": "easy"})).await;
+    let (a_code, a_key) = (a_room["code"].as_str().unwrap().to_owned(), a_room["key"].clone());
+    let port_a = a.port();
+    let a_addr = a.addr.clone();
+    a.kill();
+    drop(on_a);
+    // Its players, coming back by its code, reach B (A's `backup`), which
+    // answers (no gateway error); each then asks for a new room replacing
+    // the lost one (the web client's "New room, same settings"): the first
+    // makes it on B, the second is put in it.
+    let replacing = json!({"game": "maze", "size": "easy", "replaces": {"code": a_code, "key": a_key}});
+    let mut rejoined = Vec::new();
+    for name in ["OnA", "Guest"] {
+        let mut lost = player(&lb.addr, &format!("/ws?room={a_code}"), name).await;
+        lost.send(json!({"type": "join_room", "code": a_code})).await;
+        assert_eq!(lost.recv_type("error").await["code"], "wrong_node");
+        let room = lost.create(replacing.clone()).await;
+        rejoined.push((lost, room));
+    }
+    let new_code = rejoined[0].1["code"].as_str().unwrap().to_owned();
+    assert!(new_code.starts_with('B'), "{new_code}");
+    assert_eq!(rejoined[1].1["code"], new_code.as_str(), "the second player joined the first's room");
+    assert_eq!(rejoined[1].1["players"].as_array().map(Vec::len), Some(2));
+    drop(rejoined);
+    // New players through nginx: all on B, none sees an error.
+    let mut newcomers = Vec::new();
+    for i in 0..4 {
+        let (c, new_code) = new_room_through(&lb.addr, &format!("New{i}")).await;
+        assert!(new_code.starts_with('B'), "{new_code}: sent to the dead node");
+        newcomers.push(c);
+    }
+    drop(newcomers);
+    let retried = format!("/ws {a_addr}, {} 101", b.addr);
+    wait_until("nginx logs a /ws retried from A to B", || lb.access_log().lines().any(|l| l == retried))
+        .await;
+    // B's race never noticed.
+    let rest = rival.play(&line[half..], 1 + half as u32).await;
+    assert!(rest.iter().all(|m| m["ok"] == true));
+    assert_eq!(rival.recv_type("finished").await["player_id"], rival.id);
+
+    // A returns on its port; once `fail_timeout` is over nginx tries it
+    // again, and with fewer connections it gets the next new players.
+    // Polled: nothing announces nginx's retry.
+    let a = Node::start('A', &db.url, Some(port_a), logs.path()).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut tries = 0;
+    loop {
+        let (c, new_code) = new_room_through(&lb.addr, "Back").await;
+        tries += 1;
+        if new_code.starts_with('A') {
+            break;
+        }
+        drop(c);
+        assert!(std::time::Instant::now() < deadline, "nginx never took A back ({tries} rooms on B)");
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    drop((a, b, lb, host));
 }

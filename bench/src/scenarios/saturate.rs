@@ -178,7 +178,8 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
         let mut racers = Vec::with_capacity(per_size);
         for i in 0..per_size {
             let conn = Conn::connect(echo.addr, crate::ws::source_for(i, ctx.per_source), "/").await?;
-            let p = Player { conn, id: i as u32, token: String::new(), name: String::new(), index: i };
+            let p =
+                Player { conn, id: i as u32, token: String::new(), name: String::new(), index: i, room: i };
             let walker = Walker::new(&board, Mode::PingPong, ctx.invalid_share, 0x5EED ^ i as u64);
             racers.push(Racer::new(p, walker, true));
         }

@@ -43,6 +43,7 @@ export const HANDLERS = {
       if (s.room) {
         // The old seat is gone (resume window passed, server restarted): ask again.
         s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
+        s.lost = lostRoom(s.room);
         leftRoom(s, fx);
       }
       runIntent(s, fx);
@@ -61,6 +62,8 @@ export const HANDLERS = {
 
   room(s, info, fx) {
     s.conn.rerouted = false;
+    s.lost = null;
+    s.ui.lost = null;
     setRoom(s, info, fx);
     if (info.phase === 'lobby') {
       const rival = s.rivalNext && info.players.some((p) => p.rival);
@@ -242,8 +245,23 @@ export const HANDLERS = {
       return;
     }
     if (code === 'already_in_room') return; // the link's room is ours
+    if (gone(s, code, last)) {
+      // The room I was in cannot be reached again (its node is down, or the
+      // server forgot it): offer a new one with its settings, shared by its players.
+      s.ui.lost = s.lost;
+      s.lost = null;
+      s.view = 'home';
+      return;
+    }
     if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
       // Reconnect naming the room (/ws?room=CODE) for the load balancer, and ask there, once.
+      s.conn.rerouted = true;
+      s.intent = last;
+      fx.reconnect();
+      return;
+    }
+    if (code === 'draining' && last && last.type === 'create_room' && !s.conn.rerouted) {
+      // This node is restarting: a new connection (no room in its URL) lands on another; ask there, once.
       s.conn.rerouted = true;
       s.intent = last;
       fx.reconnect();
@@ -290,6 +308,23 @@ export function readLimits(l) {
     for (const k of Object.keys(DEFAULT_LIMITS)) if (Number.isFinite(l[k]) && l[k] > 0) out[k] = l[k];
   }
   return out;
+}
+
+/**
+ * What "New room, same settings" sends for the room `info` (its last `room`
+ * message): `replaces` names it, so its players who click end up together.
+ */
+export function lostRoom(info) {
+  const msg = { type: 'create_room', game: info.game, size: info.size, rank_by: info.rank_by, max_players: info.max_players };
+  if (info.match) msg.match = { rounds: info.match.rounds, plan: info.match.plan };
+  msg.replaces = { code: info.code, key: info.key };
+  return info.daily || !info.key ? null : { code: info.code, create: msg };
+}
+
+/** The rejoin of the room I was in failed for good: misrouted after the reroute (its node is gone), or not found. */
+function gone(s, code, last) {
+  if (!s.lost || !last || last.type !== 'join_room' || last.code !== s.lost.code) return false;
+  return (code === 'wrong_node' && s.conn.rerouted) || code === 'room_not_found';
 }
 
 function setRoom(s, info, fx) {

@@ -55,6 +55,12 @@ export function init(c) {
       $('make').scrollIntoView({ block: 'nearest' });
     }),
   );
+  // The room's node is gone: its players who click share one new room.
+  $('lost-new').addEventListener('click', () => {
+    const lost = s.ui.lost;
+    s.ui.lost = null;
+    if (lost) send(lost.create);
+  });
   const joinFromForm = (spectate) => {
     const text = $('code').value;
     const code = F.cleanCode(text);

@@ -32,6 +32,8 @@ export function createState() {
     limits: { ...DEFAULT_LIMITS },
     /** A message to send once welcomed. */
     intent: null,
+    /** The room I was in, while a reconnect tries to rejoin it (handlers.js lostRoom). */
+    lost: null,
     /** The last room message (retried after `already_in_room`). */
     lastIntent: null,
     awaitingSnap: false,
@@ -128,7 +130,8 @@ export function createState() {
     outbox: { tokens: null, at: 0, queue: [] },
     pendingRename: null,
     timers: { hintUntil: 0, flashUntil: 0, pace: 0, line: 0 },
-    ui: { hint: '', hintWarn: false, flash: '', nameError: '', siteBase: null, invite: null },
+    // lost: the room whose node is gone, offered again with its settings (the "lost" banner).
+    ui: { hint: '', hintWarn: false, flash: '', nameError: '', siteBase: null, invite: null, lost: null },
   };
 }
 

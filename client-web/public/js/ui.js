@@ -28,6 +28,7 @@ export const serverDown = (s) =>
 
 function renderDown(s) {
   $('down').hidden = !serverDown(s);
+  $('lost').hidden = !s.ui.lost;
 }
 
 function renderConn(s) {

@@ -403,6 +403,66 @@ test('wrong_node: reconnect once, naming the room, and ask again there', () => {
   assert.equal(s.conn.rerouted, false, 'in the room: a later misroute may reroute again');
 });
 
+test('draining: a new room is asked for again on a new connection, once', () => {
+  const s = createState();
+  const fx = fakeFx();
+  s.me.helloName = 'Ann';
+  handle(s, welcome({ name: 'Ann' }), fx);
+  const create = { type: 'create_room', game: 'maze', size: 'easy' };
+  s.lastIntent = create;
+  const why = 'this server is restarting and makes no new rooms; reconnect to make it on another';
+  handle(s, { type: 'error', code: 'draining', message: why }, fx);
+  assert.equal(fx.reconnects, 1);
+  assert.deepEqual(s.intent, create, 'sent again after the next welcome');
+  assert.equal(fx.toasts.length, 0);
+  // Draining again (every node restarting): say so instead of looping.
+  s.lastIntent = create;
+  handle(s, { type: 'error', code: 'draining', message: why }, fx);
+  assert.equal(fx.reconnects, 1);
+  assert.deepEqual(fx.toasts, [why]);
+});
+
+test('a room whose node is gone: offered again with its settings, named by `replaces`', () => {
+  const s = createState();
+  const fx = fakeFx();
+  s.me.helloName = 'Ann';
+  handle(s, welcome({ name: 'Ann' }), fx);
+  const info = room([player(1, 'Ann'), player(2, 'Bob')], {
+    code: 'AK7M2',
+    key: '3f9a0c1d5e7b2a64',
+    game: 'maze',
+    size: 'easy',
+    max_players: 8,
+    match: { rounds: 5, plan: 'alternate' },
+  });
+  handle(s, info, fx);
+  // The node dies: the reconnect lands on another node, which does not know us.
+  handle(s, welcome({ name: 'Ann', resumed: false }), fx);
+  const join = { type: 'join_room', code: 'AK7M2', key: '3f9a0c1d5e7b2a64' };
+  assert.deepEqual(s.lastIntent, join);
+  handle(s, { type: 'error', code: 'wrong_node', message: 'room AK7M2 is on node A' }, fx);
+  assert.equal(fx.reconnects, 1, 'first, the reroute');
+  assert.equal(s.ui.lost, null);
+  handle(s, welcome({ name: 'Ann', resumed: false }), fx);
+  s.lastIntent = join;
+  handle(s, { type: 'error', code: 'wrong_node', message: 'room AK7M2 is on node A' }, fx);
+  assert.equal(fx.reconnects, 1, 'no loop');
+  assert.equal(fx.toasts.length, 0, 'the banner says it, not a toast');
+  assert.equal(s.view, 'home');
+  assert.deepEqual(s.ui.lost.create, {
+    type: 'create_room',
+    game: 'maze',
+    size: 'easy',
+    rank_by: 'time',
+    max_players: 8,
+    match: { rounds: 5, plan: 'alternate' },
+    replaces: { code: 'AK7M2', key: '3f9a0c1d5e7b2a64' },
+  });
+  // In the new room, the offer is gone.
+  handle(s, room([player(1, 'Ann')], { code: 'BQ4R7', key: 'aa' }), fx);
+  assert.equal(s.ui.lost, null);
+});
+
 test('an offline welcome keeps the daily identity and marks the page offline', () => {
   const s = createState();
   const fx = fakeFx();

@@ -9,6 +9,16 @@ use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Size};
 use crate::matches::MatchSettings;
 
+/// A room by its code and invite key (`create_room`'s `replaces`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoomRef {
+    /// The room's code.
+    pub code: String,
+    /// The room's invite key (the `key` of its `room` messages).
+    pub key: String,
+}
+
 /// Client to server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -48,6 +58,11 @@ pub enum ClientMsg {
         /// A match of several rounds instead of a single race (never with `daily`).
         #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
         format: Option<MatchSettings>,
+        /// The room this one replaces, on a node that is gone: the first of
+        /// its players to ask makes the new room, and the others who ask
+        /// with the same code and key are put in it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replaces: Option<RoomRef>,
     },
     /// Join a room by its code; `spectate` watches without racing.
     /// `{"type":"join_room","code":"K7M2Q"}`

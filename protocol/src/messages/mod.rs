@@ -14,7 +14,7 @@
 mod client;
 mod server;
 
-pub use client::{ClientMsg, DecodeError};
+pub use client::{ClientMsg, DecodeError, RoomRef};
 pub use server::*;
 
 use serde::{Deserialize, Serialize};
@@ -190,6 +190,10 @@ pub enum ErrorCode {
     /// rivals or already has that run, your ranked try on this daily board
     /// is still to come, or a `pick` that needs a daily room).
     RivalRefused,
+    /// `create_room` on a node that is draining (restarting): it makes no
+    /// new room. Reconnect (with no room in the URL) and ask again: the
+    /// load balancer sends that connection to another node.
+    Draining,
     /// The server could not do it (a board or the daily store failed, or the
     /// daily challenge is not configured).
     Internal,

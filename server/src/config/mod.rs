@@ -216,6 +216,15 @@ pub struct Config {
     /// Seconds shutdown may take, whatever clients do.
     #[arg(long = "shutdown-grace-secs", env = "MAZERACE_SHUTDOWN_GRACE_SECS", default_value = "5", value_parser = secs)]
     pub shutdown_grace: Duration,
+    /// Seconds SIGTERM lets the races on this node finish before it shuts down (0: shut down at once, as SIGINT).
+    ///
+    /// The drain (`drain.rs`): no new rooms, `/healthz` 503, requests that
+    /// name no room 503 (nginx sends them to another node); the node exits
+    /// as soon as nothing races, at most this long after the signal, then
+    /// takes `--shutdown-grace-secs` to close. A second SIGTERM ends the
+    /// drain at once. A unit's `TimeoutStopSec` must cover both.
+    #[arg(long = "drain-secs", env = "MAZERACE_DRAIN_SECS", default_value = "120", value_parser = secs)]
+    pub drain: Duration,
     /// Seconds a client has to send a complete HTTP request head.
     ///
     /// From accept, and after each response on a kept-alive connection.

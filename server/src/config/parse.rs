@@ -170,9 +170,12 @@ mod tests {
             "512",
             "--ping-secs",
             "0",
+            "--drain-secs",
+            "0",
         ]);
         assert_eq!(hardened.metrics_bind, None, "empty turns /metrics off");
         assert_eq!(hardened.shutdown_grace, Duration::from_secs(1));
+        assert_eq!(hardened.drain, Duration::ZERO, "0: SIGTERM shuts down at once");
         assert_eq!((hardened.max_conns_per_addr, hardened.send_buffer_bytes), (0, 8192));
         assert_eq!(hardened.listen_backlog, 512);
         assert_eq!(hardened.ping_interval, Duration::from_secs(1), "clamped: no busy pinging");
@@ -200,6 +203,7 @@ mod tests {
         assert_eq!(d.metrics_bind, Some(SocketAddr::from(([127, 0, 0, 1], 9464))), "loopback");
         assert_eq!(d.node_lease, mazerace_store::DEFAULT_LEASE);
         assert_eq!(d.worker_threads, None);
+        assert_eq!(d.drain, Duration::from_secs(120), "two minutes for the races on a node to end");
         assert!(d.trusted_proxies.is_empty());
         assert_eq!(d.close_linger, Duration::from_secs(2), "a setting with no flag");
         assert_eq!(format!("{:?}", parse(&[])), format!("{d:?}"), "no flags: the defaults, unclamped");

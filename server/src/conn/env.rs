@@ -2,7 +2,8 @@
 //! room registry and the sessions it joins and creates in, the per-address
 //! slots, the join budgets (failed joins, and joins) and the violation
 //! penalty it is counted against, the daily hook, the server's shutdown
-//! token and task tracker, the live connections, and [`ConnLimits`], the
+//! token and task tracker, the live connections, the drain (no new rooms
+//! while it lasts), and [`ConnLimits`], the
 //! handful of settings a connection reads. Built once by
 //! [`crate::server::Server::new`]; the HTTP side shares it to hand each
 //! upgraded socket to [`super::run`].
@@ -17,6 +18,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::{Config, WRITE_BUFFER_BYTES};
 use crate::daily::DailyHook;
+use crate::drain::Drain;
 use crate::edge::address::PerAddress;
 use crate::edge::limits::JoinLimiter;
 use crate::edge::penalty::Penalties;
@@ -118,6 +120,8 @@ pub struct ConnEnv {
     /// Every live connection, for the shutdown (`live.rs`).
     pub(super) live: Arc<Live>,
     pub(super) next_conn: AtomicU64,
+    /// While draining, no new room is made here.
+    pub(crate) drain: Arc<Drain>,
 }
 
 /// What [`ConnEnv::new`] is handed by the server.
@@ -129,12 +133,14 @@ pub struct ConnParts {
     pub tracker: TaskTracker,
     /// WebSockets open at once.
     pub websockets: usize,
+    pub drain: Arc<Drain>,
 }
 
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
-        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets } = parts;
-        let room_env = RoomEnv::new(cfg, daily.clone(), tracker.clone(), shutdown.clone());
+        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain } = parts;
+        let room_env =
+            RoomEnv::new(cfg, daily.clone(), tracker.clone(), shutdown.clone(), Arc::clone(&drain));
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
             ids: Ids::from_os()?,
@@ -152,6 +158,7 @@ impl ConnEnv {
             conn_slots: Arc::new(Semaphore::new(websockets)),
             live: Arc::default(),
             next_conn: AtomicU64::new(1),
+            drain,
         })
     }
 

@@ -54,8 +54,17 @@ impl Conn {
         let id = s.id;
         match msg {
             ClientMsg::Hello { .. } | ClientMsg::Ping {} => {}
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format } => {
-                let req = super::requests::NewRoom { game, size, seed, rank_by, max_players, daily, format };
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format, replaces } => {
+                let req = super::requests::NewRoom {
+                    game,
+                    size,
+                    seed,
+                    rank_by,
+                    max_players,
+                    daily,
+                    format,
+                    replaces,
+                };
                 Box::pin(self.create_room(&s, req)).await;
             }
             ClientMsg::JoinRoom { code, spectate, key } => {

@@ -1,13 +1,13 @@
 //! The lobby's requests that reach past the connection: making a room (on a
-//! random, chosen or daily seed), joining one by code, and a daily board's
-//! leaderboard.
+//! random, chosen or daily seed, or to replace a lost node's room), joining
+//! one by code, and a daily board's leaderboard.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::matches::MatchSettings;
-use mazerace_protocol::messages::{ErrorCode, RankBy, ServerMsg};
+use mazerace_protocol::messages::{ErrorCode, RankBy, RoomRef, ServerMsg};
 use mazerace_protocol::{Board, Game, Seed, Size};
 use tokio::time::timeout;
 
@@ -15,8 +15,24 @@ use super::Conn;
 use crate::config::MAX_PLAYERS_CAP;
 use crate::daily::{BoardQuery, DailyError, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
-use crate::room::{JoinError, NewMember, RoomSettings};
+use crate::room::{JoinError, NewMember, RoomHandle, RoomSettings};
 use crate::sessions::Session;
+
+/// `draining`'s message (PROTOCOL.md has it).
+const DRAINING: &str = "this server is restarting and makes no new rooms; reconnect to make it on another";
+
+/// Longest invite key `replaces` may name (the server's are 16 characters).
+const KEY_MAX: usize = 64;
+
+/// `create_room`'s `replaces`, looked up.
+enum Replacing {
+    /// The named room is open here: nothing to replace.
+    NotLost,
+    /// Nobody made its replacement yet.
+    First(RoomRef),
+    /// The room made to replace it.
+    Made(RoomHandle),
+}
 
 /// How long a request waits for the daily store.
 const STORE_WAIT: Duration = Duration::from_secs(5);
@@ -30,6 +46,8 @@ pub(super) struct NewRoom {
     pub max_players: Option<u32>,
     pub daily: bool,
     pub format: Option<MatchSettings>,
+    /// A lost node's room this one replaces (see [`Conn::replacement`]).
+    pub replaces: Option<RoomRef>,
 }
 
 impl Conn {
@@ -38,9 +56,22 @@ impl Conn {
     }
 
     pub(super) async fn create_room(&mut self, s: &Arc<Session>, req: NewRoom) {
-        let NewRoom { game, size, seed, rank_by, max_players, daily, format } = req;
+        let NewRoom { game, size, seed, rank_by, max_players, daily, format, replaces } = req;
         if s.room().is_some() {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        let replaces = match replaces.map(|r| self.replacement(r)).transpose() {
+            Ok(r) => r.filter(|_| !daily),
+            Err(why) => return self.error(ErrorCode::BadMessage, why),
+        };
+        if let Some(Replacing::Made(room)) = replaces {
+            // Another player of the lost room made its replacement first.
+            return Box::pin(self.enter(s, room, false)).await;
+        }
+        if self.env.drain.is_draining() {
+            // The client reconnects without a room in the URL: the load
+            // balancer no longer sends those here.
+            return self.error(ErrorCode::Draining, DRAINING);
         }
         if size.game() != game {
             return self.error(ErrorCode::BadSize, format!("{size} is not a size of {game}"));
@@ -119,7 +150,29 @@ impl Conn {
         let node = env.limits.node_id;
         let room = env.rooms.create(&env.room_env, &env.ids, node, settings, host, slot);
         tracing::info!(room = %room.code, "room made");
+        if let Some(Replacing::First(lost)) = replaces {
+            tracing::info!(room = %room.code, lost = %lost.code, "room made for a lost node's room");
+            env.rooms.replaced(lost, &room);
+        }
         s.set_room(Some(room));
+    }
+
+    /// What `replaces` asks for: the room already made for the lost room
+    /// (`Made`), or nothing yet (`First`: this player makes it). A code
+    /// that is one of this node's open rooms was not lost: no replacement.
+    fn replacement(&self, lost: RoomRef) -> Result<Replacing, &'static str> {
+        let code = lost.code.trim().to_ascii_uppercase();
+        if !is_code_shaped(&code) || lost.key.is_empty() || lost.key.len() > KEY_MAX {
+            return Err("replaces: a room code and its key");
+        }
+        let lost = RoomRef { code, key: lost.key };
+        if self.env.rooms.get(&lost.code).is_some() {
+            return Ok(Replacing::NotLost);
+        }
+        Ok(match self.env.rooms.replacement(&lost) {
+            Some(room) => Replacing::Made(room),
+            None => Replacing::First(lost),
+        })
     }
 
     /// Joins by code. A typed code is short, so guessing is held back by
@@ -162,6 +215,11 @@ impl Conn {
             tracing::warn!("join refused: too many joins from this address");
             return self.error(ErrorCode::JoinsTooFast, "you are joining rooms too fast; wait a few seconds");
         }
+        self.enter(s, room, spectate).await
+    }
+
+    /// Puts the player in `room` (a join that found it).
+    async fn enter(&mut self, s: &Arc<Session>, room: RoomHandle, spectate: bool) {
         match room.join(self.member(s), spectate).await {
             Ok(()) => {
                 tracing::info!(room = %room.code, spectate, "joined");

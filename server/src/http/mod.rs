@@ -3,9 +3,11 @@
 //! `GET /api/qr.svg?text=...` and `GET /api/urls`, the daily challenge's
 //! routes (`daily.rs`, `leagues.rs`: thin handlers calling into
 //! [`crate::daily`]), an invite's room preview (`GET /api/rooms/{code}?k=KEY`),
-//! and the upgrade to a WebSocket at `/ws`.
+//! and the upgrade to a WebSocket at `/ws`. While the node drains, the
+//! requests that name no room are refused with 503 (`drain.rs`).
 
 mod daily;
+mod drain;
 mod leagues;
 mod rooms;
 
@@ -42,6 +44,8 @@ pub struct HttpEnv {
     pub urls: Arc<OnceLock<Urls>>,
     /// Counts each socket from its handshake on, so shutdown waits for it.
     pub tracker: TaskTracker,
+    /// While draining, room-less requests get 503 (`drain.rs`).
+    pub drain: Arc<crate::drain::Drain>,
 }
 
 /// Longest text `/api/qr.svg` encodes (a room link is far shorter).
@@ -59,6 +63,7 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
         .merge(leagues::routes())
         .merge(rooms::routes())
         .fallback(get(static_file))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&env), drain::refuse_roomless))
         .with_state(env)
 }
 

@@ -61,7 +61,7 @@ pub(super) fn start(
     tracker.spawn(
         async move {
             tracing::info!(game = %settings.game, size = %settings.size, "room created");
-            metrics::room_phase(None, Some(Phase::Lobby));
+            env.phase_moved(None, Some(Phase::Lobby));
             let room = Room::new(Arc::clone(&code), settings, env.timings, (host.id, host.name, host.token));
             let actor = Actor {
                 room,
@@ -123,7 +123,7 @@ impl Actor {
                 break;
             }
         }
-        metrics::room_phase(Some(self.room.phase()), None);
+        self.env.phase_moved(Some(self.room.phase()), None);
         self.directory.remove(&self.code, self.id);
         tracing::info!("room closed");
     }
@@ -136,15 +136,17 @@ impl Actor {
         }
         self.room.handle(Instant::now(), input);
         let after = self.room.phase();
+        // First what the room says (the results): a drain waiting for this
+        // race may shut the node down as soon as it hears of the phase.
+        self.carry_out();
         if before != after {
-            metrics::room_phase(Some(before), Some(after));
+            self.env.phase_moved(Some(before), Some(after));
             match after {
                 Phase::Racing => metrics::race_started(),
                 Phase::Results | Phase::Intermission if before == Phase::Racing => metrics::race_finished(),
                 Phase::Lobby | Phase::Countdown | Phase::Results | Phase::Intermission => {}
             }
         }
-        self.carry_out();
     }
 
     fn command(&mut self, cmd: RoomCmd) {

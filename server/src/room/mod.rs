@@ -54,7 +54,7 @@ use std::time::Duration;
 
 use mazerace_protocol::board::Board;
 use mazerace_protocol::matches::MatchSettings;
-use mazerace_protocol::messages::{DailyResult, PlayerId, RankBy};
+use mazerace_protocol::messages::{DailyResult, Phase, PlayerId, RankBy};
 use mazerace_protocol::{Action, Game, Size};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
@@ -63,6 +63,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
 use crate::daily::{DailyBoard, DailyHook};
+use crate::drain::Drain;
 use crate::edge::address::Slot;
 use crate::load::Load;
 use crate::outbox::Outbox;
@@ -319,6 +320,8 @@ pub struct RoomEnv {
     pub shutdown: CancellationToken,
     /// How busy the runtime is (the progress window widens with it).
     pub load: Load,
+    /// Counts the rooms playing, for the drain to wait on.
+    pub drain: Arc<Drain>,
 }
 
 impl RoomEnv {
@@ -327,6 +330,7 @@ impl RoomEnv {
         daily: Option<Arc<dyn DailyHook>>,
         tracker: TaskTracker,
         shutdown: CancellationToken,
+        drain: Arc<Drain>,
     ) -> Self {
         RoomEnv {
             timings: Timings {
@@ -343,7 +347,15 @@ impl RoomEnv {
             tracker,
             shutdown,
             load: Load::default(),
+            drain,
         }
+    }
+
+    /// A room went from phase `from` to `to` (`None`: made, or ended): the
+    /// metric and the drain's count.
+    pub(crate) fn phase_moved(&self, from: Option<Phase>, to: Option<Phase>) {
+        crate::metrics::room_phase(from, to);
+        self.drain.room_phase(from, to);
     }
 }
 

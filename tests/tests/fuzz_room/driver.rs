@@ -222,6 +222,7 @@ pub(crate) async fn drive(f: &mut Fuzz, case: &Case) -> R<()> {
         max_players: None,
         daily: false,
         format: match_of(case.seed),
+        replaces: None,
     };
     f.run_one(0, &Op::Send(create)).await?;
     f.run_one(1, &Op::Join { slot: 0, spectate: false, sloppy: false }).await?;

@@ -125,19 +125,25 @@ pub(crate) fn match_settings() -> impl Strategy<Value = MatchSettings> {
 }
 
 pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
-    let create =
-        (
-            game(),
-            size(),
-            prop::option::weighted(0.3, any::<u64>().prop_map(Seed)),
-            prop::option::of(prop::sample::select(vec![RankBy::Time, RankBy::Steps])),
-            prop::option::weighted(0.3, prop_oneof![0u32..5, Just(u32::MAX)]),
-            prop::bool::weighted(0.1),
-            prop::option::weighted(0.2, match_settings()),
-        )
-            .prop_map(|(game, size, seed, rank_by, max_players, daily, format)| {
-                ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format }
-            });
+    let create = (
+        game(),
+        size(),
+        prop::option::weighted(0.3, any::<u64>().prop_map(Seed)),
+        prop::option::of(prop::sample::select(vec![RankBy::Time, RankBy::Steps])),
+        prop::option::weighted(0.3, prop_oneof![0u32..5, Just(u32::MAX)]),
+        prop::bool::weighted(0.1),
+        prop::option::weighted(0.2, match_settings()),
+    )
+        .prop_map(|(game, size, seed, rank_by, max_players, daily, format)| ClientMsg::CreateRoom {
+            game,
+            size,
+            seed,
+            rank_by,
+            max_players,
+            daily,
+            format,
+            replaces: None,
+        });
     prop_oneof![
         12 => (dir(), any::<u32>()).prop_map(|(dir, seq)| ClientMsg::Move { dir, seq }),
         2 => any::<u32>().prop_map(|seq| ClientMsg::Rewind { seq }),

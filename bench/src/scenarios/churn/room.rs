@@ -290,7 +290,7 @@ async fn resume(
     rng: &mut Rng,
     fin: &mut Finish,
 ) -> Result<Player> {
-    let Player { conn, id, token, name, index } = p;
+    let Player { conn, id, token, name, index, room } = p;
     drop(conn);
     {
         let mut c = counts.borrow_mut();
@@ -302,6 +302,7 @@ async fn resume(
     counts.borrow_mut().resumes_tried += 1;
     let (mut np, resumed) =
         hello(t, index, name, Some(token)).await.map_err(|e| anyhow!("resume hello: {e:#}"))?;
+    np.room = room;
     counts.borrow_mut().connected();
     fin.connected = true;
     if !resumed || np.id != id {

@@ -12,7 +12,7 @@ impl Fuzz {
         match m {
             ClientMsg::Hello { .. } => Expect::Error(vec![ErrorCode::HelloFirst]),
             ClientMsg::Ping {} => Expect::Pong,
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format } => {
+            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format, .. } => {
                 Expect::Create {
                     game: *game,
                     size: *size,

@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clock, hms, ordinal, msToUtcMidnight, cleanCode, codeFromPath, sizeLabel, keyFrom, roomPath, lineHiddenUntil } from '../../public/js/format.js';
+import {
+  clock,
+  hms,
+  ordinal,
+  msToUtcMidnight,
+  cleanCode,
+  codeFromPath,
+  sizeLabel,
+  keyFrom,
+  roomPath,
+  lineHiddenUntil,
+} from '../../public/js/format.js';
 
 test('clock and countdown formats', () => {
   assert.equal(clock(0), '0:00.0');

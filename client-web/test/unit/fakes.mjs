@@ -2,6 +2,8 @@
 // asked to do (sent messages, announcements, toasts, timers) on a clock the
 // test moves, and a few boards and messages.
 import { makeStore, memoryStorage } from '../../public/js/store.js';
+import { createState } from '../../public/js/state.js';
+import { handle } from '../../public/js/handlers.js';
 
 export function fakeFx({ path = '/' } = {}) {
   let t = 1000;
@@ -92,3 +94,21 @@ export const welcome = (extra = {}) => ({
   resumed: false,
   ...extra,
 });
+
+/** A state welcomed as player 1 and sat in a lobby with `players`. */
+export function seated(players = [player(1, 'Ann')], roomExtra = {}, fxOpts = {}) {
+  const s = createState();
+  const fx = fakeFx(fxOpts);
+  s.me.helloName = 'Ann';
+  handle(s, welcome({ name: 'Ann' }), fx);
+  handle(s, { type: 'leagues', leagues: [] }, fx);
+  handle(s, room(players, roomExtra), fx);
+  fx.drain();
+  return { s, fx };
+}
+
+/** The race on in `s`'s room, on `board`. */
+export function raceOn(s, fx, board = VAULT, extra = {}) {
+  handle(s, { ...room(s.room.players, { ...s.room, phase: 'racing' }), type: 'room' }, fx);
+  handle(s, { type: 'race_start', board, time_limit_ms: 600000, ...extra }, fx);
+}

@@ -49,6 +49,25 @@ async fn add_rival(c: &mut Client, msg: Value) -> Value {
     }
 }
 
+/// Today's easy maze's seed.
+fn todays_seed() -> u64 {
+    daily_seed(SALT, mazerace_tests::day(TODAY), Game::Maze, Size::Easy)
+}
+
+/// Ann's ranked try at today's easy maze, played on its best line in a daily
+/// room: her connection (in the room, its results next), the line and her
+/// `daily_result`.
+async fn anns_ranked_try(srv: &TestServer) -> (Client, Vec<mazerace_tests::Action>, Value) {
+    let (_, line) = solution(Size::Easy, todays_seed());
+    let mut ann = srv.player("Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+    ann.send(json!({"type": "start"})).await;
+    ann.recv_type("race_start").await;
+    ann.play(&line, 1).await;
+    let result = ann.recv_type("daily_result").await;
+    (ann, line, result)
+}
+
 fn rival_line(results: &Value) -> &Value {
     results["rankings"].as_array().unwrap().iter().find(|l| l["rival"] == true).expect("a rival line")
 }
@@ -57,8 +76,7 @@ fn rival_line(results: &Value) -> &Value {
 async fn race_the_number_one_after_a_daily_from_its_room() {
     let dir = tempfile::tempdir().unwrap();
     let (srv, _store) = daily_server(dir.path(), Arc::new(FixedClock::at_unix_ms(NOON))).await;
-    let seed = daily_seed(SALT, mazerace_tests::day(TODAY), Game::Maze, Size::Easy);
-    let (_, line) = solution(Size::Easy, seed);
+    let (_, line) = solution(Size::Easy, todays_seed());
 
     let mut ann = srv.player("Ann").await;
     ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
@@ -138,15 +156,8 @@ async fn a_rival_races_a_room_of_two_on_postgres_too() {
 }
 
 async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
-    let seed = daily_seed(SALT, mazerace_tests::day(TODAY), Game::Maze, Size::Easy);
-    let (_, line) = solution(Size::Easy, seed);
-
-    let mut ann = srv.player("Ann").await;
-    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
-    ann.send(json!({"type": "start"})).await;
-    ann.recv_type("race_start").await;
-    ann.play(&line, 1).await;
-    let anns = ann.recv_type("daily_result").await;
+    let (mut ann, line, anns) = anns_ranked_try(&srv).await;
+    let seed = todays_seed();
     let run_id = anns["run_id"].as_i64().unwrap();
     ann.send(json!({"type": "leave_room"})).await;
 
@@ -232,14 +243,7 @@ async fn the_same_run_is_a_rival_once() {
     // Before, `best` asked three times raced the one run three times.
     let dir = tempfile::tempdir().unwrap();
     let (srv, _store) = daily_server(dir.path(), Arc::new(FixedClock::at_unix_ms(NOON))).await;
-    let seed = daily_seed(SALT, mazerace_tests::day(TODAY), Game::Maze, Size::Easy);
-    let (_, line) = solution(Size::Easy, seed);
-    let mut ann = srv.player("Ann").await;
-    ann.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
-    ann.send(json!({"type": "start"})).await;
-    ann.recv_type("race_start").await;
-    ann.play(&line, 1).await;
-    let ranked = ann.recv_type("daily_result").await;
+    let (mut ann, _, ranked) = anns_ranked_try(&srv).await;
     ann.send(json!({"type": "rematch", "same_board": true})).await;
     add_rival(&mut ann, json!({"type": "add_rival", "pick": "best"})).await;
     for again in [

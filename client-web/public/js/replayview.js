@@ -28,17 +28,7 @@ export function render(s) {
  * screen while it loads, and stays when the run is hidden.
  */
 export async function watchRun(id, known = null) {
-  closeReplay();
-  const mine = ++S.replay.opened;
-  if (S.view !== 'replay') S.back = S.view;
-  S.view = 'replay';
-  ctx.render();
-  $('replay').classList.remove('blocked');
-  $('rp-play').hidden = true;
-  $('rp-msg').hidden = true;
-  head(known || {});
-  $('rp-note').textContent = 'Loading the run…';
-  $('rp-note').className = 'note';
+  const mine = openReplay(known || {}, 'Loading the run…');
   const res = await fetch(`/api/daily/runs/${encodeURIComponent(id)}`, { headers: auth(ctx.fx.store.token()) }).catch(() => null);
   const body = res && (await res.json().catch(() => null));
   if (mine !== S.replay.opened) return;
@@ -55,6 +45,23 @@ export async function watchRun(id, known = null) {
  * a round can show.
  */
 export async function watchLine(round) {
+  const known = { kind: `Match round ${round.round} · the best line`, name: 'The best possible line', game: round.game, size: round.size };
+  const mine = openReplay(known, 'Building the board…');
+  const built = await import('./offline/board.js').then((b) => b.buildBoard(round.size, round.seed)).catch(() => null);
+  if (mine !== S.replay.opened) return;
+  const board = built && readBoard(built.board);
+  if (!board) return refused(null, { error: 'This round’s board could not be built in this page.' });
+  const actions = built.answer.solution;
+  const steps = built.best;
+  showRun(board, { ...known, actions, board: built.board, state: 'finished', steps, time_ms: null });
+}
+
+/**
+ * The replay screen opened on `known` (what is known of the run before it
+ * arrives), saying `note` while it comes; the number of this opening, so a
+ * late answer for an earlier one is dropped.
+ */
+function openReplay(known, note) {
   closeReplay();
   const mine = ++S.replay.opened;
   if (S.view !== 'replay') S.back = S.view;
@@ -63,17 +70,10 @@ export async function watchLine(round) {
   $('replay').classList.remove('blocked');
   $('rp-play').hidden = true;
   $('rp-msg').hidden = true;
-  const known = { kind: `Match round ${round.round} · the best line`, name: 'The best possible line', game: round.game, size: round.size };
   head(known);
-  $('rp-note').textContent = 'Building the board…';
+  $('rp-note').textContent = note;
   $('rp-note').className = 'note';
-  const built = await import('./offline/board.js').then((b) => b.buildBoard(round.size, round.seed)).catch(() => null);
-  if (mine !== S.replay.opened) return;
-  const board = built && readBoard(built.board);
-  if (!board) return refused(null, { error: 'This round’s board could not be built in this page.' });
-  const actions = built.answer.solution;
-  const steps = built.best;
-  showRun(board, { ...known, actions, board: built.board, state: 'finished', steps, time_ms: null });
+  return mine;
 }
 
 function showRun(board, body) {

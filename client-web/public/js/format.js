@@ -154,6 +154,8 @@ export function places(d) {
   return out;
 }
 
+/** A table line's name, marked when the server flagged the run as paced at its ranked floor (`at_floor`). */
+export const entryName = (e) => (e.at_floor ? `${e.name} (floor pace)` : e.name);
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
 export function practiceWhy(why, rankedAt) {

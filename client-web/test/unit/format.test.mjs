@@ -11,7 +11,14 @@ import {
   keyFrom,
   roomPath,
   lineHiddenUntil,
+  entryName,
 } from '../../public/js/format.js';
+
+test('a table line paced at the floor is marked, others are not', () => {
+  assert.equal(entryName({ name: 'Zed', at_floor: true }), 'Zed (floor pace)');
+  assert.equal(entryName({ name: 'Ann', at_floor: false }), 'Ann');
+  assert.equal(entryName({ name: 'Bob' }), 'Bob', 'absent: not flagged');
+});
 
 test('clock and countdown formats', () => {
   assert.equal(clock(0), '0:00.0');

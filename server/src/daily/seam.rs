@@ -108,6 +108,8 @@ pub struct DailyOutcome {
     pub steps: u32,
     /// From the first accepted move to the finish; `None` if not finished.
     pub time_ms: Option<u64>,
+    /// A ranked finish paced at the floor end to end ([`super::pace::Pace::at_floor`]).
+    pub at_floor: bool,
     /// Every accepted action in order (the replay).
     pub moves: Vec<Action>,
     /// Each accepted action's time in ms since the racer's first accepted

@@ -24,6 +24,10 @@ pub struct League {
     /// `my_leagues` only: your place in today's standings (every board of today).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub today: Option<LeagueToday>,
+    /// The invite key a member's link carries (`/l/CODE?k=KEY`, 16 hex
+    /// digits): lookups with it spend no failed-join budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// Your standing in a league today.

@@ -99,6 +99,10 @@ export function keyFrom(text) {
 }
 
 export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
+/** A league's invite link path: its key spares a friend the address's failed-join budget. */
+export const leaguePath = (code, key) => `/l/${code}${key ? `?k=${key}` : ''}`;
+/** A league lookup's message fields with the invite key when there is one. */
+export const withKey = (msg, key) => (key ? { ...msg, key } : msg);
 
 /** In Unicode scalar values, as the server counts (Rust's chars()). */
 export const NAME_MAX = 24;

@@ -12,7 +12,16 @@ import {
   roomPath,
   lineHiddenUntil,
   entryName,
+  leaguePath,
+  withKey,
 } from '../../public/js/format.js';
+
+test("a league's link carries its invite key, and lookups bring it when known", () => {
+  assert.equal(leaguePath('K7M2QX9P', '3f9a0c1d5e7b2a64'), '/l/K7M2QX9P?k=3f9a0c1d5e7b2a64');
+  assert.equal(leaguePath('K7M2QX9P', undefined), '/l/K7M2QX9P');
+  assert.deepEqual(withKey({ type: 'join_league', code: 'K' }, 'ab'), { type: 'join_league', code: 'K', key: 'ab' });
+  assert.deepEqual(withKey({ type: 'join_league', code: 'K' }, null), { type: 'join_league', code: 'K' });
+});
 
 test('a table line paced at the floor is marked, others are not', () => {
   assert.equal(entryName({ name: 'Zed', at_floor: true }), 'Zed (floor pace)');

@@ -72,7 +72,7 @@ async fn league_of(db: &mut dyn Db, code: &str, locked: bool) -> Result<Option<(
     let Some(row) = db.opt(sql, &params![code]).await? else { return Ok(None) };
     let id = row.int(0)?;
     let members = db.one(&MEMBER_COUNT, &params![id]).await?.u32(0, "members")?;
-    Ok(Some((id, League { code: row.string(1)?, name: row.string(2)?, members, today: None })))
+    Ok(Some((id, League { code: row.string(1)?, name: row.string(2)?, members, today: None, key: None })))
 }
 
 /// The player's league count, under the player's lock until the commit.
@@ -103,7 +103,7 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
                 return Ok(LeagueAnswer::CodeTaken);
             };
             db.execute(&NEW_MEMBER, &params![row.int(0)?, &player, &player_name]).await?;
-            LeagueAnswer::League(League { code, name, members: 1, today: None })
+            LeagueAnswer::League(League { code, name, members: 1, today: None, key: None })
         }
         LeagueRequest::Join { player, player_name, code, max_members, max_leagues } => {
             let Some((id, league)) = league_of(db, &code, true).await? else {
@@ -136,6 +136,7 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
                     name: r.string(1)?,
                     members: r.u32(2, "members")?,
                     today: None,
+                    key: None,
                 });
             }
             LeagueAnswer::Leagues(out)

@@ -32,6 +32,17 @@ pub struct Member {
     pub name: String,
 }
 
+/// A member as `remove_member` names them ([`Standing::member`]): 12 hex
+/// digits of a hash of the league's code and the player's key, so the wire
+/// never carries the key and one player's tags differ from league to
+/// league (their leagues cannot be linked by it).
+pub fn member_tag(code: &str, player: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut tag = hex::encode(Sha256::digest(format!("mazerace member v1|{code}|{player}").as_bytes()));
+    tag.truncate(12);
+    tag
+}
+
 /// One ranked run of a member.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberRun {
@@ -81,6 +92,13 @@ pub enum LeagueRequest {
         player: String,
         code: String,
     },
+    /// `owner` removes the member tagged `member` ([`member_tag`]) if
+    /// `owner` is the league's longest-standing member.
+    Remove {
+        owner: String,
+        code: String,
+        member: String,
+    },
     /// The player's leagues; with `name`, the player's member name in
     /// each becomes it first (a renamed player's tables follow the rename).
     Mine {
@@ -116,6 +134,10 @@ pub enum LeagueAnswer {
     CodeTaken,
     /// `Leave`: whether the player was a member.
     Left(bool),
+    /// `Remove`: whether that member was removed (not: no such member, or the owner themself).
+    Removed(bool),
+    /// `Remove` by someone who is not the league's owner (or of no league).
+    NotOwner,
     Leagues(Vec<League>),
     Members(League, Vec<Member>),
     Runs(Vec<MemberRun>),
@@ -175,9 +197,11 @@ pub fn board_table(
         .collect()
 }
 
-/// The standings of `members` over `runs` (already cut to the window);
-/// `streaks` holds each member's streak, by key.
+/// The standings of league `code`'s `members` (longest-standing first: the
+/// first is the owner) over `runs` (already cut to the window); `streaks`
+/// holds each member's streak, by key.
 pub fn standings(
+    code: &str,
     members: &[Member],
     runs: &[MemberRun],
     streaks: &[(String, u32)],
@@ -225,6 +249,8 @@ pub fn standings(
                 days: days.len() as u32,
                 streak: streaks.iter().find(|(p, _)| *p == m.player).map_or(0, |&(_, s)| s),
                 you: you == Some(m.player.as_str()),
+                member: member_tag(code, &m.player),
+                owner: members.first().is_some_and(|first| first.player == m.player),
             }
         })
         .collect();
@@ -270,7 +296,7 @@ mod tests {
         let t = board_table(&runs, "2026-12-01".parse().unwrap(), Game::Maze, Size::Easy, Some("b"));
         assert_eq!(t.iter().map(|e| e.rank).collect::<Vec<_>>(), [Some(1), Some(2), None]);
         assert!(t[1].you && !t[0].you);
-        let s = standings(&members, &runs, &[("a".into(), 2)], None);
+        let s = standings("K7M2QX9P", &members, &runs, &[("a".into(), 2)], None);
         // Day 1: a beats b and c (3), b beats c (2), c 1. Day 2: a tie, neither beats the other (1 each, both win).
         let got: Vec<(&str, u32, u32, u32, u32)> =
             s.iter().map(|l| (l.name.as_str(), l.rank, l.points, l.wins, l.days)).collect();

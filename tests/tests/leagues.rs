@@ -1,8 +1,8 @@
 //! Leagues end to end (issue 15) on the real store: create, join by code,
 //! leave, a league's table per board (members only), standings over 7 days
 //! with points, wins and streaks, my leagues with today's standing, the
-//! daily result's places and share lines, the limits, the invite key, and
-//! the HTTP reads.
+//! daily result's places and share lines, the limits, the invite key, the
+//! owner removing a member, and the HTTP reads.
 
 use std::sync::Arc;
 
@@ -320,6 +320,45 @@ async fn the_invite_key_lets_a_friend_in_where_a_guesser_spent_the_address_budge
     // Every member is told the key, for the link they send.
     let mine = ask(&mut ann, json!({"type": "my_leagues"})).await;
     assert_eq!(mine["leagues"][0]["key"], json!(key), "{mine}");
+    srv.stop().await;
+}
+
+/// The league's owner (its maker) removes a puppet by the `member` tag its
+/// standings line carries; a member who is not the owner, or a code with
+/// no league, gets `not_host`; the owner cannot remove themself.
+#[tokio::test]
+async fn the_owner_removes_a_member_and_nobody_else_can() {
+    let (_dir, srv) = league_server().await;
+    let mut ann = srv.player("Ann").await;
+    let made = ask(&mut ann, json!({"type": "create_league", "name": "Club"})).await;
+    let code = made["code"].as_str().unwrap_or_default().to_owned();
+    let mut bob = srv.player("Bob").await;
+    let mut puppet = srv.player("Ann").await;
+    for c in [&mut bob, &mut puppet] {
+        let joined = ask(c, json!({"type": "join_league", "code": code})).await;
+        assert_eq!(joined["type"], "league", "{joined}");
+    }
+    let st = ask(&mut ann, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    let lines = st["lines"].as_array().cloned().unwrap_or_default();
+    let tag = |pick: &dyn Fn(&Value) -> bool| lines.iter().find(|l| pick(l)).map(|l| l["member"].clone());
+    let own = tag(&|l| l["you"] == true).unwrap_or_default();
+    assert_eq!(lines.iter().filter(|l| l["owner"] == true).count(), 1, "{st}");
+    assert!(lines.iter().any(|l| l["owner"] == true && l["you"] == true), "the maker owns it: {st}");
+    // The puppet carries the owner's name: told apart by its tag.
+    let puppet_tag = tag(&|l| l["name"] == "Ann" && l["you"] != true).unwrap_or_default();
+    assert!(puppet_tag.is_string() && puppet_tag != own, "{st}");
+    let by_bob = ask(&mut bob, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
+    assert_eq!(by_bob["code"], "not_host", "{by_bob}");
+    let no_league = ask(&mut ann, json!({"type": "remove_member", "code": "ZZZZ2222", "member": puppet_tag})).await;
+    assert_eq!(no_league["code"], "not_host", "no league: the same answer {no_league}");
+    let myself = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": own})).await;
+    assert_eq!((myself["type"].clone(), myself["removed"].clone()), (json!("member_removed"), json!(false)));
+    let gone = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
+    assert_eq!((gone["type"].clone(), gone["removed"].clone()), (json!("member_removed"), json!(true)), "{gone}");
+    let st = ask(&mut ann, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    assert_eq!(st["lines"].as_array().map(Vec::len), Some(2), "{st}");
+    let mine = ask(&mut puppet, json!({"type": "my_leagues"})).await;
+    assert_eq!(mine["leagues"], json!([]), "the puppet is out: {mine}");
     srv.stop().await;
 }
 

@@ -160,6 +160,12 @@ export function places(d) {
 
 /** A table line's name, marked when the server flagged the run as paced at its ranked floor (`at_floor`). */
 export const entryName = (e) => (e.at_floor ? `${e.name} (floor pace)` : e.name);
+/** The members the owner may remove (`member` tags): every line but their own; none for anyone else. */
+export function removable(st) {
+  const lines = list(st && st.lines);
+  const me = lines.find((l) => l.you);
+  return me && me.owner ? lines.filter((l) => !l.you).map((l) => l.member) : [];
+}
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
 export function practiceWhy(why, rankedAt) {

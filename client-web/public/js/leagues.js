@@ -111,8 +111,13 @@ function renderLeague(s) {
   if (standings !== st) {
     standings = st;
     const lines = st ? st.lines || [] : [];
-    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...cells(F.standingCells(l))));
-    $('lg-stand').replaceChildren(...(trs.length ? trs : [note(6, st ? 'Nobody has played yet.' : 'Loading…')]));
+    const mayRemove = F.removable(st);
+    const remove = (l) =>
+      mayRemove.includes(l.member)
+        ? btn('Remove', `Remove ${l.name} from the league`, () => ctx.fx.send({ type: 'remove_member', code, member: l.member }))
+        : null;
+    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...cells(F.standingCells(l)), el('td', {}, remove(l))));
+    $('lg-stand').replaceChildren(...(trs.length ? trs : [note(7, st ? 'Nobody has played yet.' : 'Loading…')]));
   }
   const wrap = $('lg-boards');
   const have = [...wrap.children].map((t) => t.dataset.board).join();

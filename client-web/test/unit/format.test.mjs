@@ -14,6 +14,7 @@ import {
   entryName,
   leaguePath,
   withKey,
+  removable,
 } from '../../public/js/format.js';
 
 test("a league's link carries its invite key, and lookups bring it when known", () => {
@@ -21,6 +22,17 @@ test("a league's link carries its invite key, and lookups bring it when known", 
   assert.equal(leaguePath('K7M2QX9P', undefined), '/l/K7M2QX9P');
   assert.deepEqual(withKey({ type: 'join_league', code: 'K' }, 'ab'), { type: 'join_league', code: 'K', key: 'ab' });
   assert.deepEqual(withKey({ type: 'join_league', code: 'K' }, null), { type: 'join_league', code: 'K' });
+});
+
+test('the owner may remove every member but themself, nobody else may remove anyone', () => {
+  const lines = (ownerIsMe) => [
+    { name: 'Ann', member: 'a1', owner: true, you: ownerIsMe },
+    { name: 'Bob', member: 'b2', you: !ownerIsMe },
+    { name: 'Cy', member: 'c3' },
+  ];
+  assert.deepEqual(removable({ lines: lines(true) }), ['b2', 'c3']);
+  assert.deepEqual(removable({ lines: lines(false) }), []);
+  assert.deepEqual(removable(null), [], 'loading');
 });
 
 test('a table line paced at the floor is marked, others are not', () => {

@@ -79,6 +79,15 @@ test('create: the answer opens the league view with its standings and a table pe
   assert.deepEqual([...s.leagues.boards.keys()], ['maze.easy'], 'the same league keeps its tables while they reload');
 });
 
+test('a removed member: the open league asks for its standings again', () => {
+  const { s, fx } = welcomed();
+  s.leagues.open = 'K7M2QX9P';
+  s.view = 'league';
+  fx.sent.length = 0;
+  handle(s, { type: 'member_removed', code: 'K7M2QX9P', member: 'c3f86d12e05a', removed: true }, fx);
+  assert.ok(fx.sent.some((m) => m.type === 'league_standings' && m.code === 'K7M2QX9P'), JSON.stringify(fx.sent));
+});
+
 test("a member's lookups carry the league's invite key, so a spent address budget cannot lock them out", () => {
   const { s, fx } = welcomed();
   handle(s, { type: 'leagues', leagues: [] }, fx);

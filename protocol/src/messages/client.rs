@@ -181,6 +181,14 @@ pub enum ClientMsg {
         /// The league's code.
         code: String,
     },
+    /// The league's owner (its longest-standing member) removes a member;
+    /// answered with `member_removed`, or `not_host` for anyone else.
+    RemoveMember {
+        /// The league's code.
+        code: String,
+        /// The member's `member` in `league_standings`.
+        member: String,
+    },
     /// Your leagues with today's standing in each; answered with `leagues`.
     MyLeagues {},
     /// A league's table for one daily board (today when `date` is absent).

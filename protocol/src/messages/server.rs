@@ -400,6 +400,15 @@ pub enum ServerMsg {
         /// Whether you were a member.
         left: bool,
     },
+    /// The answer to `remove_member`.
+    MemberRemoved {
+        /// The league.
+        code: String,
+        /// The member asked for.
+        member: String,
+        /// False if they were not a member (already gone, or yourself).
+        removed: bool,
+    },
     /// The answer to `my_leagues`.
     Leagues {
         /// Your leagues, in the order you joined them, each with `today`.

@@ -1,5 +1,5 @@
 //! Leagues on the store (issue 15), for [`super::StoreHook`]: create, join
-//! and leave with their limits, a player's leagues with today's standing,
+//! and leave with their limits, the owner removing a member, a player's leagues with today's standing,
 //! a league's table per board and its standings (7 or 30 days), and where
 //! a ranked daily result placed in each of the player's leagues.
 //!
@@ -171,6 +171,20 @@ pub(crate) async fn handle(
                 _ => Err(unexpected("leave_league")),
             }
         }
+        LeagueOp::Remove { code, member } => {
+            let code = code_of(&code)?;
+            let req = LeagueRequest::Remove { owner: me, code: code.clone(), member: member.clone() };
+            match store.league(req).await? {
+                LeagueAnswer::Removed(removed) => Ok(ServerMsg::MemberRemoved { code, member, removed }),
+                // No league, or not its owner: the same answer, so it tells
+                // a guesser nothing about the code.
+                LeagueAnswer::NotOwner => Err(DailyError::denied(
+                    ErrorCode::NotHost,
+                    "only the league's owner (its longest-standing member) may remove a member",
+                )),
+                _ => Err(unexpected("remove_member")),
+            }
+        }
         LeagueOp::Mine => {
             // Listed after every welcome and rename: the member name follows.
             let name = (!player_name.is_empty()).then_some(player_name);
@@ -182,7 +196,7 @@ pub(crate) async fn handle(
             for l in &mut leagues {
                 l.key = Some(makers.key(&l.code));
                 let v = view(&store, l.code.clone(), today, today).await?;
-                let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
+                let lines = standings(&l.code, &v.members, &v.runs, &v.streaks, Some(&me));
                 let played = v.members.iter().filter(|m| v.runs.iter().any(|r| r.player == m.player)).count();
                 l.today = lines.iter().find(|s| s.you).map(|s| LeagueToday {
                     rank: s.rank,
@@ -217,7 +231,7 @@ pub(crate) async fn handle(
             }
             let from = today.add_days(1 - i64::from(days)).unwrap_or(today);
             let v = view(&store, code_of(&code)?, from, today).await?;
-            let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
+            let lines = standings(&v.league.code, &v.members, &v.runs, &v.streaks, Some(&me));
             Ok(ServerMsg::LeagueStandings(LeagueStandings {
                 code: v.league.code,
                 name: v.league.name,

@@ -175,6 +175,8 @@ pub enum LeagueOp {
     /// `key`: the league's invite key, as its link carries it (each lookup by code may bring one).
     Join { code: String, key: Option<String> },
     Leave { code: String },
+    /// The owner removes the member tagged `member` (`league_standings`' `member`).
+    Remove { code: String, member: String },
     Mine,
     Board { code: String, game: Game, size: Size, date: Option<DailyDate>, key: Option<String> },
     Standings { code: String, days: u32, key: Option<String> },

@@ -241,7 +241,8 @@ async fn queue_finishes(
         let before = store.queued();
         let s = store.clone();
         answers.push(tokio::spawn(async move {
-            s.finish_run(run_id, Outcome::Finished { steps, time_ms: 1_000, at_floor: false }, vec![], None).await
+            s.finish_run(run_id, Outcome::Finished { steps, time_ms: 1_000, at_floor: false }, vec![], None)
+                .await
         }));
         until("the finish is queued", || store.queued() > before).await;
     }

@@ -297,8 +297,11 @@ async fn the_invite_key_lets_a_friend_in_where_a_guesser_spent_the_address_budge
     // A guesser on the same address (127.0.0.1) spends its failed joins.
     let mut g = srv.player("Guess").await;
     for n in 0..10 {
-        let r = ask(&mut g, json!({"type": "league_standings", "code": format!("ZZZZ{:04}", n + 2222), "days": 7}))
-            .await;
+        let r = ask(
+            &mut g,
+            json!({"type": "league_standings", "code": format!("ZZZZ{:04}", n + 2222), "days": 7}),
+        )
+        .await;
         assert_eq!(r["code"], "league_not_found", "{r}");
     }
     let mut bob = srv.player("Bob").await;
@@ -349,12 +352,17 @@ async fn the_owner_removes_a_member_and_nobody_else_can() {
     assert!(puppet_tag.is_string() && puppet_tag != own, "{st}");
     let by_bob = ask(&mut bob, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
     assert_eq!(by_bob["code"], "not_host", "{by_bob}");
-    let no_league = ask(&mut ann, json!({"type": "remove_member", "code": "ZZZZ2222", "member": puppet_tag})).await;
+    let no_league =
+        ask(&mut ann, json!({"type": "remove_member", "code": "ZZZZ2222", "member": puppet_tag})).await;
     assert_eq!(no_league["code"], "not_host", "no league: the same answer {no_league}");
     let myself = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": own})).await;
     assert_eq!((myself["type"].clone(), myself["removed"].clone()), (json!("member_removed"), json!(false)));
     let gone = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
-    assert_eq!((gone["type"].clone(), gone["removed"].clone()), (json!("member_removed"), json!(true)), "{gone}");
+    assert_eq!(
+        (gone["type"].clone(), gone["removed"].clone()),
+        (json!("member_removed"), json!(true)),
+        "{gone}"
+    );
     let st = ask(&mut ann, json!({"type": "league_standings", "code": code, "days": 7})).await;
     assert_eq!(st["lines"].as_array().map(Vec::len), Some(2), "{st}");
     let mine = ask(&mut puppet, json!({"type": "my_leagues"})).await;

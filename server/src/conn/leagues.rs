@@ -25,7 +25,9 @@ pub(super) fn op_of(msg: &ClientMsg) -> Option<LeagueOp> {
         ClientMsg::LeaveLeague { code } => LeagueOp::Leave { code },
         ClientMsg::RemoveMember { code, member } => LeagueOp::Remove { code, member },
         ClientMsg::MyLeagues {} => LeagueOp::Mine,
-        ClientMsg::LeagueBoard { code, game, size, date, key } => LeagueOp::Board { code, game, size, date, key },
+        ClientMsg::LeagueBoard { code, game, size, date, key } => {
+            LeagueOp::Board { code, game, size, date, key }
+        }
         ClientMsg::LeagueStandings { code, days, key } => LeagueOp::Standings { code, days, key },
         _ => return None,
     })

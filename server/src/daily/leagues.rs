@@ -48,7 +48,8 @@ impl Makers {
     /// salt, so no one but the server makes one, every node makes the same
     /// one, and nothing more is stored (64 bits: not guessed as a code is).
     pub fn key(&self, code: &str) -> String {
-        let mut key = mazerace_protocol::daily::keyed_hex(&self.salt, &format!("mazerace league key v1|{code}"));
+        let mut key =
+            mazerace_protocol::daily::keyed_hex(&self.salt, &format!("mazerace league key v1|{code}"));
         key.truncate(16);
         key
     }

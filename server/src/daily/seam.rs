@@ -171,15 +171,35 @@ pub struct LeagueAsker {
 /// What a player asks of their leagues (socket and HTTP alike).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LeagueOp {
-    Create { name: String },
+    Create {
+        name: String,
+    },
     /// `key`: the league's invite key, as its link carries it (each lookup by code may bring one).
-    Join { code: String, key: Option<String> },
-    Leave { code: String },
+    Join {
+        code: String,
+        key: Option<String>,
+    },
+    Leave {
+        code: String,
+    },
     /// The owner removes the member tagged `member` (`league_standings`' `member`).
-    Remove { code: String, member: String },
+    Remove {
+        code: String,
+        member: String,
+    },
     Mine,
-    Board { code: String, game: Game, size: Size, date: Option<DailyDate>, key: Option<String> },
-    Standings { code: String, days: u32, key: Option<String> },
+    Board {
+        code: String,
+        game: Game,
+        size: Size,
+        date: Option<DailyDate>,
+        key: Option<String>,
+    },
+    Standings {
+        code: String,
+        days: u32,
+        key: Option<String>,
+    },
 }
 
 impl LeagueOp {

@@ -31,7 +31,9 @@ pub(crate) struct Ending {
 impl Ending {
     pub fn new(outcome: Outcome, actions: &[Action], times: Option<&[u64]>) -> Result<Ending, StoreError> {
         let (state, steps, time_ms, at_floor) = match outcome {
-            Outcome::Finished { steps, time_ms, at_floor } => (RunState::Finished, steps, Some(time_ms), at_floor),
+            Outcome::Finished { steps, time_ms, at_floor } => {
+                (RunState::Finished, steps, Some(time_ms), at_floor)
+            }
             Outcome::NotFinished { steps } => (RunState::NotFinished, steps, None, false),
         };
         let time_db = time_ms.map(|t| to_i64(t, "time")).transpose()?;
@@ -184,12 +186,15 @@ mod tests {
     fn an_ending_is_checked_before_it_is_stored() {
         use mazerace_protocol::Dir;
         let one = [Action::Move(Dir::Up)];
-        let e = Ending::new(Outcome::Finished { steps: 1, time_ms: 5, at_floor: false }, &one, Some(&[5])).unwrap();
+        let e = Ending::new(Outcome::Finished { steps: 1, time_ms: 5, at_floor: false }, &one, Some(&[5]))
+            .unwrap();
         assert_eq!((e.actions.as_str(), e.times.as_deref(), e.time_db), ("[\"up\"]", Some("[5]"), Some(5)));
         assert_eq!(e.rank_db(), Some(5));
-        let floor = Ending::new(Outcome::Finished { steps: 1, time_ms: 5, at_floor: true }, &one, None).unwrap();
+        let floor =
+            Ending::new(Outcome::Finished { steps: 1, time_ms: 5, at_floor: true }, &one, None).unwrap();
         assert_eq!((floor.at_floor, floor.rank_db()), (true, Some(0)), "at the floor: tied on time");
-        assert!(Ending::new(Outcome::Finished { steps: 1, time_ms: u64::MAX, at_floor: false }, &[], None).is_err());
+        assert!(Ending::new(Outcome::Finished { steps: 1, time_ms: u64::MAX, at_floor: false }, &[], None)
+            .is_err());
         assert!(Ending::new(Outcome::NotFinished { steps: 1 }, &one, Some(&[1, 2])).is_err());
     }
 }

@@ -85,7 +85,10 @@ test('a removed member: the open league asks for its standings again', () => {
   s.view = 'league';
   fx.sent.length = 0;
   handle(s, { type: 'member_removed', code: 'K7M2QX9P', member: 'c3f86d12e05a', removed: true }, fx);
-  assert.ok(fx.sent.some((m) => m.type === 'league_standings' && m.code === 'K7M2QX9P'), JSON.stringify(fx.sent));
+  assert.ok(
+    fx.sent.some((m) => m.type === 'league_standings' && m.code === 'K7M2QX9P'),
+    JSON.stringify(fx.sent),
+  );
 });
 
 test("a member's lookups carry the league's invite key, so a spent address budget cannot lock them out", () => {
@@ -95,7 +98,10 @@ test("a member's lookups carry the league's invite key, so a spent address budge
   handle(s, { type: 'league', code: 'K7M2QX9P', name: 'Friday club', members: 1, key: '3f9a0c1d5e7b2a64' }, fx);
   const lookups = fx.sent.filter((m) => m.type !== 'my_leagues');
   assert.equal(lookups.length, 3);
-  assert.ok(lookups.every((m) => m.key === '3f9a0c1d5e7b2a64'), JSON.stringify(lookups));
+  assert.ok(
+    lookups.every((m) => m.key === '3f9a0c1d5e7b2a64'),
+    JSON.stringify(lookups),
+  );
 });
 
 test('a /l/CODE link to a league I am already in opens it; leaving goes home', () => {

@@ -15,7 +15,7 @@ use mazerace_protocol::{Game, Size};
 pub use mazerace_protocol::league::{League, LeagueEntry, Standing};
 
 use crate::record::RunState;
-use crate::rules::convert::competition_ranks;
+use crate::rules::convert::{competition_ranks, rank_time};
 
 /// Members a league takes (`league_full` past it).
 pub const MAX_MEMBERS: u32 = 50;
@@ -55,6 +55,8 @@ pub struct MemberRun {
     pub steps: u32,
     pub time_ms: Option<u64>,
     pub run_id: i64,
+    /// Paced at the ranked floor end to end: tied on time, as on the daily table.
+    pub at_floor: bool,
 }
 
 /// The cap on leagues one network address makes a day: `address` is the
@@ -165,8 +167,9 @@ pub fn is_code(code: &str) -> bool {
     code.len() == CODE_LEN && code.bytes().all(|b| CODE_ALPHABET.contains(&b))
 }
 
-/// The lines of one board (finishers by steps then time, then the rest);
-/// `runs` may hold other boards' runs, which are skipped.
+/// The lines of one board (finishers by steps then time, runs at the floor
+/// tied on time as on the daily table, then the rest); `runs` may hold
+/// other boards' runs, which are skipped.
 pub fn board_table(
     runs: &[MemberRun],
     date: DailyDate,
@@ -176,11 +179,14 @@ pub fn board_table(
 ) -> Vec<LeagueEntry> {
     let mut mine: Vec<&MemberRun> =
         runs.iter().filter(|r| r.date == date && r.game == game && r.size == size).collect();
-    mine.sort_by_key(|r| (r.state != RunState::Finished, r.steps, r.time_ms.unwrap_or(u64::MAX), r.run_id));
+    let time = |r: &MemberRun| {
+        r.time_ms.map_or(i64::MAX, |t| rank_time(i64::try_from(t).unwrap_or(i64::MAX), r.at_floor))
+    };
+    mine.sort_by_key(|r| (r.state != RunState::Finished, r.steps, time(r), r.run_id));
     let finished: Vec<(i64, i64)> = mine
         .iter()
         .filter(|r| r.state == RunState::Finished)
-        .map(|r| (i64::from(r.steps), r.time_ms.map_or(i64::MAX, |t| t as i64)))
+        .map(|r| (i64::from(r.steps), time(r)))
         .collect();
     let ranks = competition_ranks(&finished);
     mine.iter()
@@ -277,7 +283,22 @@ mod tests {
             steps: steps.unwrap_or(0),
             time_ms: steps.map(|_| 1000),
             run_id: id,
+            at_floor: false,
         }
+    }
+
+    #[test]
+    fn runs_at_the_floor_tie_on_time_in_a_league_table_too() {
+        let day = "2026-12-01";
+        let floor = |player, time_ms, id| MemberRun {
+            time_ms: Some(time_ms),
+            at_floor: true,
+            ..run(player, day, Some(36), id)
+        };
+        let runs = vec![run("a", day, Some(36), 1), floor("b", 3_000, 2), floor("c", 2_900, 3)];
+        let t = board_table(&runs, day.parse().unwrap(), Game::Maze, Size::Easy, None);
+        let got: Vec<(&str, Option<u32>)> = t.iter().map(|e| (e.name.as_str(), e.rank)).collect();
+        assert_eq!(got, [("B", Some(1)), ("C", Some(1)), ("A", Some(3))]);
     }
 
     #[test]

@@ -44,7 +44,7 @@ static MEMBERS: Sql =
     Sql::new("SELECT player, name FROM league_members WHERE league = $1 ORDER BY joined_at, player");
 static REMOVE: Sql = Sql::new("DELETE FROM league_members WHERE league = $1 AND player = $2");
 static MEMBER_RUNS: Sql = Sql::new(
-    "SELECT r.player, m.name, r.date, r.game, r.size, r.state, r.steps, r.time_ms, r.id
+    "SELECT r.player, m.name, r.date, r.game, r.size, r.state, r.steps, r.time_ms, r.id, r.at_floor
      FROM leagues l JOIN league_members m ON m.league = l.id
      JOIN runs r ON r.player = m.player AND {r_ranked} AND r.date BETWEEN $2 AND $3
      WHERE l.code = $1 ORDER BY r.id",
@@ -222,6 +222,7 @@ async fn member_runs(
                 steps: r.u32(6, "steps")?,
                 time_ms: r.opt_u64(7, "time")?,
                 run_id: r.int(8)?,
+                at_floor: r.bool(9)?,
             })
         })
         .collect()

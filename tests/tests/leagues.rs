@@ -357,6 +357,16 @@ async fn the_owner_removes_a_member_and_nobody_else_can() {
     assert_eq!(no_league["code"], "not_host", "no league: the same answer {no_league}");
     let myself = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": own})).await;
     assert_eq!((myself["type"].clone(), myself["removed"].clone()), (json!("member_removed"), json!(false)));
+    // Over HTTP alike, with the player's token.
+    let body = json!({"member": puppet_tag}).to_string();
+    let http = post(
+        &srv,
+        &format!("/api/leagues/{code}/remove"),
+        &format!("Authorization: Bearer {}\r\n", bob.token),
+        &body,
+    )
+    .await;
+    assert_eq!(http.status, 403, "not the owner: {}", http.text());
     let gone = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
     assert_eq!(
         (gone["type"].clone(), gone["removed"].clone()),

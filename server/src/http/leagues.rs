@@ -1,7 +1,8 @@
 //! Leagues over HTTP (issue 15), beside the socket's messages: the league
 //! link `/l/{code}` (the web client, which reads the code from the path),
 //! `GET /api/leagues` (yours, with today's standing), `POST /api/leagues`
-//! (make one), `POST /api/leagues/{code}/join` and `/leave`, a league's
+//! (make one), `POST /api/leagues/{code}/join`, `/leave` and `/remove`
+//! (the owner removes a member), a league's
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
 //! A lookup by code may bring the league's invite key as `?k=KEY` (the
@@ -43,6 +44,7 @@ pub fn routes() -> Router<Arc<HttpEnv>> {
         .route("/api/leagues", get(mine).post(create))
         .route("/api/leagues/{code}/join", post(join))
         .route("/api/leagues/{code}/leave", post(leave))
+        .route("/api/leagues/{code}/remove", post(remove))
         .route("/api/leagues/{code}/standings", get(standings))
         .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
         .layer(Extension(writes))
@@ -176,6 +178,25 @@ async fn leave(
 #[derive(Deserialize)]
 struct Invite {
     k: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RemoveBody {
+    /// The member's `member` in the standings.
+    member: String,
+}
+
+/// The owner removes a member (`remove_member`).
+async fn remove(
+    State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<RemoveBody>,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Remove { code, member: body.member }).await
 }
 
 #[derive(Deserialize)]

@@ -148,7 +148,10 @@ fn version_5_shards_new_counts_and_keeps_counting_the_old_ones() {
             };
             let id = s.begin_run(run).await.unwrap().run_id;
             ranks.push(
-                s.finish_run(id, Outcome::Finished { steps, time_ms }, vec![], None).await.unwrap().rank,
+                s.finish_run(id, Outcome::Finished { steps, time_ms, at_floor: false }, vec![], None)
+                    .await
+                    .unwrap()
+                    .rank,
             );
         }
         assert_eq!(ranks, [Some(1), Some(4), Some(5)], "ranked against the old counts and the new");

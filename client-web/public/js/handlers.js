@@ -203,6 +203,11 @@ export const HANDLERS = {
     openLeague(s, fx, m.code);
   },
 
+  member_removed(s, m, fx) {
+    fx.toast(m.removed ? 'Removed from the league.' : 'They were not in the league.');
+    if (m.code === s.leagues.open) openLeague(s, fx, m.code); // the standings without them
+  },
+
   league_left(s, m, fx) {
     const L = s.leagues;
     L.pending = null;

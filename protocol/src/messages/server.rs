@@ -214,6 +214,11 @@ pub struct LeaderboardEntry {
     pub time_ms: u64,
     /// Id of the stored run, for the replay view.
     pub run_id: i64,
+    /// Paced at the server's ranked floor end to end (faster than people
+    /// play: likely a script). Such runs tie on time (steps alone rank
+    /// them); a table may mark or hide them. Absent: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_floor: bool,
 }
 
 /// A daily board's table.
@@ -395,6 +400,15 @@ pub enum ServerMsg {
         code: String,
         /// Whether you were a member.
         left: bool,
+    },
+    /// The answer to `remove_member`.
+    MemberRemoved {
+        /// The league.
+        code: String,
+        /// The member asked for.
+        member: String,
+        /// False if they were not a member (already gone, or yourself).
+        removed: bool,
     },
     /// The answer to `my_leagues`.
     Leagues {

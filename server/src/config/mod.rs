@@ -193,7 +193,9 @@ pub struct Config {
     #[arg(long, env = "MAZERACE_MAX_SESSIONS_PER_ADDRESS", default_value = "256")]
     pub max_sessions_per_address: u32,
     /// Ranked daily runs: least milliseconds between accepted moves (faster: `too_fast`).
-    #[arg(long = "ranked-move-floor-ms", env = "MAZERACE_RANKED_MOVE_FLOOR_MS", default_value = "25", value_parser = millis)]
+    ///
+    /// 80: the fastest typists' keystroke time (`daily::pace::HUMAN_FLOOR`, where the figure comes from).
+    #[arg(long = "ranked-move-floor-ms", env = "MAZERACE_RANKED_MOVE_FLOOR_MS", default_value = "80", value_parser = millis)]
     pub ranked_move_floor: Duration,
     /// Ranked daily runs: moves allowed at once above the floor.
     #[arg(long, env = "MAZERACE_RANKED_MOVE_BURST", default_value = "3")]

@@ -104,6 +104,7 @@ impl Conn {
             msg @ (ClientMsg::CreateLeague { .. }
             | ClientMsg::JoinLeague { .. }
             | ClientMsg::LeaveLeague { .. }
+            | ClientMsg::RemoveMember { .. }
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. }) => {

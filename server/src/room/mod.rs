@@ -32,6 +32,8 @@ mod match_member_tests;
 #[cfg(test)]
 mod match_tests;
 mod matches;
+#[cfg(test)]
+mod pace_tests;
 mod play;
 mod progress;
 pub mod race;

@@ -28,6 +28,8 @@ mod actor;
 mod dropped_tests;
 mod effects;
 mod export;
+#[cfg(test)]
+mod export_tests;
 mod intermission;
 mod lobby;
 #[cfg(test)]

@@ -4,8 +4,10 @@
 //! their players follow; A exits and starts again on its port; then B
 //! drains and every room (B's own and those moved from A) moves to the new
 //! A. No room is lost (each one's players, in order, and its host are
-//! there at the end), nobody sees an error or a shutdown, and the daily
-//! results acknowledged on a draining node are in the leaderboard after.
+//! there at the end), nobody sees an error or a shutdown, the old codes of
+//! A's rooms lead to them from the restarted A (which knows the moves only
+//! from the database), and the daily results acknowledged on a draining
+//! node are in the leaderboard after.
 //!
 //! Sized for the test suite on a small machine (24 players in 6 rooms); the
 //! bench's rolling-restart scenario runs the 200 (bench/RESULTS.md).
@@ -138,6 +140,13 @@ async fn a_rolling_restart_of_both_nodes_keeps_every_room_and_result() {
         rooms.iter().map(|r| r.players.iter().map(|p| p.0.clone()).collect()).collect();
     let (mut day_a, rest_a, seq_a) = daily_halfway(&a.addr, "DayA", &date).await;
 
+    let old_a: Vec<(usize, String)> = rooms
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.code.starts_with('A'))
+        .map(|(i, r)| (i, r.code.clone()))
+        .collect();
+
     // 1. A drains while its races go on; they end, and A's rooms move to B.
     a.signal("TERM");
     assert_eq!(healthz_becomes(&a.addr, 503).await.text(), "draining");
@@ -163,6 +172,14 @@ async fn a_rolling_restart_of_both_nodes_keeps_every_room_and_result() {
     drop(a);
     let a2 = Node::start_with('A', &db.url, Some(port), logs.path(), &flags).await;
     nginx_routes_to(&lb.addr, 'A').await;
+    // The new A never saw A's old rooms: their codes still lead to where
+    // they went, from the database's memory of the moves.
+    for (i, old) in &old_a {
+        let mut c = player(&lb.addr, &format!("/ws?room={old}"), "Link").await;
+        c.send(json!({"type": "join_room", "code": old})).await;
+        let moved = c.recv().await;
+        assert_eq!((&moved["type"], &moved["code"]), (&json!("room_moved"), &json!(rooms[*i].code)), "{old}");
+    }
     let (mut day_b, rest_b, seq_b) = daily_halfway(&b.addr, "DayB", &date).await;
     b.signal("TERM");
     finish_daily(&mut day_b, &rest_b, seq_b).await;

@@ -21,7 +21,8 @@ fn a_lobby_exports_its_members_by_token_hash_and_a_race_does_not_move() {
     let mut r = room(3);
     let x = r.export().expect("a lobby moves");
     let keys: Vec<&str> = x.members.iter().map(|m| m.key.as_str()).collect();
-    let want: Vec<String> = ["t1", "t2", "t3"].iter().map(|t| PlayerKey::from_token(t).as_str().to_owned()).collect();
+    let want: Vec<String> =
+        ["t1", "t2", "t3"].iter().map(|t| PlayerKey::from_token(t).as_str().to_owned()).collect();
     assert_eq!(keys, want, "the token's hash, never the token");
     assert!(!serde_json::to_string(&x).unwrap().contains("\"t1\""), "no token in the payload");
     assert_eq!((x.host, x.members[1].name.as_str(), x.max_players), (0, "p2", 8));
@@ -71,11 +72,16 @@ fn an_adopted_room_has_the_same_members_host_and_match_under_new_ids() {
     let mut moved = Room::adopted("BCDEF".into(), settings, timings(), members, 101, Some(m), tally);
     let info = moved.room_info();
     assert_eq!((info.host, info.phase), (101, Phase::Lobby));
-    let seated: Vec<(u32, &str, bool)> = info.players.iter().map(|p| (p.id, p.name.as_str(), p.connected)).collect();
+    let seated: Vec<(u32, &str, bool)> =
+        info.players.iter().map(|p| (p.id, p.name.as_str(), p.connected)).collect();
     assert_eq!(seated, [(101, "p1", false), (102, "p2", false)], "seats wait for their players");
     assert_eq!(info.tally[0].player_id, 101);
     let lines = info.standings.expect("the last match").lines;
-    assert_eq!(lines.iter().map(|l| l.player_id).collect::<Vec<_>>(), [101, 102], "the table under the new ids");
+    assert_eq!(
+        lines.iter().map(|l| l.player_id).collect::<Vec<_>>(),
+        [101, 102],
+        "the table under the new ids"
+    );
     assert_eq!(x.seed, r.settings.board.seed(), "the same board");
     // A claimed seat gets its token (what a daily or a rival needs), then connects.
     moved.claimed(102, "t2".into());

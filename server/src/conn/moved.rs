@@ -18,16 +18,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use mazerace_protocol::messages::{PlayerId, RoomRef, ServerMsg};
-use mazerace_protocol::Board;
 use mazerace_store::postgres::moves::{ClaimedMove, RoomMoves};
 use mazerace_store::PlayerKey;
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tracing::Instrument;
 
 use super::{Conn, ConnEnv};
-use crate::config::MAX_PLAYERS_CAP;
 use crate::ids::is_code_shaped;
-use crate::room::{Adoption, Placeholder, RoomCmd, RoomExport, RoomHandle, RoomSettings};
+use crate::room::{RoomCmd, RoomExport, RoomHandle};
 
 /// How often a living node looks for rooms to adopt.
 const POLL: Duration = Duration::from_millis(100);
@@ -141,51 +139,13 @@ async fn adopt(env: &Arc<ConnEnv>, mailbox: &RoomMoves, c: ClaimedMove) {
 
 /// The room an export describes, started here with its members as seats.
 fn adopt_room(env: &Arc<ConnEnv>, x: RoomExport) -> Result<RoomHandle, String> {
-    if x.host >= x.members.len() || x.size.game() != x.game || x.base.game() != x.game {
-        return Err("an inconsistent export".into());
-    }
-    let board = Board::build(x.size, x.seed).map_err(|e| e.to_string())?;
-    // New ids here: the members', then any other the match or tally names
-    // (a player who left), so none is another player's.
-    let mut ids: HashMap<PlayerId, PlayerId> =
-        x.members.iter().map(|m| (m.id, env.sessions.reserve_id())).collect();
-    let mut new_id = |old: PlayerId| *ids.entry(old).or_insert_with(|| env.sessions.reserve_id());
-    let mut last_match = x.last_match;
-    if let Some(m) = last_match.as_mut() {
-        m.map_ids(&mut new_id);
-    }
-    let mut tally = x.tally;
-    tally.iter_mut().for_each(|t| t.player_id = new_id(t.player_id));
-    let seats: Vec<(String, Placeholder)> = x
-        .members
-        .into_iter()
-        .map(|m| {
-            let name: Arc<str> = crate::names::validate(&m.name).unwrap_or_else(|_| "player".into()).into();
-            (m.key, Placeholder { id: new_id(m.id), name, spectate: m.spectate })
-        })
-        .collect();
-    let host = seats[x.host].1.id;
-    let settings = RoomSettings {
-        game: x.game,
-        size: x.size,
-        base: x.base,
-        format: x.format,
-        match_seed: x.match_seed,
-        rank_by: x.rank_by,
-        max_players: x.max_players.clamp(1, MAX_PLAYERS_CAP),
-        board,
-        daily: None,
-        key: env.ids.room_key().into(),
-    };
-    let waiting: Vec<(String, PlayerId, Arc<str>)> =
-        seats.iter().map(|(k, p)| (k.clone(), p.id, Arc::clone(&p.name))).collect();
-    let members = seats.into_iter().map(|(_, p)| p).collect();
-    let adoption = Adoption { settings, members, host, last_match, tally };
+    let key = env.ids.room_key().into();
+    let (adoption, waiting) = x.adoption(|| env.sessions.reserve_id(), key)?;
     let room = env.rooms.adopt(&env.room_env, &env.ids, env.limits.node_id, adoption);
     {
         let mut claims = env.claims.seats();
-        for (key, id, name) in waiting {
-            claims.insert(key, Seat { room: room.clone(), id, name });
+        for w in waiting {
+            claims.insert(w.key, Seat { room: room.clone(), id: w.id, name: w.name });
         }
     }
     // Seats nobody claims within the resume window leave, as a player who

@@ -16,11 +16,12 @@
 //! On the new node every member is a placeholder (disconnected) under a new
 //! player id, until they claim it with their token (`conn/moved.rs`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use mazerace_protocol::matches::{Match, MatchSettings, TallyLine};
 use mazerace_protocol::messages::{Phase, PlayerId, RankBy};
-use mazerace_protocol::{Game, Size};
+use mazerace_protocol::{Board, Game, Size};
 use mazerace_store::PlayerKey;
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,7 @@ use super::effects::Effects;
 use super::progress::RoomUpdates;
 use super::state::{Member, Room, Stage};
 use super::{Directory, RoomEnv, RoomHandle, RoomSettings, Timings};
+use crate::config::MAX_PLAYERS_CAP;
 
 /// A room's state as posted by the node it leaves.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,6 +71,61 @@ pub struct Placeholder {
     pub id: PlayerId,
     pub name: Arc<str>,
     pub spectate: bool,
+}
+
+/// A seat of an adopted room to be claimed: by the token whose hash is
+/// `key`, as player `id` named `name`.
+pub struct Seat {
+    pub key: String,
+    pub id: PlayerId,
+    pub name: Arc<str>,
+}
+
+impl RoomExport {
+    /// The room this export describes, to start on the adopting node: new
+    /// player ids from `new_id` (the members' first, then one for anyone
+    /// else the match or tally names, a player who left, so none is another
+    /// player's), the board built again, invite key `key`; and its seats.
+    pub fn adoption(
+        self,
+        mut new_id: impl FnMut() -> PlayerId,
+        key: Arc<str>,
+    ) -> Result<(Adoption, Vec<Seat>), String> {
+        let x = self;
+        if x.host >= x.members.len() || x.size.game() != x.game || x.base.game() != x.game {
+            return Err("an inconsistent export".into());
+        }
+        let board = Board::build(x.size, x.seed).map_err(|e| e.to_string())?;
+        let mut ids: HashMap<PlayerId, PlayerId> = x.members.iter().map(|m| (m.id, new_id())).collect();
+        let mut id_of = |old: PlayerId| *ids.entry(old).or_insert_with(&mut new_id);
+        let mut last_match = x.last_match;
+        if let Some(m) = last_match.as_mut() {
+            m.map_ids(&mut id_of);
+        }
+        let mut tally = x.tally;
+        tally.iter_mut().for_each(|t| t.player_id = id_of(t.player_id));
+        let (mut members, mut seats) = (Vec::new(), Vec::new());
+        for m in x.members {
+            let name: Arc<str> = crate::names::validate(&m.name).unwrap_or_else(|_| "player".into()).into();
+            let id = id_of(m.id);
+            seats.push(Seat { key: m.key, id, name: Arc::clone(&name) });
+            members.push(Placeholder { id, name, spectate: m.spectate });
+        }
+        let host = members[x.host].id;
+        let settings = RoomSettings {
+            game: x.game,
+            size: x.size,
+            base: x.base,
+            format: x.format,
+            match_seed: x.match_seed,
+            rank_by: x.rank_by,
+            max_players: x.max_players.clamp(1, MAX_PLAYERS_CAP),
+            board,
+            daily: None,
+            key,
+        };
+        Ok((Adoption { settings, members, host, last_match, tally }, seats))
+    }
 }
 
 impl Room {

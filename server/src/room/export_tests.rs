@@ -2,19 +2,14 @@
 //! exports (and when it may not), and the room made again from it, with
 //! new ids everywhere the old ones were (members, host, match, tally).
 
-use std::sync::Arc;
-
 use mazerace_protocol::matches::{Plan, TallyLine};
-use mazerace_protocol::messages::Phase;
-use mazerace_protocol::Board;
+use mazerace_protocol::messages::{Phase, PlayerId};
 use mazerace_store::PlayerKey;
 use tokio::time::Instant;
 
-use super::export::Placeholder;
 use super::match_tests::{count_down, intermission, match_room, round};
 use super::state::{Input, Room};
 use super::tests::{fx, room, timings};
-use super::RoomSettings;
 
 #[test]
 fn a_lobby_exports_its_members_by_token_hash_and_a_race_does_not_move() {
@@ -46,30 +41,27 @@ fn an_adopted_room_has_the_same_members_host_and_match_under_new_ids() {
     }
     fx(&mut r);
     assert_eq!(r.phase(), Phase::Results, "the match is over");
-    let mut x = r.export().expect("a room in its results moves");
+    let x = r.export().expect("a room in its results moves");
     assert_eq!(x.tally, vec![TallyLine { player_id: 1, name: "p1".into(), wins: 1 }]);
-    let new = |old| old + 100;
-    let mut m = x.last_match.take().expect("the match");
-    m.map_ids(new);
-    let tally = x.tally.iter().map(|t| TallyLine { player_id: new(t.player_id), ..t.clone() }).collect();
-    let members = x
-        .members
-        .iter()
-        .map(|m| Placeholder { id: new(m.id), name: Arc::from(m.name.as_str()), spectate: m.spectate })
-        .collect();
-    let settings = RoomSettings {
-        game: x.game,
-        size: x.size,
-        base: x.base,
-        format: x.format,
-        match_seed: x.match_seed,
-        rank_by: x.rank_by,
-        max_players: x.max_players,
-        board: Board::build(x.size, x.seed).unwrap(),
-        daily: None,
-        key: "ffeeddccbbaa9988".into(),
-    };
-    let mut moved = Room::adopted("BCDEF".into(), settings, timings(), members, 101, Some(m), tally);
+    assert_eq!(x.seed, r.settings.board.seed(), "the same board");
+    let mut next = 100;
+    let (a, seats) = x
+        .adoption(
+            || {
+                next += 1;
+                next
+            },
+            "ffeeddccbbaa9988".into(),
+        )
+        .expect("a consistent export");
+    let claims: Vec<(PlayerId, &str)> = seats.iter().map(|s| (s.id, s.key.as_str())).collect();
+    assert_eq!(
+        claims,
+        [(101, PlayerKey::from_token("t1").as_str()), (102, PlayerKey::from_token("t2").as_str())]
+    );
+    assert_eq!(a.settings.board.seed(), r.settings.board.seed());
+    let mut moved =
+        Room::adopted("BCDEF".into(), a.settings, timings(), a.members, a.host, a.last_match, a.tally);
     let info = moved.room_info();
     assert_eq!((info.host, info.phase), (101, Phase::Lobby));
     let seated: Vec<(u32, &str, bool)> =
@@ -82,7 +74,6 @@ fn an_adopted_room_has_the_same_members_host_and_match_under_new_ids() {
         [101, 102],
         "the table under the new ids"
     );
-    assert_eq!(x.seed, r.settings.board.seed(), "the same board");
     // A claimed seat gets its token (what a daily or a rival needs), then connects.
     moved.claimed(102, "t2".into());
     moved.handle(at, Input::Connected { id: 102 });

@@ -74,7 +74,7 @@ use crate::load::Load;
 use crate::moves::Moves;
 use crate::outbox::Outbox;
 
-pub use export::{spawn_adopted, Adoption, Placeholder, RoomExport};
+pub use export::{spawn_adopted, Adoption, RoomExport};
 
 /// Where rooms are found by code (the registry): told when a room ends, so
 /// that its code no longer leads to it. The room knows the registry only

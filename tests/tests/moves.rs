@@ -1,7 +1,9 @@
 //! Rooms that move off a draining node (issue 27) with the real binary:
 //! two nodes on one PostgreSQL behind the shipped nginx config (see
-//! `mazerace_tests::cluster`). The rolling restart of both nodes is in
-//! `rolling.rs`.
+//! `mazerace_tests::cluster`): a lobby and a results room move, their
+//! players follow, an old invite link leads to the new room; and a node
+//! alone on PostgreSQL keeps its rooms and still drains promptly. The
+//! rolling restart of both nodes is in `rolling.rs`.
 
 use mazerace_tests::cluster::{connect, follow, postgres_or_skip, Nginx, Node, Schema};
 use mazerace_tests::serde_json::{self, json, Value};
@@ -129,4 +131,28 @@ async fn a_draining_node_moves_its_rooms_and_their_members_follow() {
     fay.send(json!({"type": "ping"})).await;
     assert_eq!(fay.recv().await["type"], "pong", "nothing happened to Fay's room on B");
     drop((b, lb));
+}
+
+/// A node alone on PostgreSQL has nowhere to move its rooms: a lobby waits
+/// for an adopter at most 10 s (not the whole drain limit), then stays, and
+/// its players are told `server_shutdown` as before when the node exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_node_keeps_its_rooms_and_drains_without_waiting_out_its_limit() {
+    let Some(admin) = postgres_or_skip("a_lone_node_keeps_its_rooms") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "60"]).await;
+    let mut ann = player(&a.addr, "/ws", "Ann").await;
+    ann.create(json!({"game": "maze", "size": "easy"})).await;
+    let t0 = std::time::Instant::now();
+    a.signal("TERM");
+    let status = a.exited_within(std::time::Duration::from_secs(20)).await.expect("A exited");
+    let took = t0.elapsed();
+    assert!(status.success(), "{status:?}");
+    // Read after the exit: the frames wait in the socket.
+    let shut = ann.recv_type("server_shutdown").await;
+    assert_eq!(shut, json!({"type": "server_shutdown"}));
+    assert!(took < std::time::Duration::from_secs(30), "not held for the 60 s drain limit: {took:?}");
+    let left = db.rows("SELECT count(*)::text FROM room_moves").await;
+    assert_eq!(left, [["0"]], "the unadopted post was withdrawn");
 }

@@ -44,6 +44,7 @@ mod ids;
 mod load;
 mod logs;
 pub mod metrics;
+mod moves;
 mod names;
 mod outbox;
 mod registry;

@@ -120,6 +120,7 @@ fn server_examples_are_exact() {
         "error",
         "pong",
         "server_shutdown",
+        "room_moved",
     ];
     assert_eq!(seen, all.iter().map(|s| s.to_string()).collect());
 }

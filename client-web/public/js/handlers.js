@@ -304,6 +304,18 @@ export const HANDLERS = {
     fx.toast('The server is restarting. Reconnecting…');
   },
 
+  room_moved(s, m, fx) {
+    // My room (or the one a link named) lives on another node now: reconnect
+    // naming its new code, where my token finds my seat (or the link's join
+    // is asked there). Everyone in the room gets this at once: no click.
+    if (typeof m.code !== 'string' || typeof m.key !== 'string') return;
+    const last = s.lastIntent;
+    if (s.room) s.room = { ...s.room, code: m.code, key: m.key };
+    else if (last && last.type === 'join_room') s.intent = joinMsg(m.code, !!last.spectate, m.key);
+    else return;
+    fx.reconnect();
+  },
+
   ...MATCH_HANDLERS,
 };
 

@@ -423,4 +423,16 @@ pub enum ServerMsg {
     Pong,
     /// The server is going down; the socket closes with 1001 next.
     ServerShutdown,
+    /// Your room now lives under another code (its node is restarting, and
+    /// another node adopted it with its members, host, settings and match
+    /// tally): reconnect naming the new code (`/ws?room=CODE`) and say
+    /// `hello` with your token; you are seated there already. Also the
+    /// answer to a join (or a resume) of the old code while the move is
+    /// remembered.
+    RoomMoved {
+        /// The room's new code.
+        code: String,
+        /// Its new invite key.
+        key: String,
+    },
 }

@@ -122,6 +122,10 @@ pub struct ConnEnv {
     pub(super) next_conn: AtomicU64,
     /// While draining, no new room is made here.
     pub(crate) drain: Arc<Drain>,
+    /// Rooms moving between nodes (`crate::moves`).
+    pub(super) moves: Arc<crate::moves::Moves>,
+    /// Seats of rooms moved here, waiting for their players' tokens.
+    pub(super) claims: super::moved::Claims,
 }
 
 /// What [`ConnEnv::new`] is handed by the server.
@@ -134,13 +138,20 @@ pub struct ConnParts {
     /// WebSockets open at once.
     pub websockets: usize,
     pub drain: Arc<Drain>,
+    pub moves: Arc<crate::moves::Moves>,
 }
 
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
-        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain } = parts;
-        let room_env =
-            RoomEnv::new(cfg, daily.clone(), tracker.clone(), shutdown.clone(), Arc::clone(&drain));
+        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain, moves } = parts;
+        let room_env = RoomEnv::new(
+            cfg,
+            daily.clone(),
+            tracker.clone(),
+            shutdown.clone(),
+            Arc::clone(&drain),
+            Arc::clone(&moves),
+        );
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
             ids: Ids::from_os()?,
@@ -159,12 +170,19 @@ impl ConnEnv {
             live: Arc::default(),
             next_conn: AtomicU64::new(1),
             drain,
+            moves,
+            claims: super::moved::Claims::default(),
         })
     }
 
     /// The open room with this code (the HTTP room preview asks).
     pub fn room(&self, code: &str) -> Option<crate::room::RoomHandle> {
         self.rooms.get(code)
+    }
+
+    /// Every open room (the drain tells each one).
+    pub fn all_rooms(&self) -> Vec<crate::room::RoomHandle> {
+        self.rooms.all()
     }
 
     /// Rooms open now.

@@ -40,12 +40,14 @@ mod env;
 mod leagues;
 mod live;
 mod lobby;
+mod moved;
 mod requests;
 mod serve;
 mod socket;
 
 pub use env::{ConnEnv, ConnLimits, ConnParts};
 use lobby::Lobby;
+pub use moved::adopt_loop;
 use socket::{Finish, Socket};
 
 /// A player's WebSocket, on the socket hyper upgraded.

@@ -146,6 +146,10 @@ pub const MIGRATIONS: &[&str] = &[
     -- longest-standing member owns those).
     ALTER TABLE leagues ADD COLUMN owner TEXT;
     "#,
+    // 8: PostgreSQL's room-move mailbox (its version 8). A single SQLite
+    // node has no other node to move a room to: nothing to do, and the
+    // version numbers stay equal.
+    "",
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

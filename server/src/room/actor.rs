@@ -104,7 +104,10 @@ impl Actor {
         tokio::pin!(timer);
         let mut armed: Option<Instant> = None;
         loop {
-            let wake = self.room.next_wake();
+            // While the room waits to be adopted nothing timed runs: an
+            // intermission counting on would start a round the export does
+            // not hold (`moving.rs`).
+            let wake = if self.moving == Move::Moving { None } else { self.room.next_wake() };
             // What is already due runs now, without a trip through the timer:
             // the usual case for `progress` when moves are spread out.
             if wake.is_some_and(|t| t <= Instant::now()) {

@@ -9,9 +9,12 @@
 //! and the tally of matches won. What does not: rivals (stored runs the
 //! host adds again), ready flags, the last race's results screen (a room in
 //! its results lands in its lobby, on the same board). Only a room in its
-//! lobby or results moves, never a daily room (a room of one whose attempt
-//! the store holds); a match between two rounds is playing, and moves from
-//! its results once its last round is over.
+//! lobby, its results or a match's intermission moves, never a daily room
+//! (a room of one whose attempt the store holds). A match moved between two
+//! rounds lands in its lobby with its score: the host's Start (or everyone
+//! ready) plays its next round (`lobby.rs`), so a deploy never costs a
+//! match, and the intermission's countdown is not carried (its players were
+//! just reconnected, and the host decides when they are all back).
 //!
 //! On the new node every member is a placeholder (disconnected) under a new
 //! player id, until they claim it with their token (`conn/moved.rs`).
@@ -131,7 +134,7 @@ impl RoomExport {
 impl Room {
     /// The room as it would move, if it may now (see the module).
     pub fn export(&self) -> Option<RoomExport> {
-        let movable = matches!(self.phase(), Phase::Lobby | Phase::Results);
+        let movable = matches!(self.phase(), Phase::Lobby | Phase::Results | Phase::Intermission);
         if !movable
             || self.settings.daily.is_some()
             || !matches!(self.stage, Stage::Lobby | Stage::Results { .. })

@@ -80,3 +80,44 @@ fn an_adopted_room_has_the_same_members_host_and_match_under_new_ids() {
     assert!(moved.room_info().players.iter().any(|p| p.id == 102 && p.connected));
     assert_eq!(moved.export().unwrap().members[1].key, PlayerKey::from_token("t2").as_str());
 }
+
+#[test]
+fn a_match_between_two_rounds_moves_with_its_score_and_plays_on_from_the_host_s_start() {
+    // Round 1 of 3 over, player 1 first: the intermission is on.
+    let mut r = match_room(2, 3, Plan::Same);
+    let at = Instant::now();
+    r.handle(at, Input::Start { id: 1 });
+    let start = count_down(&mut r, at);
+    let at = round(&mut r, start, &[1, 2], &[]);
+    fx(&mut r);
+    assert_eq!(r.phase(), Phase::Intermission);
+    let before = r.room_info().standings.expect("a match under way");
+    let x = r.export().expect("a match between two rounds moves");
+    let mut next = 200;
+    let (a, _) = x
+        .adoption(
+            || {
+                next += 1;
+                next
+            },
+            "ffeeddccbbaa9988".into(),
+        )
+        .expect("a consistent export");
+    let mut moved =
+        Room::adopted("BCDEF".into(), a.settings, timings(), a.members, a.host, a.last_match, a.tally);
+    let kept = moved.room_info().standings.expect("the match moved with the room");
+    assert_eq!((kept.round, kept.over), (1, false));
+    let points =
+        |v: &mazerace_protocol::matches::MatchView| v.lines.iter().map(|l| l.points).collect::<Vec<_>>();
+    assert_eq!(points(&kept), points(&before), "the score as it stood");
+    for (id, token) in [(201, "t1"), (202, "t2")] {
+        moved.claimed(id, token.into());
+        moved.handle(at, Input::Connected { id });
+    }
+    // The host's Start plays round 2 of the same match, not a new match.
+    moved.handle(at, Input::Start { id: 201 });
+    assert_eq!(moved.phase(), Phase::Countdown);
+    let on = moved.room_info().standings.expect("still the match");
+    assert_eq!(on.round, 2, "round 2 under way");
+    assert_eq!(points(&on), points(&before), "nothing scored again or lost");
+}

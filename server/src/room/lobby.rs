@@ -37,6 +37,12 @@ impl Room {
             return self.fx.to(id, error(ErrorCode::WrongPhase, "nobody to race: everyone is spectating"));
         }
         if self.settings.format.is_some() {
+            if self.the_match.as_ref().is_some_and(|m| !m.is_over()) {
+                // A match moved here between two rounds (`export.rs`): its
+                // next round, the score kept. Nowhere else does a lobby hold
+                // a match under way (one that empties ends into the lobby over).
+                return self.next_round(now);
+            }
             self.begin_match();
         }
         if self.settings.daily.is_some() {

@@ -7,7 +7,7 @@
 
 use mazerace_tests::cluster::{connect, follow, postgres_or_skip, Nginx, Node, Schema};
 use mazerace_tests::serde_json::{self, json, Value};
-use mazerace_tests::{solution, Client, Size};
+use mazerace_tests::{http_get, solution, Client, Size};
 
 async fn player(addr: &str, path: &str, name: &str) -> Client {
     let mut c = connect(addr, path).await;
@@ -118,6 +118,14 @@ async fn a_draining_node_moves_its_rooms_and_their_members_follow() {
     gus2.send(json!({"type": "join_room", "code": new1, "key": moved["key"]})).await;
     let joined = gus2.recv_room_with(gus2.id).await;
     assert_eq!(names(&joined), ["Ann", "Bob", "Cat", "Gus"]);
+    // The old link's card (its preview, through nginx to the old code's
+    // node) says where the room went; the new room's own card, on B, shows it.
+    let card = http_get(&lb.addr, &format!("/api/rooms/{code1}?k={key1}"), "").await;
+    let card: Value = serde_json::from_slice(&card.body).expect("json");
+    assert_eq!(card["moved"], json!({"code": new1.as_str(), "key": moved["key"]}), "{card}");
+    let there =
+        http_get(&lb.addr, &format!("/api/rooms/{new1}?k={}", moved["key"].as_str().unwrap()), "").await;
+    assert_eq!(there.status, 200, "the new room's preview comes from its node");
     // A wrong key learns nothing (A answers "not found", or B, if A is
     // gone by now, "on another node").
     let mut guess = player(&lb.addr, &format!("/ws?room={code1}"), "Hal").await;

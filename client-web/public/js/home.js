@@ -133,7 +133,14 @@ export async function openInvite(s, code, key) {
   $('code').value = code;
   ctx.render();
   const body = await getJson(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`).catch(() => null);
-  if (body && s.ui.invite && s.ui.invite.code === code && typeof body.game === 'string') s.ui.invite.room = body;
+  if (!s.ui.invite || s.ui.invite.code !== code) return;
+  const to = body && body.moved;
+  if (to && typeof to.code === 'string' && typeof to.key === 'string') {
+    // The room moved to another server (a restart): the card, the link and the join follow it.
+    history.replaceState(null, '', F.roomPath(to.code, to.key));
+    return openInvite(s, to.code, to.key);
+  }
+  if (body && typeof body.game === 'string') s.ui.invite.room = body;
   ctx.render();
 }
 

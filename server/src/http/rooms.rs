@@ -3,7 +3,8 @@
 //! room's key: the link's holder was invited, anyone else learns nothing,
 //! not even whether the code exists (the same 404 either way), and each
 //! such miss costs the address a failed join, as a guessed code does on the
-//! socket.
+//! socket. A room that moved to another node answers its old key's holder
+//! with where it went.
 
 use std::sync::Arc;
 
@@ -37,11 +38,20 @@ async fn preview(
 ) -> Response {
     let code = code.trim().to_ascii_uppercase();
     let room = (code.len() <= CODE_MAX).then(|| env.conn.room(&code)).flatten();
+    let here = room.is_some();
     // The key holder is never refused (as a keyed join on the socket).
     let invited = room.filter(|r| q.k.as_deref().is_some_and(|k| r.key_is(k)));
     if let Some(room) = invited {
         if let Some(p) = room.preview().await {
             return Json(p).into_response();
+        }
+    }
+    // A room that moved off a draining node: its old link's holder (the old
+    // key) learns where it went, as `join_room` with it would
+    // (`{"moved":{"code":..,"key":..}}`; the card asks again there).
+    if let (false, true, Some(k)) = (here, code.len() <= CODE_MAX, q.k.as_deref()) {
+        if let Some(to) = env.moves.moved_to(&code, Some(k)).await {
+            return Json(serde_json::json!({ "moved": to })).into_response();
         }
     }
     let ip = peer.ip();

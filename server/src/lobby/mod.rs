@@ -3,7 +3,8 @@
 //! and answers it, awaiting the registry, the rooms and the daily store it
 //! reaches through its [`LobbyEnv`]; it returns what the transport is to do
 //! next ([`Flow`]: read on, or close for a violation). It never sees a
-//! socket, so its unit tests (`tests*.rs`) drive it with messages alone.
+//! socket, so its unit tests (`tests.rs`, `rooms_tests.rs`,
+//! `store_tests.rs`) drive it with messages alone.
 //!
 //! - `mod.rs`: the session as a state (awaiting `hello`, then ready with
 //!   its [`Session`]), the dispatch, and the room commands forwarded to the
@@ -39,13 +40,13 @@ mod env;
 mod flood;
 mod hello;
 mod rooms;
+#[cfg(test)]
+mod rooms_tests;
 mod store;
 #[cfg(test)]
+mod store_tests;
+#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_rooms;
-#[cfg(test)]
-mod tests_store;
 
 pub use env::{LobbyEnv, LobbyLimits, LobbyParts};
 pub use flood::Flow;

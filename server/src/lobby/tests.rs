@@ -1,6 +1,6 @@
 //! The lobby's unit tests without sockets: a [`Lobby`] on a real
 //! [`LobbyEnv`] (registry, sessions, budgets; the daily store in
-//! `tests_store.rs` is a real in-memory SQLite one) is handed text frames
+//! `store_tests.rs` is a real in-memory SQLite one) is handed text frames
 //! as a client sends them, and what the player hears is read back from its
 //! outbox. Time is tokio's paused clock. This file: the fixture, `hello`,
 //! resuming, renaming, bad and out-of-order messages, the flood gate.

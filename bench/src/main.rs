@@ -202,7 +202,7 @@ fn main() -> Result<()> {
         let retries_before = ws::handshake_retries();
         let mut sec: Section = match name {
             "boards" => scenarios::boards::run(&ctx),
-            "capacity" => interruptible(&rt, &local, scenarios::capacity::run(&ctx))?,
+            "capacity" => interruptible(&rt, &local, scenarios::capacity_nodes::run_all(&ctx))?,
             "idle" => interruptible(&rt, &local, scenarios::idle::run(&ctx))?,
             "fanout" => interruptible(&rt, &local, scenarios::saturate::run(&ctx))?,
             "races" => interruptible(&rt, &local, scenarios::races::run(&ctx))?,

@@ -34,7 +34,7 @@ fn true_par(bencher: Bencher, size: Size) {
     let mut i = 0;
     bencher.bench_local(|| {
         i = (i + 1) % vaults.len();
-        black_box(ghost::solve::solve_vault(&vaults[i]))
+        black_box(ghost::vault::solve_vault(&vaults[i]))
     });
 }
 

@@ -6,10 +6,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::action::Action;
 use crate::ghost::{self, Vault, VaultError};
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::maze::{self, Maze, MazeError};
-use crate::play::Action;
 
 /// A board seed. A decimal string on the wire: JSON numbers lose precision
 /// above 2^53 in browsers.

@@ -6,6 +6,7 @@
 //! - [`grid`]: positions, directions, game and size names.
 //! - [`ghost`]: the vault builder, the play engine and the exact `true_par` search.
 //! - [`maze`]: the maze builder, its shortest route and the play engine.
+//! - [`action`]: a move's vocabulary: [`Action`], [`Status`], [`Reject`].
 //! - [`play`]: one interface over both games, used by the server per player.
 //! - [`race`]: the rules of a race: when clocks start, ranking, the reveal.
 //! - [`board`]: the board's wire shape (what `mazerace gen` prints).
@@ -19,6 +20,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod action;
 pub mod board;
 pub mod close;
 pub mod daily;
@@ -32,6 +34,7 @@ pub mod play;
 pub mod race;
 pub mod rng;
 
+pub use action::{Action, Reject, Status};
 pub use board::{Answer, Board, BoardError, GoalDistances, PublicBoard, Seed};
 pub use grid::{Dir, Game, Pos, Size};
-pub use play::{Action, PlayerGame, Reject, Status};
+pub use play::PlayerGame;

@@ -86,7 +86,9 @@ impl Point {
     }
 }
 
-pub async fn run(ctx: &Ctx) -> Section {
+/// The sweep at each room size, and the players of each point by room size
+/// (the two-node run, `capacity_nodes`, repeats the same points).
+pub async fn run(ctx: &Ctx) -> (Section, Vec<(usize, Vec<usize>)>) {
     let mut sec = Section::new("capacity", "Capacity sweep (open loop)");
     let mut sweeps: Vec<(usize, Vec<Point>)> = Vec::new();
     for &s in &ctx.room_sizes {
@@ -97,17 +99,14 @@ pub async fn run(ctx: &Ctx) -> Section {
         }
     }
     cpu_ratio_goal(&sweeps, &mut sec);
-    if ctx.two_nodes && !sec.failed {
-        let ran: Vec<(usize, Vec<usize>)> = sweeps
-            .iter()
-            .map(|(s, points)| {
-                let mut n: Vec<usize> = points.iter().map(|p| p.players).collect();
-                n.sort_unstable();
-                (*s, n)
-            })
-            .collect();
-        super::capacity_nodes::run(ctx, &ran, &mut sec).await;
-    }
+    let ran: Vec<(usize, Vec<usize>)> = sweeps
+        .iter()
+        .map(|(s, points)| {
+            let mut n: Vec<usize> = points.iter().map(|p| p.players).collect();
+            n.sort_unstable();
+            (*s, n)
+        })
+        .collect();
     sec.note(format!(
         "Hard mazes (23x23), {} move(s)/s per player, {:.0}% invalid moves, warm-up {:?}, measured {:?}; \
          latency is timed from just before each move's write to the answer's arrival.",
@@ -128,7 +127,7 @@ pub async fn run(ctx: &Ctx) -> Section {
         ctx.files.hard,
         ctx.connection_cap()
     ));
-    sec
+    (sec, ran)
 }
 
 /// The server's CPU per frame in rooms of 8 against rooms of 2, at the

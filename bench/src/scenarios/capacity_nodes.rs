@@ -12,6 +12,9 @@
 //! bisection; a miss does not stop it, so the tables compare row by row);
 //! nginx holds two descriptors per player, so the points stop at half the
 //! open-file limit.
+//!
+//! [`run_all`] is the capacity scenario's entry: the one-node sweep
+//! (`capacity.rs`, which knows nothing of nodes), then this beside it.
 
 use super::capacity::{point, Under, HEADERS};
 use super::Ctx;
@@ -19,7 +22,17 @@ use crate::nodes::{nginx_bin, Postgres};
 use crate::report::{fmt_count, Section, Table};
 
 /// Two-node tables for the room sizes and player counts the one-node sweep ran.
-pub async fn run(ctx: &Ctx, ran: &[(usize, Vec<usize>)], sec: &mut Section) {
+/// The capacity sweep, then (with `--two-nodes`) the same points on two
+/// nodes behind nginx, in one section.
+pub async fn run_all(ctx: &Ctx) -> Section {
+    let (mut sec, ran) = super::capacity::run(ctx).await;
+    if ctx.two_nodes && !sec.failed {
+        run(ctx, &ran, &mut sec).await;
+    }
+    sec
+}
+
+async fn run(ctx: &Ctx, ran: &[(usize, Vec<usize>)], sec: &mut Section) {
     if let Err(e) = nginx_bin() {
         sec.fail(format!("--two-nodes: {e:#}"));
         return;

@@ -5,7 +5,7 @@
 pub mod audience;
 pub mod boards;
 pub mod capacity;
-mod capacity_nodes;
+pub mod capacity_nodes;
 pub mod churn;
 pub mod idle;
 mod matches;

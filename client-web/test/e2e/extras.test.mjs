@@ -356,3 +356,45 @@ test('a player joining mid-race watches until the next race, then races', async 
   await early.context.close();
   await late.context.close();
 });
+
+/** Whether each of home's demo canvases has been drawn on (a pixel that is not transparent). */
+const demosDrawn = (p) =>
+  p.page.evaluate(() =>
+    [...document.querySelectorAll('canvas.demo')].map((c) => {
+      if (!c.width || !c.height) return false;
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < d.length; i += 4) if (d[i]) return true;
+      return false;
+    }),
+  );
+/** Two animation frames: whatever the page does after its load has had its turn. */
+const settle = (p) => p.page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+
+test("home's demo boards are drawn once they scroll near the view, and never on a phone that hides them", async () => {
+  const laptop = await openPage(browser, LAPTOP, srv.url);
+  await settle(laptop);
+  const below = await laptop.page.evaluate(() =>
+    [...document.querySelectorAll('canvas.demo')].every((c) => c.getBoundingClientRect().top > innerHeight + 200),
+  );
+  assert.ok(below, '"How to play" starts below the fold at 1280x800');
+  assert.deepEqual(await demosDrawn(laptop), [false, false], 'nothing drawn before a scroll');
+  await laptop.page.evaluate(() => document.querySelector('#how-h').scrollIntoView());
+  await laptop.page.waitForFunction(() =>
+    [...document.querySelectorAll('canvas.demo')].every((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < d.length; i += 4) if (d[i]) return true;
+      return false;
+    }),
+  );
+  assert.deepEqual(laptop.problems, []);
+  await laptop.context.close();
+
+  // A phone's layout hides the demos (too narrow beside the text): no time spent drawing them.
+  const phone = await openPage(browser, PHONE, srv.url);
+  await phone.page.evaluate(() => document.querySelector('#how-h').scrollIntoView());
+  await settle(phone);
+  await settle(phone);
+  assert.deepEqual(await demosDrawn(phone), [false, false]);
+  assert.deepEqual(phone.problems, []);
+  await phone.context.close();
+});

@@ -1,4 +1,6 @@
-//! The vault's wall grid and the breadth-first distance every builder step uses.
+//! The vault's wall grid, the breadth-first distance every builder step uses,
+//! and a vault's [`Layout`] (the walls and where everything stands), which
+//! the builder and the exact solve both read.
 //!
 //! Vaults are at most 8 by 8, so the open cells fit in one `u64` (bit
 //! `row * n + col`) and a flood fill advances a whole frontier with a few
@@ -137,5 +139,35 @@ mod tests {
             }
         }
         None
+    }
+}
+
+/// The fixed parts of a vault: where everything is.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The walls.
+    pub cells: Cells,
+    /// Where the player starts.
+    pub start: Pos,
+    /// The goal.
+    pub flag: Pos,
+    /// The plate.
+    pub plate: Pos,
+    /// The gate.
+    pub gate: Pos,
+}
+
+impl Layout {
+    /// The seed's worked example (RULES.md): 6x6, column 4 walled except at
+    /// row 3 (the gate), start (1,1), flag (1,6), plate (6,1), all 1-based.
+    /// `L = 5`, `par = 14`, `allowance = 20`, true best 16.
+    pub fn worked_example() -> Layout {
+        Layout {
+            cells: Cells::parse(&["...#..", "...#..", "......", "...#..", "...#..", "...#.."]),
+            start: Pos::new(0, 0),
+            flag: Pos::new(0, 5),
+            plate: Pos::new(5, 0),
+            gate: Pos::new(2, 3),
+        }
     }
 }

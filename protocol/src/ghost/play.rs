@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::vault::Vault;
+use crate::action::{Reject, Status};
 use crate::grid::{Dir, Pos};
-use crate::play::{Reject, Status};
 
 /// One player's game on one vault.
 #[derive(Clone, Debug)]

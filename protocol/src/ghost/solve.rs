@@ -15,10 +15,9 @@
 
 use std::collections::VecDeque;
 
-use super::cells::Cells;
-use super::vault::Layout;
+use super::cells::{Cells, Layout};
+use crate::action::Action;
 use crate::grid::{Dir, Pos};
-use crate::play::Action;
 
 /// One optimal winning line (run-one moves, `rewind`, run-two moves), or
 /// `None` when nothing wins within `allowance` steps.
@@ -31,13 +30,6 @@ pub fn solve(layout: &Layout, allowance: u32) -> Option<Vec<Action>> {
         (None, Some((b, _))) => Some(b),
         (None, None) => None,
     }
-}
-
-/// [`solve`] on a built vault (benchmarks, checks).
-pub fn solve_vault(v: &super::Vault) -> Option<Vec<Action>> {
-    let layout =
-        Layout { cells: v.cells.clone(), start: v.start, flag: v.flag, plate: v.plate, gate: v.gate };
-    solve(&layout, v.allowance)
 }
 
 /// A move that is legal for a lone player in run one (or a ghost's recording).

@@ -4,9 +4,10 @@
 use std::collections::VecDeque;
 
 use super::cells::Cells;
+pub use super::cells::Layout;
 use super::solve;
+use crate::action::Action;
 use crate::grid::{Dir, Pos, Size};
-use crate::play::Action;
 use crate::rng::BoardRng;
 
 /// RULES.md: up to 300 attempts per vault.
@@ -94,21 +95,6 @@ pub fn build_with_limit(size: Size, seed: u64, max_attempts: u32) -> Result<Vaul
     let layout = last_gated.ok_or(VaultError::NoGate(max_attempts))?;
     let l = layout.cells.distance(layout.start, layout.plate, Some(layout.gate));
     Ok(finish(size, seed, layout, l, FALLBACK_PAR, FALLBACK_PAR + slack, true, max_attempts))
-}
-
-/// The fixed parts of a vault: where everything is.
-#[derive(Clone, Debug)]
-pub struct Layout {
-    /// The walls.
-    pub cells: Cells,
-    /// Where the player starts.
-    pub start: Pos,
-    /// The goal.
-    pub flag: Pos,
-    /// The plate.
-    pub plate: Pos,
-    /// The gate.
-    pub gate: Pos,
 }
 
 enum Attempt {
@@ -235,21 +221,6 @@ fn finish(
     }
 }
 
-impl Layout {
-    /// The seed's worked example (RULES.md): 6x6, column 4 walled except at
-    /// row 3 (the gate), start (1,1), flag (1,6), plate (6,1), all 1-based.
-    /// `L = 5`, `par = 14`, `allowance = 20`, true best 16.
-    pub fn worked_example() -> Layout {
-        Layout {
-            cells: Cells::parse(&["...#..", "...#..", "......", "...#..", "...#..", "...#.."]),
-            start: Pos::new(0, 0),
-            flag: Pos::new(0, 5),
-            plate: Pos::new(5, 0),
-            gate: Pos::new(2, 3),
-        }
-    }
-}
-
 impl Vault {
     /// A vault from a fixed layout (the seed's worked example, tests): the
     /// builder's steps 6 to 8 and the exact solve, without the random parts.
@@ -259,4 +230,11 @@ impl Vault {
         let (l, par) = builder_par(&layout)?;
         Some(finish(size, 0, layout, Some(l), par, par + slack, false, 1))
     }
+}
+
+/// [`solve`](solve::solve) on a built vault (benchmarks, checks).
+pub fn solve_vault(v: &Vault) -> Option<Vec<Action>> {
+    let layout =
+        Layout { cells: v.cells.clone(), start: v.start, flag: v.flag, plate: v.plate, gate: v.gate };
+    solve::solve(&layout, v.allowance)
 }

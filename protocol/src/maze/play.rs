@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::build::Maze;
+use crate::action::{Reject, Status};
 use crate::grid::{Dir, Pos};
-use crate::play::{Reject, Status};
 
 /// One player's game on one maze.
 #[derive(Clone, Debug)]

@@ -4,12 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::{is_false, is_zero, ErrorCode, Limits, Phase, PlayerId, PracticeReason, RacerStatus, RankBy};
+use crate::action::{Action, Reject};
 use crate::board::PublicBoard;
 use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
 use crate::matches::{MatchOver, MatchSettings, MatchView, TallyLine};
-use crate::play::{Action, GameView, Reject};
+use crate::play::GameView;
 use crate::race::Clock;
 
 /// One member of a room, as listed in `room`.

@@ -3,7 +3,10 @@
 //! and the budgets that hold them back. The rooms are real actors on the
 //! paused runtime; [`Player::settle`] waits for a room's answers.
 
+use std::time::Duration;
+
 use mazerace_protocol::messages::{ErrorCode, ServerMsg};
+use mazerace_protocol::Reject;
 
 use super::tests::{env, env_with, Player};
 use crate::config::Config;
@@ -72,6 +75,46 @@ async fn room_commands_out_of_a_room_or_out_of_the_race_are_refused() {
     ann.say(r#"{"type":"move","dir":"up","seq":1}"#).await;
     ann.settle().await;
     assert_eq!(ann.errors(), [ErrorCode::NotRacing]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_move_over_the_rate_in_a_race_is_answered_by_its_seq_and_anything_else_by_rate_limited() {
+    let env =
+        env_with(Config { msgs_burst: 4, msgs_per_sec: 1, flood_strikes: 5, ..Config::default() }, None);
+    let mut ann = Player::hello(&env, "Ann").await;
+    ann.say(CREATE).await;
+    ann.say(r#"{"type":"start"}"#).await;
+    // The countdown runs on the paused clock; the bucket fills meanwhile.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    ann.settle().await;
+    assert!(ann.heard().iter().any(|m| matches!(m, ServerMsg::RaceStart { .. })), "racing");
+    for seq in 1..=5 {
+        ann.say(&format!(r#"{{"type":"move","dir":"right","seq":{seq}}}"#)).await;
+    }
+    ann.say(r#"{"type":"ping"}"#).await;
+    ann.settle().await;
+    let heard = ann.heard();
+    let answered: Vec<(u32, Option<Reject>)> = heard
+        .iter()
+        .filter_map(|m| {
+            if let ServerMsg::MoveResult { seq, reason, .. } = m {
+                Some((*seq, *reason))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(answered.len(), 5, "every move is answered by its seq: {heard:?}");
+    assert_eq!(answered[4], (5, Some(Reject::RateLimited)), "the fifth was over the burst");
+    assert!(
+        answered[..4].iter().all(|(_, r)| *r != Some(Reject::RateLimited)),
+        "the engine judged the first four"
+    );
+    let error =
+        ServerMsg::Error { code: ErrorCode::RateLimited, message: "too many messages: slow down".into() };
+    // The lobby says that at once; the moves' answers are the room's, so
+    // they may come after it.
+    assert!(heard.contains(&error), "a ping over the rate is refused as a message: {heard:?}");
 }
 
 #[tokio::test(start_paused = true)]

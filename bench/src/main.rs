@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 use report::Section;
 use scenarios::Ctx;
 
-const SCENARIOS: [&str; 8] =
-    ["boards", "capacity", "idle", "fanout", "races", "churn", "spectators", "store"];
+const SCENARIOS: [&str; 9] =
+    ["boards", "capacity", "idle", "fanout", "races", "churn", "spectators", "store", "moves"];
 
 #[derive(Parser, Debug)]
 #[command(name = "mazerace-bench", about = "Load generator and benchmark for the mazerace race server")]
@@ -62,7 +62,8 @@ struct Cli {
     /// RUST_LOG for the server.
     #[arg(long, default_value = "warn")]
     server_log: String,
-    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,spectators,store.
+    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,spectators,store,moves
+    /// (`moves`, two nodes behind nginx on PostgreSQL, runs only when named here).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The echo server's runtime for the ratios: current or multi (match the race server's).
@@ -195,7 +196,8 @@ fn main() -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let local = tokio::task::LocalSet::new();
     for name in SCENARIOS {
-        if !cli.only.is_empty() && !cli.only.iter().any(|o| o == name) {
+        let named = cli.only.iter().any(|o| o == name);
+        if (!cli.only.is_empty() || name == "moves") && !named {
             continue;
         }
         eprintln!("[{:>5.1}s] running {name} ...", started.elapsed().as_secs_f64());
@@ -209,6 +211,7 @@ fn main() -> Result<()> {
             "churn" => interruptible(&rt, &local, scenarios::churn::run(&ctx))?,
             "spectators" => interruptible(&rt, &local, scenarios::audience::run(&ctx))?,
             "store" => scenarios::store::run(&ctx),
+            "moves" => interruptible(&rt, &local, scenarios::moves::run(&ctx))?,
             _ => unreachable!("checked against SCENARIOS"),
         };
         let retries = ws::handshake_retries() - retries_before;

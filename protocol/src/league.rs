@@ -24,6 +24,10 @@ pub struct League {
     /// `my_leagues` only: your place in today's standings (every board of today).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub today: Option<LeagueToday>,
+    /// The invite key a member's link carries (`/l/CODE?k=KEY`, 16 hex
+    /// digits): lookups with it spend no failed-join budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// Your standing in a league today.
@@ -68,6 +72,13 @@ pub struct Standing {
     pub streak: u32,
     #[serde(default, skip_serializing_if = "is_false")]
     pub you: bool,
+    /// This member, for `remove_member` (12 hex digits, this league's own:
+    /// the same player has another in another league).
+    pub member: String,
+    /// The league's owner, who may remove members: its longest-standing
+    /// member (its maker, until they leave).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub owner: bool,
 }
 
 /// Where a daily result placed in one of your leagues.

@@ -101,12 +101,14 @@ pub fn serve(config: Config) -> anyhow::Result<()> {
         let store = mazerace_store::Store::connect(db.clone(), node)
             .await
             .with_context(|| format!("opening the daily store ({})", db.describe()))?;
+        // PostgreSQL: the mailbox rooms move through while a node drains.
+        let mailbox = store.room_moves();
         let salt = config.daily_salt.clone().map(String::into_bytes);
         let hook = StoreHook::new(store, salt, Arc::new(mazerace_store::SystemClock))
             .await
             .context("starting the daily challenge")?
             .with_ranked_per_address(config.ranked_per_address);
-        let server = Server::new(config, Some(Arc::new(hook)))?;
+        let server = Server::with_moves(config, Some(Arc::new(hook)), mailbox)?;
         {
             let mut out = std::io::stdout().lock();
             out.write_all(crate::edge::net::banner(bound).as_bytes())?;

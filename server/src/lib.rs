@@ -48,6 +48,7 @@ mod load;
 mod lobby;
 mod logs;
 pub mod metrics;
+mod moves;
 mod names;
 mod outbox;
 mod registry;

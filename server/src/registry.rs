@@ -3,7 +3,8 @@
 //! lost code and key to the new room's code). A std mutex guards each map;
 //! it is held only for a lookup or an insert (never across an await), and a
 //! room removes its own entries when it ends, so there is at most one
-//! replacement per open room.
+//! replacement per open room. Rooms moved here from a draining node
+//! ([`Registry::adopt`]) get a fresh code like any other.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +14,7 @@ use mazerace_protocol::messages::RoomRef;
 
 use crate::edge::address::Slot;
 use crate::ids::Ids;
-use crate::room::{self, Directory, NewMember, RoomEnv, RoomHandle, RoomSettings};
+use crate::room::{self, Adoption, Directory, NewMember, RoomEnv, RoomHandle, RoomSettings};
 
 /// (lost code, its key) to the code and id of the room that replaces it here.
 type Replacements = HashMap<(String, String), (Arc<str>, u64)>;
@@ -42,6 +43,29 @@ impl Registry {
         host: NewMember,
         slot: Slot,
     ) -> RoomHandle {
+        self.start(ids, node, |directory, code, id| {
+            room::spawn(env, directory, code, id, settings, host, slot)
+        })
+    }
+
+    /// Starts a room moved here from a draining node, under a fresh code.
+    pub fn adopt(
+        self: &Arc<Self>,
+        env: &Arc<RoomEnv>,
+        ids: &Ids,
+        node: Option<char>,
+        adoption: Adoption,
+    ) -> RoomHandle {
+        self.start(ids, node, |directory, code, id| room::spawn_adopted(env, directory, code, id, adoption))
+    }
+
+    /// Draws a free code and starts a room under it with `spawn`.
+    fn start(
+        self: &Arc<Self>,
+        ids: &Ids,
+        node: Option<char>,
+        spawn: impl FnOnce(Arc<dyn Directory>, &str, u64) -> RoomHandle,
+    ) -> RoomHandle {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut map = self.map();
         // 31^5 = 28.6 million codes (31^4 = 923,521 on a node with an id):
@@ -53,9 +77,14 @@ impl Registry {
             }
         };
         let directory: Arc<dyn Directory> = Arc::clone(self) as Arc<dyn Directory>;
-        let handle = room::spawn(env, directory, &code, id, settings, host, slot);
+        let handle = spawn(directory, &code, id);
         map.insert(Arc::clone(&handle.code), handle.clone());
         handle
+    }
+
+    /// Every open room (the drain tells each one).
+    pub fn all(&self) -> Vec<RoomHandle> {
+        self.map().values().cloned().collect()
     }
 
     pub fn get(&self, code: &str) -> Option<RoomHandle> {

@@ -10,8 +10,11 @@
 //! the server up (a half-sent request, a peer that never answers a close).
 //!
 //! Drain ([`Server::drain`], SIGTERM): the node stops taking new rooms and
-//! players and shuts down as above once the races on it are over, or at
-//! the drain limit (`drain.rs`).
+//! players, moves its rooms in their lobby or results to another node
+//! (`moves.rs`, on PostgreSQL; a room mid-race moves once its race is
+//! over) and shuts down as above once nothing plays or moves, or at the
+//! drain limit (`drain.rs`). Meanwhile it adopts nothing; a living node
+//! adopts the rooms other nodes post (`lobby/moved.rs`).
 //!
 //! The sockets are accepted by [`crate::edge::accept`] (limits, timeouts, socket
 //! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
@@ -67,7 +70,22 @@ impl Server {
     /// `daily` is the daily challenge's store (see [`crate::daily`]); `None`
     /// answers daily requests with "daily challenge is not configured".
     pub fn new(config: Config, daily: Option<Arc<dyn DailyHook>>) -> anyhow::Result<Server> {
+        Self::with_moves(config, daily, None)
+    }
+
+    /// [`Server::new`] with the room-move mailbox of the database the
+    /// nodes share (`None`: rooms never move; see `moves.rs`).
+    pub fn with_moves(
+        config: Config,
+        daily: Option<Arc<dyn DailyHook>>,
+        mailbox: Option<mazerace_store::postgres::moves::RoomMoves>,
+    ) -> anyhow::Result<Server> {
         let (tracker, shutdown) = (TaskTracker::new(), CancellationToken::new());
+        // A living node adopts a posted room within its poll (100 ms): one
+        // not adopted in 10 s (no other node, or all draining) stays, and a
+        // lone node's drain is not held up by it for the whole drain limit.
+        let wait = config.drain.min(crate::moves::ADOPTION_WAIT);
+        let moves = Arc::new(crate::moves::Moves::new(mailbox, config.move_memory, wait));
         let gate = Gate::new(GateLimits::new(
             config.max_connections,
             config.reserve_connections,
@@ -91,6 +109,7 @@ impl Server {
                 tracker: tracker.clone(),
                 websockets,
                 drain: Arc::clone(&drain),
+                moves,
             },
         )?);
         let urls = Arc::new(OnceLock::new());
@@ -149,6 +168,8 @@ impl Server {
                 }
             }
         }
+        // Rooms other nodes post while they drain (none without a mailbox).
+        sh.tracker.spawn(crate::lobby::adopt_loop(Arc::clone(sh.conn.lobby())));
         let app = crate::http::router(Arc::clone(&sh.http));
         let trusted = Arc::new(cfg.trusted_proxies.clone());
         accept::serve(
@@ -202,6 +223,14 @@ impl Server {
         // task ends with it.
         tokio::spawn(async move {
             let sh = &server.inner;
+            // Every room hears of the drain, and the movable ones begin to
+            // move before the wait below looks at what is left.
+            let rooms = sh.conn.all_rooms();
+            let told = futures_util::future::join_all(rooms.iter().map(|r| r.drain()));
+            tokio::select! {
+                _ = told => {}
+                () = sh.shutdown.cancelled() => return,
+            }
             tokio::select! {
                 () = sh.drain.races_over() => tracing::info!("drained: no race left on this node"),
                 () = tokio::time::sleep(limit) => tracing::warn!(

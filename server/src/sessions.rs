@@ -24,8 +24,9 @@ pub struct Session {
     pub id: PlayerId,
     pub token: Arc<str>,
     state: Mutex<SessionState>,
-    /// The session's place among its address's (`max_sessions_per_address`).
-    _slot: Slot,
+    /// The session's place among its address's (`max_sessions_per_address`);
+    /// `None` for a seat in a room moved here, claimed by its token.
+    _slot: Option<Slot>,
 }
 
 struct SessionState {
@@ -115,10 +116,35 @@ impl Sessions {
             id,
             token: Arc::clone(&token),
             state: Mutex::new(SessionState { name, room: None, conn: Some(outbox), epoch: 0 }),
-            _slot: slot,
+            _slot: Some(slot),
         });
         map.insert(token, Arc::clone(&session));
         session
+    }
+
+    /// A player id no session has (a moved room's placeholders get theirs
+    /// before anyone claims them).
+    pub fn reserve_id(&self) -> PlayerId {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The session of a moved room's seat `id`, claimed by `token`: made
+    /// detached, in `room`, for the resume that follows at once to pick up.
+    /// `false` if a session already holds the token.
+    pub fn adopt(&self, id: PlayerId, token: &str, name: Arc<str>, room: RoomHandle) -> bool {
+        let mut map = self.map();
+        if map.contains_key(token) {
+            return false;
+        }
+        let token: Arc<str> = token.into();
+        let session = Arc::new(Session {
+            id,
+            token: Arc::clone(&token),
+            state: Mutex::new(SessionState { name, room: Some(room), conn: None, epoch: 0 }),
+            _slot: None,
+        });
+        map.insert(token, session);
+        true
     }
 
     /// Moves the session with `token` onto `outbox`, if it still exists.

@@ -15,7 +15,7 @@ use mazerace_protocol::{Game, Size};
 pub use mazerace_protocol::league::{League, LeagueEntry, Standing};
 
 use crate::record::RunState;
-use crate::rules::convert::competition_ranks;
+use crate::rules::convert::{competition_ranks, rank_time};
 
 /// Members a league takes (`league_full` past it).
 pub const MAX_MEMBERS: u32 = 50;
@@ -32,6 +32,17 @@ pub struct Member {
     pub name: String,
 }
 
+/// A member as `remove_member` names them ([`Standing::member`]): 12 hex
+/// digits of a hash of the league's code and the player's key, so the wire
+/// never carries the key and one player's tags differ from league to
+/// league (their leagues cannot be linked by it).
+pub fn member_tag(code: &str, player: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut tag = hex::encode(Sha256::digest(format!("mazerace member v1|{code}|{player}").as_bytes()));
+    tag.truncate(12);
+    tag
+}
+
 /// One ranked run of a member.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberRun {
@@ -44,6 +55,8 @@ pub struct MemberRun {
     pub steps: u32,
     pub time_ms: Option<u64>,
     pub run_id: i64,
+    /// Paced at the ranked floor end to end: tied on time, as on the daily table.
+    pub at_floor: bool,
 }
 
 /// The cap on leagues one network address makes a day: `address` is the
@@ -81,6 +94,13 @@ pub enum LeagueRequest {
         player: String,
         code: String,
     },
+    /// `owner` removes the member tagged `member` ([`member_tag`]) if
+    /// `owner` is the league's longest-standing member.
+    Remove {
+        owner: String,
+        code: String,
+        member: String,
+    },
     /// The player's leagues; with `name`, the player's member name in
     /// each becomes it first (a renamed player's tables follow the rename).
     Mine {
@@ -116,6 +136,10 @@ pub enum LeagueAnswer {
     CodeTaken,
     /// `Leave`: whether the player was a member.
     Left(bool),
+    /// `Remove`: whether that member was removed (not: no such member, or the owner themself).
+    Removed(bool),
+    /// `Remove` by someone who is not the league's owner (or of no league).
+    NotOwner,
     Leagues(Vec<League>),
     Members(League, Vec<Member>),
     Runs(Vec<MemberRun>),
@@ -143,8 +167,9 @@ pub fn is_code(code: &str) -> bool {
     code.len() == CODE_LEN && code.bytes().all(|b| CODE_ALPHABET.contains(&b))
 }
 
-/// The lines of one board (finishers by steps then time, then the rest);
-/// `runs` may hold other boards' runs, which are skipped.
+/// The lines of one board (finishers by steps then time, runs at the floor
+/// tied on time as on the daily table, then the rest); `runs` may hold
+/// other boards' runs, which are skipped.
 pub fn board_table(
     runs: &[MemberRun],
     date: DailyDate,
@@ -154,11 +179,14 @@ pub fn board_table(
 ) -> Vec<LeagueEntry> {
     let mut mine: Vec<&MemberRun> =
         runs.iter().filter(|r| r.date == date && r.game == game && r.size == size).collect();
-    mine.sort_by_key(|r| (r.state != RunState::Finished, r.steps, r.time_ms.unwrap_or(u64::MAX), r.run_id));
+    let time = |r: &MemberRun| {
+        r.time_ms.map_or(i64::MAX, |t| rank_time(i64::try_from(t).unwrap_or(i64::MAX), r.at_floor))
+    };
+    mine.sort_by_key(|r| (r.state != RunState::Finished, r.steps, time(r), r.run_id));
     let finished: Vec<(i64, i64)> = mine
         .iter()
         .filter(|r| r.state == RunState::Finished)
-        .map(|r| (i64::from(r.steps), r.time_ms.map_or(i64::MAX, |t| t as i64)))
+        .map(|r| (i64::from(r.steps), time(r)))
         .collect();
     let ranks = competition_ranks(&finished);
     mine.iter()
@@ -175,9 +203,11 @@ pub fn board_table(
         .collect()
 }
 
-/// The standings of `members` over `runs` (already cut to the window);
-/// `streaks` holds each member's streak, by key.
+/// The standings of league `code`'s `members` (longest-standing first: the
+/// first is the owner) over `runs` (already cut to the window); `streaks`
+/// holds each member's streak, by key.
 pub fn standings(
+    code: &str,
     members: &[Member],
     runs: &[MemberRun],
     streaks: &[(String, u32)],
@@ -225,6 +255,8 @@ pub fn standings(
                 days: days.len() as u32,
                 streak: streaks.iter().find(|(p, _)| *p == m.player).map_or(0, |&(_, s)| s),
                 you: you == Some(m.player.as_str()),
+                member: member_tag(code, &m.player),
+                owner: members.first().is_some_and(|first| first.player == m.player),
             }
         })
         .collect();
@@ -251,7 +283,22 @@ mod tests {
             steps: steps.unwrap_or(0),
             time_ms: steps.map(|_| 1000),
             run_id: id,
+            at_floor: false,
         }
+    }
+
+    #[test]
+    fn runs_at_the_floor_tie_on_time_in_a_league_table_too() {
+        let day = "2026-12-01";
+        let floor = |player, time_ms, id| MemberRun {
+            time_ms: Some(time_ms),
+            at_floor: true,
+            ..run(player, day, Some(36), id)
+        };
+        let runs = vec![run("a", day, Some(36), 1), floor("b", 3_000, 2), floor("c", 2_900, 3)];
+        let t = board_table(&runs, day.parse().unwrap(), Game::Maze, Size::Easy, None);
+        let got: Vec<(&str, Option<u32>)> = t.iter().map(|e| (e.name.as_str(), e.rank)).collect();
+        assert_eq!(got, [("B", Some(1)), ("C", Some(1)), ("A", Some(3))]);
     }
 
     #[test]
@@ -270,7 +317,7 @@ mod tests {
         let t = board_table(&runs, "2026-12-01".parse().unwrap(), Game::Maze, Size::Easy, Some("b"));
         assert_eq!(t.iter().map(|e| e.rank).collect::<Vec<_>>(), [Some(1), Some(2), None]);
         assert!(t[1].you && !t[0].you);
-        let s = standings(&members, &runs, &[("a".into(), 2)], None);
+        let s = standings("K7M2QX9P", &members, &runs, &[("a".into(), 2)], None);
         // Day 1: a beats b and c (3), b beats c (2), c 1. Day 2: a tie, neither beats the other (1 each, both win).
         let got: Vec<(&str, u32, u32, u32, u32)> =
             s.iter().map(|l| (l.name.as_str(), l.rank, l.points, l.wins, l.days)).collect();

@@ -8,7 +8,8 @@
 //! - a run is finished once; its result and full move list are committed
 //!   before `finish_run` returns;
 //! - leaderboards rank ranked finished runs by steps, then time, with
-//!   standard competition ranks (1, 1, 3);
+//!   standard competition ranks (1, 1, 3); runs paced at the ranked floor
+//!   end to end (`at_floor`) are tied on time: among them steps alone count;
 //! - runs record the node and boot serving them, and nodes hold leases
 //!   (see [`crate::node`]).
 
@@ -60,8 +61,10 @@ pub struct AddressCap {
 /// How a run ended. Steps and time are the server's own measurements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Reached the flag or the exit. `time_ms` runs from the first move.
-    Finished { steps: u32, time_ms: u64 },
+    /// Reached the flag or the exit. `time_ms` runs from the first move;
+    /// `at_floor`: the server paced it at its ranked floor end to end (a
+    /// likely script, flagged in tables and tied on time with its kind).
+    Finished { steps: u32, time_ms: u64, at_floor: bool },
     /// Out of steps, or abandoned (gone longer than the resume window).
     NotFinished { steps: u32 },
 }
@@ -147,6 +150,8 @@ pub struct RankedRow {
     pub state: RunState,
     pub steps: u32,
     pub time_ms: Option<u64>,
+    /// Paced at the ranked floor end to end (see [`Outcome::Finished`]).
+    pub at_floor: bool,
     /// When the run began, RFC 3339 UTC to the second (`2026-12-01T09:12:31Z`).
     pub started_at: String,
 }

@@ -32,7 +32,7 @@ async fn play(s: &Store, player: u32, size: Size, outcome: Outcome) -> BeginRun 
 }
 
 fn fin(steps: u32, time_ms: u64) -> Outcome {
-    Outcome::Finished { steps, time_ms }
+    Outcome::Finished { steps, time_ms, at_floor: false }
 }
 
 both!(async fn a_fresh_database_is_migrated_and_reopens(db) {
@@ -113,6 +113,35 @@ both!(async fn practice_runs_are_stored_but_never_ranked(db) {
     assert_eq!(board.entries[0].steps, 30, "the better practice score is not on the table");
     assert_eq!(board.you.as_ref().map(|y| y.steps), Some(30));
     assert!(!s.run(practice.run_id).await.unwrap().unwrap().ranked);
+});
+
+both!(async fn runs_at_the_floor_tie_on_time_and_the_table_flags_them(db) {
+    let s = db.store().await;
+    let floor = |steps, time_ms| Outcome::Finished { steps, time_ms, at_floor: true };
+    // (player, outcome): a human at 9 s, two at the floor (3 s, 2.9 s) on
+    // the same steps, one at the floor with more steps.
+    let lines = [(1, fin(36, 9_000)), (2, floor(36, 3_000)), (3, floor(36, 2_900)), (4, floor(40, 2_000))];
+    let mut ranks = Vec::new();
+    let mut ids = Vec::new();
+    for (p, outcome) in lines {
+        let begun = s.begin_run(new_run(p, day(DAY), Size::Easy)).await.unwrap();
+        ranks.push(s.finish_run(begun.run_id, outcome, vec![], None).await.unwrap().rank);
+        ids.push(begun.run_id);
+    }
+    assert_eq!(ranks, [Some(1), Some(1), Some(1), Some(4)], "each as it finished");
+    let board = s.leaderboard(day(DAY), Game::Maze, Size::Easy, Some(key(1))).await.unwrap();
+    let got: Vec<(u32, &str, u64, bool)> =
+        board.entries.iter().map(|e| (e.rank, e.name.as_str(), e.time_ms, e.at_floor)).collect();
+    assert_eq!(
+        got,
+        [(1, "P2", 3_000, true), (1, "P3", 2_900, true), (3, "P1", 9_000, false), (4, "P4", 2_000, true)],
+        "steps first; at the floor a tie on time, shown with its real time"
+    );
+    assert_eq!(board.you.as_ref().map(|y| (y.rank, y.at_floor)), Some((3, false)));
+    assert_eq!(s.rank_of(ids[2]).await.unwrap(), Some(1));
+    let day_of_p3 = s.player_day(key(3), day(DAY)).await.unwrap();
+    let easy = day_of_p3.boards.iter().find(|b| b.size == Size::Easy).and_then(|b| b.result.as_ref());
+    assert_eq!(easy.and_then(|r| r.rank), Some(1));
 });
 
 both!(async fn ranking_is_steps_then_time_with_shared_ranks(db) {

@@ -1,12 +1,13 @@
 //! Leagues on every backend (migration 4): create, join (idempotent),
 //! the member and per-player limits, leave, and members' ranked runs only;
-//! the per-address daily cap on making leagues (migration 6).
+//! the per-address daily cap on making leagues (migration 6); the owner
+//! removing a member.
 
 mod common;
 
 use common::day;
 use mazerace_protocol::Size;
-use mazerace_store::league::{LeagueAnswer, LeagueRequest, MakerCap};
+use mazerace_store::league::{member_tag, LeagueAnswer, LeagueRequest, MakerCap};
 use mazerace_store::{NewRun, PlayerKey, Store};
 
 fn key(n: u32) -> String {
@@ -39,6 +40,30 @@ async fn make(b: &Store, n: u32, code: &str, cap: Option<MakerCap>) -> LeagueAns
     };
     b.league(req).await.unwrap()
 }
+
+both!(async fn only_the_longest_standing_member_removes_and_never_themself(db) {
+    let b = db.store().await;
+    create(&b, 1, "CCCC2222").await;
+    join(&b, 2, "CCCC2222", 5).await;
+    join(&b, 3, "CCCC2222", 5).await;
+    let remove = |by: u32, whom: u32, code: &'static str| LeagueRequest::Remove {
+        owner: key(by),
+        code: code.into(),
+        member: member_tag(code, &key(whom)),
+    };
+    assert_eq!(b.league(remove(2, 3, "CCCC2222")).await.unwrap(), LeagueAnswer::NotOwner, "a member is not the owner");
+    assert_eq!(b.league(remove(1, 3, "ZZZZ2222")).await.unwrap(), LeagueAnswer::NotOwner, "no such league");
+    assert_eq!(b.league(remove(1, 1, "CCCC2222")).await.unwrap(), LeagueAnswer::Removed(false), "not themself");
+    assert_eq!(b.league(remove(1, 3, "CCCC2222")).await.unwrap(), LeagueAnswer::Removed(true));
+    assert_eq!(b.league(remove(1, 3, "CCCC2222")).await.unwrap(), LeagueAnswer::Removed(false), "already gone");
+    let members = b.league(LeagueRequest::Members { code: "CCCC2222".into() }).await.unwrap();
+    let LeagueAnswer::Members(_, members) = members else { panic!("{members:?}") };
+    assert_eq!(members.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["F1", "F2"]);
+    // The maker leaves: the longest-standing member left owns the league
+    // (an owner's answer: nobody by that tag, not `NotOwner`).
+    b.league(LeagueRequest::Leave { player: key(1), code: "CCCC2222".into() }).await.unwrap();
+    assert_eq!(b.league(remove(2, 1, "CCCC2222")).await.unwrap(), LeagueAnswer::Removed(false));
+});
 
 both!(async fn leagues_are_made_joined_capped_and_left(db) {
     let b = db.store().await;

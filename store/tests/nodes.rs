@@ -67,7 +67,7 @@ both!(async fn a_starting_node_closes_only_its_own_open_runs(db) {
     assert_eq!(state(&a, on_a).await, RunState::NotFinished);
     assert_eq!(state(&a, on_b).await, RunState::Playing, "another node's live run is untouched");
     assert_eq!(state(&a, anon).await, RunState::Playing);
-    let done = b.finish_run(on_b, Outcome::Finished { steps: 9, time_ms: 900 }, vec![], None).await.unwrap();
+    let done = b.finish_run(on_b, Outcome::Finished { steps: 9, time_ms: 900, at_floor: false }, vec![], None).await.unwrap();
     assert_eq!(done.rank, Some(1));
     // The anonymous node restarting closes its own only.
     assert_eq!(db.store().await.abandon_open_runs().await.unwrap(), 1);
@@ -121,13 +121,13 @@ both!(async fn open_runs_are_closed_at_startup_and_paging_sees_everything(db) {
     let open = s.begin_run(new_run(1)).await.unwrap();
     for p in 2..=6 {
         let run = s.begin_run(new_run(p)).await.unwrap();
-        s.finish_run(run.run_id, Outcome::Finished { steps: 10 + p, time_ms: 100 }, vec![], None).await.unwrap();
+        s.finish_run(run.run_id, Outcome::Finished { steps: 10 + p, time_ms: 100, at_floor: false }, vec![], None).await.unwrap();
     }
     assert_eq!(state(&s, open.run_id).await, RunState::Playing);
     assert_eq!(s.abandon_open_runs().await.unwrap(), 1);
     assert_eq!(s.abandon_open_runs().await.unwrap(), 0);
     assert_eq!(state(&s, open.run_id).await, RunState::NotFinished);
-    let again = s.finish_run(open.run_id, Outcome::Finished { steps: 1, time_ms: 1 }, vec![], None).await;
+    let again = s.finish_run(open.run_id, Outcome::Finished { steps: 1, time_ms: 1, at_floor: false }, vec![], None).await;
     assert!(matches!(again, Err(mazerace_store::StoreError::RunOver(_))));
 
     let mut seen = Vec::new();

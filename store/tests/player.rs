@@ -55,11 +55,11 @@ both!(async fn the_players_day_has_every_board_and_the_streak(db) {
     start(&b, "me", "2026-11-28", Size::Easy).await; // yesterday: the streak
     // Today: a finish ranked second of two, a run still playing, a did-not-finish.
     let rival = start(&b, "rival", DAY, Size::Small).await;
-    b.finish_run(rival.run_id, Outcome::Finished { steps: 14, time_ms: 9_000 }, vec![], None).await.unwrap();
+    b.finish_run(rival.run_id, Outcome::Finished { steps: 14, time_ms: 9_000, at_floor: false }, vec![], None).await.unwrap();
     let small = start(&b, "me", DAY, Size::Small).await;
-    b.finish_run(small.run_id, Outcome::Finished { steps: 16, time_ms: 42_000 }, vec![], None).await.unwrap();
+    b.finish_run(small.run_id, Outcome::Finished { steps: 16, time_ms: 42_000, at_floor: false }, vec![], None).await.unwrap();
     let practice = start(&b, "me", DAY, Size::Small).await;
-    b.finish_run(practice.run_id, Outcome::Finished { steps: 1, time_ms: 1 }, vec![], None).await.unwrap();
+    b.finish_run(practice.run_id, Outcome::Finished { steps: 1, time_ms: 1, at_floor: false }, vec![], None).await.unwrap();
     let playing = start(&b, "me", DAY, Size::Easy).await;
     let gave_up = start(&b, "me", DAY, Size::Hard).await;
     b.finish_run(gave_up.run_id, Outcome::NotFinished { steps: 7 }, vec![], None).await.unwrap();

@@ -148,7 +148,10 @@ fn version_5_shards_new_counts_and_keeps_counting_the_old_ones() {
             };
             let id = s.begin_run(run).await.unwrap().run_id;
             ranks.push(
-                s.finish_run(id, Outcome::Finished { steps, time_ms }, vec![], None).await.unwrap().rank,
+                s.finish_run(id, Outcome::Finished { steps, time_ms, at_floor: false }, vec![], None)
+                    .await
+                    .unwrap()
+                    .rank,
             );
         }
         assert_eq!(ranks, [Some(1), Some(4), Some(5)], "ranked against the old counts and the new");
@@ -161,4 +164,47 @@ fn version_5_shards_new_counts_and_keeps_counting_the_old_ones() {
     );
     let shards = db.strings("SELECT SUM(n)::text FROM board_step_shards WHERE steps = 20");
     assert_eq!(shards, ["2"], "the two new finishes on that step count, counted in the shards");
+}
+
+/// The room-move mailbox (schema version 8): a post is claimed by another
+/// boot only, once (two boots claiming at once never share a room), its
+/// answer reaches the poster, the move is looked up by its old code, a
+/// withdrawal works only while unclaimed, and old moves are forgotten.
+#[test]
+fn the_room_move_mailbox_hands_each_room_to_one_other_boot() {
+    let Some(db) = TestDb::postgres() else { return };
+    runtime().block_on(async {
+        let (a, b, c) = (db.store().await, db.store().await, db.store().await);
+        let (a, b, c) = (a.room_moves().unwrap(), b.room_moves().unwrap(), c.room_moves().unwrap());
+        let first = a.post("AAAAA", "k1", "{\"room\":1}").await.unwrap();
+        let second = a.post("AAAAB", "k2", "{\"room\":2}").await.unwrap();
+        assert!(a.claim(10).await.unwrap().is_empty(), "a boot never adopts its own rooms");
+        let (got_b, got_c) = tokio::join!(b.claim(1), c.claim(10));
+        let (got_b, got_c) = (got_b.unwrap(), got_c.unwrap());
+        let mut ids: Vec<i64> = got_b.iter().chain(&got_c).map(|m| m.id).collect();
+        ids.sort();
+        assert_eq!(ids, [first, second], "each room claimed exactly once");
+        // Whichever boot claimed it answers it (an answer names its claimer).
+        let (claimer, by_b) = match got_b.first() {
+            Some(m) => (&b, m),
+            None => (&c, &got_c[0]),
+        };
+        assert_eq!(a.answer_of(by_b.id).await.unwrap(), None, "not answered yet");
+        a.answer(by_b.id, "AAAAZ", "k0").await.unwrap();
+        assert_eq!(a.answer_of(by_b.id).await.unwrap(), None, "only its claimer answers it");
+        claimer.answer(by_b.id, "BBBBB", "k9").await.unwrap();
+        assert_eq!(a.answer_of(by_b.id).await.unwrap(), Some(("BBBBB".into(), "k9".into())));
+        let moved = a.lookup(&by_b.old_code).await.unwrap().expect("remembered");
+        assert_eq!(
+            (moved.code.as_str(), moved.key.as_str(), moved.old_key.as_str()),
+            ("BBBBB", "k9", by_b.old_key.as_str())
+        );
+        assert!(!a.withdraw(by_b.id).await.unwrap(), "a claimed room cannot be taken back");
+        let third = a.post("AAAAC", "k3", "{}").await.unwrap();
+        assert!(a.withdraw(third).await.unwrap(), "an unclaimed one can");
+        assert!(b.claim(10).await.unwrap().is_empty(), "and is gone");
+        assert_eq!(a.forget(3600.0).await.unwrap(), 0, "nothing is an hour old");
+        assert_eq!(a.forget(0.0).await.unwrap(), 2, "forgotten");
+        assert_eq!(a.lookup("AAAAA").await.unwrap(), None);
+    });
 }

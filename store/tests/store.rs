@@ -54,7 +54,7 @@ both!(async fn acknowledged_results_survive_dropping_everything(db) {
     let mut acked = Vec::new();
     for p in 0..5 {
         let run = store.begin_run(new_run(p, Size::Easy)).await.unwrap();
-        let outcome = Outcome::Finished { steps: 20 + p, time_ms: 1_000 };
+        let outcome = Outcome::Finished { steps: 20 + p, time_ms: 1_000, at_floor: false };
         acked.push(store.finish_run(run.run_id, outcome, vec![Action::Move(Dir::Down)], Some(vec![0])).await.unwrap());
     }
     // No close: the handle is just dropped, as in a crash of the async side.
@@ -99,7 +99,7 @@ both!(async fn many_concurrent_callers_are_all_answered(db) {
             let size = if p % 2 == 0 { Size::Medium } else { Size::Hard };
             let first = store.begin_run(new_run(p, size)).await?;
             let second = store.begin_run(new_run(p, size)).await?;
-            let outcome = Outcome::Finished { steps: 10 + p % 5, time_ms: u64::from(p) };
+            let outcome = Outcome::Finished { steps: 10 + p % 5, time_ms: u64::from(p), at_floor: false };
             let done = store.finish_run(first.run_id, outcome, vec![], None).await?;
             Ok::<_, StoreError>((first, second, done))
         });
@@ -241,7 +241,8 @@ async fn queue_finishes(
         let before = store.queued();
         let s = store.clone();
         answers.push(tokio::spawn(async move {
-            s.finish_run(run_id, Outcome::Finished { steps, time_ms: 1_000 }, vec![], None).await
+            s.finish_run(run_id, Outcome::Finished { steps, time_ms: 1_000, at_floor: false }, vec![], None)
+                .await
         }));
         until("the finish is queued", || store.queued() > before).await;
     }
@@ -327,7 +328,7 @@ both!(async fn an_error_in_one_finish_fails_only_that_one(db) {
     let stored = store.run(doomed).await.unwrap().unwrap();
     assert_eq!(stored.state, mazerace_store::RunState::Playing);
     db.exec(if db.is_postgres() { "DROP TRIGGER refuse ON runs" } else { "DROP TRIGGER refuse" });
-    let done = store.finish_run(doomed, Outcome::Finished { steps: 29, time_ms: 1_000 }, vec![], None).await.unwrap();
+    let done = store.finish_run(doomed, Outcome::Finished { steps: 29, time_ms: 1_000, at_floor: false }, vec![], None).await.unwrap();
     assert_eq!(done.rank, Some(1), "ahead of the four kept finishes");
     let board = store.leaderboard(day(DAY), Game::Ghost, Size::Large, None).await.unwrap();
     assert_eq!(board.entries.iter().map(|e| e.rank).collect::<Vec<_>>(), [1, 2, 2, 2, 2]);

@@ -57,7 +57,7 @@ both!(async fn honest_runs_pass_and_tampered_ones_are_caught(db) {
                 "the maze line is the shortest"
             );
         }
-        ids.push(store_run(&b, 1, size, seed, Outcome::Finished { steps, time_ms: 30_000 }, &line).await);
+        ids.push(store_run(&b, 1, size, seed, Outcome::Finished { steps, time_ms: 30_000, at_floor: false }, &line).await);
         // An honest did-not-finish: the line without its last step.
         let short = &line[..line.len() - 1];
         let short_steps = short.iter().filter(|a| matches!(a, Action::Move(_))).count() as u32;
@@ -122,7 +122,7 @@ both!(async fn moves_after_the_finish_are_caught(db) {
     let (mut line, steps) = solution(Size::Easy, seed);
     let last = *line.last().unwrap();
     line.push(last);
-    let id = store_run(&b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1 }, &line).await;
+    let id = store_run(&b, 1, Size::Easy, seed, Outcome::Finished { steps, time_ms: 1, at_floor: false }, &line).await;
     let report = verify(&b, None).await.unwrap();
     assert_eq!(report.mismatches.len(), 1);
     assert_eq!(report.mismatches[0].run_id, id);

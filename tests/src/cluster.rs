@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
+use serde_json::{json, Value};
+
 use crate::{Client, RECV_TIMEOUT};
 
 /// The daily salt every node of a test runs with.
@@ -338,4 +340,32 @@ pub async fn connect(addr: &str, path: &str) -> Client {
         .expect("connect timed out")
         .expect("connect");
     Client { ws, id: 0, token: String::new() }
+}
+
+/// Waits for `c`'s `room_moved` (its node is draining) and follows it as
+/// the web client does: a new connection through `lb` naming the new code,
+/// `hello` with the same token, into the seat that waited for it. Nothing
+/// before the move may be an error or a shutdown (no player sees one).
+/// Returns the new connection and its snapshot's room.
+pub async fn follow(c: &mut Client, lb: &str, name: &str) -> (Client, Value) {
+    let moved = loop {
+        let m = c.recv().await;
+        match m["type"].as_str() {
+            Some("room_moved") => break m,
+            Some("error" | "server_shutdown") => panic!("{name} saw {m} before their room moved"),
+            _ => {}
+        }
+    };
+    let code = moved["code"].as_str().expect("a new code").to_owned();
+    let mut n = connect(lb, &format!("/ws?room={code}")).await;
+    n.send(json!({"type": "hello", "name": name, "token": c.token})).await;
+    let w = n.recv_type("welcome").await;
+    assert_eq!(w["resumed"], true, "{name}'s seat waited for their token: {w}");
+    n.id = w["player_id"].as_u64().expect("player_id") as u32;
+    n.token = w["token"].as_str().expect("token").to_owned();
+    assert_eq!(n.token, c.token, "the same player");
+    let snap = n.recv_type("snapshot").await;
+    assert_eq!(snap["room"]["code"], code.as_str(), "{snap}");
+    assert_eq!(snap["room"]["key"], moved["key"]);
+    (n, snap["room"].clone())
 }

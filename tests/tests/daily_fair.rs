@@ -1,10 +1,12 @@
 //! Issue 15 end to end: a daily board's seed stays secret while its day is
 //! on (no seed on the wire, no room on it), commitments published before a
 //! day match the seed revealed after it, ranked moves are paced to human
-//! input, and the per-address cap turns extra ranked starts into practice.
+//! input (a run at that floor end to end is flagged in the table and ties
+//! on time), and the per-address cap turns extra ranked starts into practice.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mazerace_protocol::daily::daily_seed;
 use mazerace_server::{Config, StoreHook};
@@ -135,6 +137,65 @@ async fn ranked_moves_faster_than_the_floor_are_refused_and_practice_moves_are_n
     assert!(got.iter().all(|(ok, _)| *ok), "practice is not paced: {got:?}");
     let practice = ann.recv_type("daily_result").await;
     assert_eq!((practice["ranked"].clone(), practice["finished"].clone()), (json!(false), json!(true)));
+    srv.stop().await;
+}
+
+/// Plays `line` to the exit one move every `gap` at least, as a paced
+/// script does: a move refused as `too_fast` is sent again a millisecond
+/// later, so the moves go as fast as the floor lets them.
+async fn paced(c: &mut Client, line: &[mazerace_tests::Action], gap: Duration) {
+    let mut seq = 0;
+    for a in line {
+        let mazerace_tests::Action::Move(d) = a else { panic!("a maze line") };
+        loop {
+            seq += 1;
+            c.send(json!({"type": "move", "dir": d, "seq": seq})).await;
+            let r = c.recv_type("move_result").await;
+            if r["ok"] == true {
+                break;
+            }
+            assert_eq!(r["reason"], "too_fast", "{r}");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        // The bot's pace, not a wait for the server: the answer is in.
+        tokio::time::sleep(gap).await;
+    }
+}
+
+#[tokio::test]
+async fn a_ranked_run_paced_at_the_floor_end_to_end_is_flagged_and_ties_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let floor = Duration::from_millis(50);
+    let config = Config { ranked_move_floor: floor, ranked_move_burst: 3, ..test_config() };
+    let srv = server(dir.path(), clock, config).await;
+    let seed = daily_seed(SALT, mazerace_tests::day("2026-12-01"), Game::Maze, Size::Easy);
+    let (_, line) = solution(Size::Easy, seed);
+    // A script at the floor (it waits half a floor, then retries on
+    // `too_fast`) and a fast hand at twice the floor, the same moves.
+    for (name, gap) in [("Bot", floor / 2), ("Ann", floor * 2)] {
+        let mut c = srv.player(name).await;
+        c.create(json!({"game": "maze", "size": "easy", "daily": true})).await;
+        c.send(json!({"type": "start"})).await;
+        c.recv_type("race_start").await;
+        paced(&mut c, &line, gap).await;
+        let result = c.recv_type("daily_result").await;
+        assert_eq!((result["ranked"].clone(), result["finished"].clone()), (json!(true), json!(true)));
+    }
+    let mut asker = srv.player("Cat").await;
+    asker.send(json!({"type": "leaderboard", "game": "maze", "size": "easy"})).await;
+    let table = asker.recv_type("leaderboard").await;
+    let lines: Vec<(Value, Value, Value)> = table["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].clone(), e["rank"].clone(), e.get("at_floor").cloned().unwrap_or(json!(false))))
+        .collect();
+    assert_eq!(
+        lines,
+        [(json!("Bot"), json!(1), json!(true)), (json!("Ann"), json!(2), json!(false))],
+        "{table}"
+    );
     srv.stop().await;
 }
 

@@ -84,6 +84,7 @@ impl DailyHook for FakeStore {
                     steps: 36,
                     time_ms: 100,
                     run_id: 1,
+                    at_floor: false,
                 }],
                 you: None,
             })

@@ -1,7 +1,8 @@
 //! Leagues end to end (issue 15) on the real store: create, join by code,
 //! leave, a league's table per board (members only), standings over 7 days
 //! with points, wins and streaks, my leagues with today's standing, the
-//! daily result's places and share lines, the limits, and the HTTP reads.
+//! daily result's places and share lines, the limits, the invite key, the
+//! owner removing a member, and the HTTP reads.
 
 use std::sync::Arc;
 
@@ -32,6 +33,15 @@ async fn daily(c: &mut Client, line: &[Action]) -> Value {
 async fn ask(c: &mut Client, msg: Value) -> Value {
     c.send(msg).await;
     c.recv_direct().await
+}
+
+/// A server on a fresh store (its directory kept as long as the server).
+async fn league_server() -> (tempfile::TempDir, TestServer) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    (dir, TestServer::with_daily(test_config(), Arc::new(hook)).await)
 }
 
 #[tokio::test]
@@ -243,11 +253,7 @@ async fn behind_a_trusted_proxy_the_league_routes_count_each_client() {
 /// Before: the reads answered `league_not_found` for ever (30.8k a second).
 #[tokio::test]
 async fn unknown_league_codes_on_every_path_spend_one_budget_per_address() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).await.unwrap();
-    let hook =
-        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
-    let srv = TestServer::with_daily(test_config(), Arc::new(hook)).await;
+    let (_dir, srv) = league_server().await;
     let mut g = srv.player("Guess").await;
     let code = |n: u32| format!("ZZZZ{:04}", n + 2222);
     let mut got = Vec::new();
@@ -273,6 +279,104 @@ async fn unknown_league_codes_on_every_path_spend_one_budget_per_address() {
     assert_eq!(r.status, 429, "{}", r.text());
     let r = ask(&mut g, json!({"type": "join_room", "code": "ABCD"})).await;
     assert_eq!(r["code"], "too_many_joins", "room codes share it: {r}");
+    srv.stop().await;
+}
+
+/// A league's invite link carries its key: a friend on an address whose
+/// failed-join budget a guesser spent still joins and reads the league
+/// with it (socket and HTTP), a code typed alone is refused until the
+/// budget refills, and a wrong key counts as none.
+#[tokio::test]
+async fn the_invite_key_lets_a_friend_in_where_a_guesser_spent_the_address_budget() {
+    let (_dir, srv) = league_server().await;
+    let mut ann = srv.player("Ann").await;
+    let made = ask(&mut ann, json!({"type": "create_league", "name": "Club"})).await;
+    let code = made["code"].as_str().unwrap_or_default().to_owned();
+    let key = made["key"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(key.len(), 16, "{made}");
+    // A guesser on the same address (127.0.0.1) spends its failed joins.
+    let mut g = srv.player("Guess").await;
+    for n in 0..10 {
+        let r = ask(
+            &mut g,
+            json!({"type": "league_standings", "code": format!("ZZZZ{:04}", n + 2222), "days": 7}),
+        )
+        .await;
+        assert_eq!(r["code"], "league_not_found", "{r}");
+    }
+    let mut bob = srv.player("Bob").await;
+    let typed = ask(&mut bob, json!({"type": "join_league", "code": code})).await;
+    assert_eq!(typed["code"], "too_many_joins", "a typed code alone is held to the budget: {typed}");
+    let wrong = ask(&mut bob, json!({"type": "join_league", "code": code, "key": "0000000000000000"})).await;
+    assert_eq!(wrong["code"], "too_many_joins", "a wrong key is no key: {wrong}");
+    let joined = ask(&mut bob, json!({"type": "join_league", "code": code, "key": key})).await;
+    assert_eq!((joined["type"].clone(), joined["members"].clone()), (json!("league"), json!(2)), "{joined}");
+    let st = ask(&mut bob, json!({"type": "league_standings", "code": code, "days": 7, "key": key})).await;
+    assert_eq!(st["type"], "league_standings", "{st}");
+    let board = json!({"type": "league_board", "code": code, "game": "maze", "size": "easy", "key": key});
+    let b = ask(&mut bob, board).await;
+    assert_eq!(b["type"], "league_board", "{b}");
+    let keyed = srv.get(&format!("/api/leagues/{code}/standings?days=7&k={key}")).await;
+    assert_eq!(keyed.status, 200, "{}", keyed.text());
+    let typed = srv.get(&format!("/api/leagues/{code}/standings?days=7")).await;
+    assert_eq!(typed.status, 429, "{}", typed.text());
+    // Every member is told the key, for the link they send.
+    let mine = ask(&mut ann, json!({"type": "my_leagues"})).await;
+    assert_eq!(mine["leagues"][0]["key"], json!(key), "{mine}");
+    srv.stop().await;
+}
+
+/// The league's owner (its maker) removes a puppet by the `member` tag its
+/// standings line carries; a member who is not the owner, or a code with
+/// no league, gets `not_host`; the owner cannot remove themself.
+#[tokio::test]
+async fn the_owner_removes_a_member_and_nobody_else_can() {
+    let (_dir, srv) = league_server().await;
+    let mut ann = srv.player("Ann").await;
+    let made = ask(&mut ann, json!({"type": "create_league", "name": "Club"})).await;
+    let code = made["code"].as_str().unwrap_or_default().to_owned();
+    let mut bob = srv.player("Bob").await;
+    let mut puppet = srv.player("Ann").await;
+    for c in [&mut bob, &mut puppet] {
+        let joined = ask(c, json!({"type": "join_league", "code": code})).await;
+        assert_eq!(joined["type"], "league", "{joined}");
+    }
+    let st = ask(&mut ann, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    let lines = st["lines"].as_array().cloned().unwrap_or_default();
+    let tag = |pick: &dyn Fn(&Value) -> bool| lines.iter().find(|l| pick(l)).map(|l| l["member"].clone());
+    let own = tag(&|l| l["you"] == true).unwrap_or_default();
+    assert_eq!(lines.iter().filter(|l| l["owner"] == true).count(), 1, "{st}");
+    assert!(lines.iter().any(|l| l["owner"] == true && l["you"] == true), "the maker owns it: {st}");
+    // The puppet carries the owner's name: told apart by its tag.
+    let puppet_tag = tag(&|l| l["name"] == "Ann" && l["you"] != true).unwrap_or_default();
+    assert!(puppet_tag.is_string() && puppet_tag != own, "{st}");
+    let by_bob = ask(&mut bob, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
+    assert_eq!(by_bob["code"], "not_host", "{by_bob}");
+    let no_league =
+        ask(&mut ann, json!({"type": "remove_member", "code": "ZZZZ2222", "member": puppet_tag})).await;
+    assert_eq!(no_league["code"], "not_host", "no league: the same answer {no_league}");
+    let myself = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": own})).await;
+    assert_eq!((myself["type"].clone(), myself["removed"].clone()), (json!("member_removed"), json!(false)));
+    // Over HTTP alike, with the player's token.
+    let body = json!({"member": puppet_tag}).to_string();
+    let http = post(
+        &srv,
+        &format!("/api/leagues/{code}/remove"),
+        &format!("Authorization: Bearer {}\r\n", bob.token),
+        &body,
+    )
+    .await;
+    assert_eq!(http.status, 403, "not the owner: {}", http.text());
+    let gone = ask(&mut ann, json!({"type": "remove_member", "code": code, "member": puppet_tag})).await;
+    assert_eq!(
+        (gone["type"].clone(), gone["removed"].clone()),
+        (json!("member_removed"), json!(true)),
+        "{gone}"
+    );
+    let st = ask(&mut ann, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    assert_eq!(st["lines"].as_array().map(Vec::len), Some(2), "{st}");
+    let mine = ask(&mut puppet, json!({"type": "my_leagues"})).await;
+    assert_eq!(mine["leagues"], json!([]), "the puppet is out: {mine}");
     srv.stop().await;
 }
 

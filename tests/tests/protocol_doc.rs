@@ -78,6 +78,7 @@ fn client_examples_are_exact() {
         "create_league",
         "join_league",
         "leave_league",
+        "remove_member",
         "my_leagues",
         "league_board",
         "league_standings",
@@ -112,12 +113,14 @@ fn server_examples_are_exact() {
         "leaderboard",
         "league",
         "league_left",
+        "member_removed",
         "leagues",
         "league_board",
         "league_standings",
         "error",
         "pong",
         "server_shutdown",
+        "room_moved",
     ];
     assert_eq!(seen, all.iter().map(|s| s.to_string()).collect());
 }

@@ -201,7 +201,7 @@ async fn room_of_two(srv: TestServer, store: Store, clock: Arc<FixedClock>) {
         seed,
     };
     let eve = store.begin_run(new).await.unwrap();
-    let wrong = Outcome::Finished { steps: line.len() as u32 + 2, time_ms: 900 };
+    let wrong = Outcome::Finished { steps: line.len() as u32 + 2, time_ms: 900, at_floor: false };
     store.finish_run(eve.run_id, wrong, line.clone(), None).await.unwrap();
 
     let room = ann.create(spec).await;

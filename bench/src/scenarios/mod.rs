@@ -9,6 +9,7 @@ pub mod capacity_nodes;
 pub mod churn;
 pub mod idle;
 mod matches;
+pub mod moves;
 pub mod races;
 pub mod saturate;
 pub mod store;

@@ -235,7 +235,7 @@ fn measure(ctx: &Ctx, target: &Target) -> anyhow::Result<Measured> {
         for i in 0..probes {
             let begun = store.begin_run(new_run(&format!("probe-{i}"))).await?;
             let steps = 100 + (i as u32 * 397) % 400;
-            let outcome = Outcome::Finished { steps, time_ms: 1_000 + i as u64 };
+            let outcome = Outcome::Finished { steps, time_ms: 1_000 + i as u64, at_floor: false };
             store.finish_run(begun.run_id, outcome, Vec::new(), None).await?;
             mine.push((PlayerKey::from_token(&format!("probe-{i}")), begun.run_id));
         }

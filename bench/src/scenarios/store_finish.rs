@@ -44,7 +44,14 @@ pub async fn closed_loop(
             for (i, id) in ids.into_iter().enumerate() {
                 let steps = if one_step { 100 } else { 100 + (i as u32 % 400) };
                 let t = Instant::now();
-                store.finish_run(id, Outcome::Finished { steps, time_ms: 5_000 }, Vec::new(), None).await?;
+                store
+                    .finish_run(
+                        id,
+                        Outcome::Finished { steps, time_ms: 5_000, at_floor: false },
+                        Vec::new(),
+                        None,
+                    )
+                    .await?;
                 lat.record(t.elapsed());
             }
             anyhow::Ok(lat)
@@ -116,7 +123,8 @@ pub async fn open_loop(store: &Store, runs: &[i64], rate: f64) -> anyhow::Result
         let store = store.clone();
         tasks.push(tokio::spawn(async move {
             tokio::time::sleep_until(at.into()).await;
-            let outcome = Outcome::Finished { steps: 100 + (i as u32 % 400), time_ms: 5_000 };
+            let outcome =
+                Outcome::Finished { steps: 100 + (i as u32 % 400), time_ms: 5_000, at_floor: false };
             store.finish_run(id, outcome, Vec::new(), None).await.map(|_| at.elapsed())
         }));
     }

@@ -269,6 +269,9 @@ export function openLeague(s, fx, code) {
   s.view = 'league';
   const path = `/l/${code}`;
   if (fx.path() !== path) fx.go(path);
-  fx.send({ type: 'league_standings', code, days: L.days });
-  for (const b of s.daily.boards) fx.send({ type: 'league_board', code, game: b.game, size: b.size });
+  // A member's key (or the link's) spares the lookups the address's failed-join budget.
+  const link = L.invite && L.invite.code === code ? L.invite : {};
+  const key = ((L.mine || []).find((l) => l.code === code) || link).key;
+  fx.send(F.withKey({ type: 'league_standings', code, days: L.days }, key));
+  for (const b of s.daily.boards) fx.send(F.withKey({ type: 'league_board', code, game: b.game, size: b.size }, key));
 }

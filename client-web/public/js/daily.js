@@ -274,7 +274,7 @@ export function table(tbody, m, empty = 'No finishes yet today. Be the first!') 
     el(
       'tr',
       { class: me || e.you ? 'me' : '' },
-      ...cells([e.rank ?? '–', e.name, e.steps, e.finished === false ? 'not finished' : F.clock(e.time_ms)]),
+      ...cells([e.rank ?? '–', F.entryName(e), e.steps, e.finished === false ? 'not finished' : F.clock(e.time_ms)]),
       el(
         'td',
         {},

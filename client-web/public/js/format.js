@@ -99,6 +99,10 @@ export function keyFrom(text) {
 }
 
 export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
+/** A league's invite link path: its key spares a friend the address's failed-join budget. */
+export const leaguePath = (code, key) => `/l/${code}${key ? `?k=${key}` : ''}`;
+/** A league lookup's message fields with the invite key when there is one. */
+export const withKey = (msg, key) => (key ? { ...msg, key } : msg);
 
 /** In Unicode scalar values, as the server counts (Rust's chars()). */
 export const NAME_MAX = 24;
@@ -154,6 +158,14 @@ export function places(d) {
   return out;
 }
 
+/** A table line's name, marked when the server flagged the run as paced at its ranked floor (`at_floor`). */
+export const entryName = (e) => (e.at_floor ? `${e.name} (floor pace)` : e.name);
+/** The members the owner may remove (`member` tags): every line but their own; none for anyone else. */
+export function removable(st) {
+  const lines = list(st && st.lines);
+  const me = lines.find((l) => l.you);
+  return me && me.owner ? lines.filter((l) => !l.you).map((l) => l.member) : [];
+}
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 
 export function practiceWhy(why, rankedAt) {

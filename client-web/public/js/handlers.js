@@ -203,6 +203,11 @@ export const HANDLERS = {
     openLeague(s, fx, m.code);
   },
 
+  member_removed(s, m, fx) {
+    fx.toast(m.removed ? 'Removed from the league.' : 'They were not in the league.');
+    if (m.code === s.leagues.open) openLeague(s, fx, m.code); // the standings without them
+  },
+
   league_left(s, m, fx) {
     const L = s.leagues;
     L.pending = null;
@@ -297,6 +302,18 @@ export const HANDLERS = {
 
   server_shutdown(s, m, fx) {
     fx.toast('The server is restarting. Reconnecting…');
+  },
+
+  room_moved(s, m, fx) {
+    // My room (or the one a link named) lives on another node now: reconnect
+    // naming its new code, where my token finds my seat (or the link's join
+    // is asked there). Everyone in the room gets this at once: no click.
+    if (typeof m.code !== 'string' || typeof m.key !== 'string') return;
+    const last = s.lastIntent;
+    if (s.room) s.room = { ...s.room, code: m.code, key: m.key };
+    else if (last && last.type === 'join_room') s.intent = joinMsg(m.code, !!last.spectate, m.key);
+    else return;
+    fx.reconnect();
   },
 
   ...MATCH_HANDLERS,

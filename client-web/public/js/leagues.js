@@ -26,21 +26,22 @@ export function init(c) {
     });
   }
   const code = F.leagueFromPath(fx.path());
-  if (code) invite(s, code);
+  if (code) invite(s, code, F.keyFrom(fx.path()));
 }
 
-/** A /l/CODE link's card: name and members from the standings (anyone may read them). */
-async function invite(s, code) {
-  s.leagues.invite = { code };
-  const b = await getJson(`/api/leagues/${code}/standings?days=7`).catch(() => null);
+/** A /l/CODE?k=KEY link's card: name and members from the standings (anyone may read them). */
+async function invite(s, code, key) {
+  s.leagues.invite = { code, key };
+  const b = await getJson(`/api/leagues/${code}/standings?days=7${key ? `&k=${key}` : ''}`).catch(() => null);
   if (b && s.leagues.invite && s.leagues.invite.code === code)
-    s.leagues.invite = { code, name: b.name, names: (b.lines || []).map((l) => l.name) };
+    s.leagues.invite = { code, key, name: b.name, names: (b.lines || []).map((l) => l.name) };
   ctx.render();
 }
 
 export function joinInvite(s) {
-  if (!s.leagues.invite) return false;
-  leagueAct(s, ctx.fx, { type: 'join_league', code: s.leagues.invite.code }, $('name').value);
+  const inv = s.leagues.invite;
+  if (!inv) return false;
+  leagueAct(s, ctx.fx, F.withKey({ type: 'join_league', code: inv.code }, inv.key), $('name').value);
   ctx.render();
   return true;
 }
@@ -104,14 +105,19 @@ function renderLeague(s) {
   $('lg-h').textContent = name;
   $('lg-meta').textContent =
     `Code ${code}${info.members ? ` · ${info.members} in it` : ''}${info.today ? ` · you: ${F.leagueToday(info.today)}` : ''}`;
-  $('lg-link').value = `${siteUrl(s)}/l/${code}`;
+  $('lg-link').value = `${siteUrl(s)}${F.leaguePath(code, info.key)}`;
   for (const d of [7, 30]) $(`lg-${d}`).setAttribute('aria-pressed', String(L.days === d));
   $('lg-range').textContent = st && st.from ? `${st.from} to ${st.to} (UTC)` : '';
   if (standings !== st) {
     standings = st;
     const lines = st ? st.lines || [] : [];
-    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...cells(F.standingCells(l))));
-    $('lg-stand').replaceChildren(...(trs.length ? trs : [note(6, st ? 'Nobody has played yet.' : 'Loading…')]));
+    const mayRemove = F.removable(st);
+    const remove = (l) =>
+      mayRemove.includes(l.member)
+        ? btn('Remove', `Remove ${l.name} from the league`, () => ctx.fx.send({ type: 'remove_member', code, member: l.member }))
+        : null;
+    const trs = lines.map((l) => el('tr', { class: l.you ? 'me' : '' }, ...cells(F.standingCells(l)), el('td', {}, remove(l))));
+    $('lg-stand').replaceChildren(...(trs.length ? trs : [note(7, st ? 'Nobody has played yet.' : 'Loading…')]));
   }
   const wrap = $('lg-boards');
   const have = [...wrap.children].map((t) => t.dataset.board).join();

@@ -186,5 +186,5 @@ export function pacing(limits, rankedDaily = false) {
   return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
 }
 
-/** Below the server's ranked floor (25 ms a move). */
-export const RANKED_MOVES_PER_SEC = 30;
+/** Below the server's ranked floor (80 ms a move: 12.5 a second). */
+export const RANKED_MOVES_PER_SEC = 10;

@@ -34,7 +34,8 @@ test('a league: make, join by link, play the daily, the table and standings in o
   assert.equal(await ann.page.textContent('#lg-h'), LEAGUE, 'the name is text');
   assert.equal(await ann.page.$$eval('#lg-h b, #league b', (b) => b.length), 0, 'no markup from the name');
   const link = await ann.page.inputValue('#lg-link');
-  assert.equal(link, `${srv.url}/l/${made.code}`);
+  assert.match(made.key, /^[0-9a-f]{16}$/);
+  assert.equal(link, `${srv.url}/l/${made.code}?k=${made.key}`, 'the link carries the invite key');
 
   // Bob opens the link on a phone: the join card names the league and who is in; Enter joins.
   const bob = await openPage(browser, PHONE, link);
@@ -83,9 +84,10 @@ test('a league: make, join by link, play the daily, the table and standings in o
   await ann.page.waitForFunction(() => document.querySelectorAll('#lg-stand tr').length === 2);
   const stand = await ann.page.$$eval('#lg-stand tr', (tr) => tr.map((r) => [...r.cells].map((c) => c.textContent)));
   // Points: 1 for the board + 1 for each member beaten there; one day played, one win for Ann.
+  // Ann made the league: she owns it, and may remove Bob (not herself).
   assert.deepEqual(stand, [
-    ['1', 'Ann', '2', '1', '1', '1'],
-    ['2', 'Bob', '1', '0', '1', '1'],
+    ['1', 'Ann', '2', '1', '1', '1', ''],
+    ['2', 'Bob', '1', '0', '1', '1', 'Remove'],
   ]);
   assert.equal(await ann.page.getAttribute('#lg-stand tr:first-child', 'class'), 'me');
   const maze = '#lg-boards [data-board="maze.easy"] tbody tr';
@@ -114,6 +116,8 @@ test('a league: make, join by link, play the daily, the table and standings in o
   await bob.page.click(`#league-list li[data-league="${made.code}"] button`);
   await bob.page.waitForSelector('body[data-view="league"]');
   await screenshot(bob.page, 'phone-52-league-page');
+  await bob.page.waitForFunction(() => document.querySelectorAll('#lg-stand tr').length === 2);
+  assert.equal(await bob.page.$$eval('#lg-stand button', (b) => b.length), 0, 'only the owner has Remove buttons');
   await bob.page.click('#lg-leave');
   await bob.frame((m) => m.type === 'league_left' && m.left === true, { what: 'league_left' });
   await bob.page.waitForSelector('body[data-view="home"]');

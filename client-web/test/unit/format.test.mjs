@@ -11,7 +11,35 @@ import {
   keyFrom,
   roomPath,
   lineHiddenUntil,
+  entryName,
+  leaguePath,
+  withKey,
+  removable,
 } from '../../public/js/format.js';
+
+test("a league's link carries its invite key, and lookups bring it when known", () => {
+  assert.equal(leaguePath('K7M2QX9P', '3f9a0c1d5e7b2a64'), '/l/K7M2QX9P?k=3f9a0c1d5e7b2a64');
+  assert.equal(leaguePath('K7M2QX9P', undefined), '/l/K7M2QX9P');
+  assert.deepEqual(withKey({ type: 'join_league', code: 'K' }, 'ab'), { type: 'join_league', code: 'K', key: 'ab' });
+  assert.deepEqual(withKey({ type: 'join_league', code: 'K' }, null), { type: 'join_league', code: 'K' });
+});
+
+test('the owner may remove every member but themself, nobody else may remove anyone', () => {
+  const lines = (ownerIsMe) => [
+    { name: 'Ann', member: 'a1', owner: true, you: ownerIsMe },
+    { name: 'Bob', member: 'b2', you: !ownerIsMe },
+    { name: 'Cy', member: 'c3' },
+  ];
+  assert.deepEqual(removable({ lines: lines(true) }), ['b2', 'c3']);
+  assert.deepEqual(removable({ lines: lines(false) }), []);
+  assert.deepEqual(removable(null), [], 'loading');
+});
+
+test('a table line paced at the floor is marked, others are not', () => {
+  assert.equal(entryName({ name: 'Zed', at_floor: true }), 'Zed (floor pace)');
+  assert.equal(entryName({ name: 'Ann', at_floor: false }), 'Ann');
+  assert.equal(entryName({ name: 'Bob' }), 'Bob', 'absent: not flagged');
+});
 
 test('clock and countdown formats', () => {
   assert.equal(clock(0), '0:00.0');

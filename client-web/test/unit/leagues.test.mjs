@@ -79,6 +79,31 @@ test('create: the answer opens the league view with its standings and a table pe
   assert.deepEqual([...s.leagues.boards.keys()], ['maze.easy'], 'the same league keeps its tables while they reload');
 });
 
+test('a removed member: the open league asks for its standings again', () => {
+  const { s, fx } = welcomed();
+  s.leagues.open = 'K7M2QX9P';
+  s.view = 'league';
+  fx.sent.length = 0;
+  handle(s, { type: 'member_removed', code: 'K7M2QX9P', member: 'c3f86d12e05a', removed: true }, fx);
+  assert.ok(
+    fx.sent.some((m) => m.type === 'league_standings' && m.code === 'K7M2QX9P'),
+    JSON.stringify(fx.sent),
+  );
+});
+
+test("a member's lookups carry the league's invite key, so a spent address budget cannot lock them out", () => {
+  const { s, fx } = welcomed();
+  handle(s, { type: 'leagues', leagues: [] }, fx);
+  fx.sent.length = 0;
+  handle(s, { type: 'league', code: 'K7M2QX9P', name: 'Friday club', members: 1, key: '3f9a0c1d5e7b2a64' }, fx);
+  const lookups = fx.sent.filter((m) => m.type !== 'my_leagues');
+  assert.equal(lookups.length, 3);
+  assert.ok(
+    lookups.every((m) => m.key === '3f9a0c1d5e7b2a64'),
+    JSON.stringify(lookups),
+  );
+});
+
 test('a /l/CODE link to a league I am already in opens it; leaving goes home', () => {
   const { s, fx } = welcomed('/l/K7M2QX9P');
   s.leagues.invite = { code: 'K7M2QX9P' };

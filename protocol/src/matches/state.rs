@@ -180,6 +180,18 @@ impl Match {
         }
     }
 
+    /// Every player id in the match passed through `f`: a room moved to
+    /// another node gets new ids there (`f` must be one to one).
+    pub fn map_ids(&mut self, mut f: impl FnMut(PlayerId) -> PlayerId) {
+        for p in &mut self.players {
+            p.id = f(p.id);
+        }
+        for r in &mut self.rounds {
+            r.rankings.iter_mut().for_each(|l| l.player_id = f(l.player_id));
+            r.scores.iter_mut().for_each(|s| s.player_id = f(s.player_id));
+        }
+    }
+
     /// A player's new name.
     pub fn rename(&mut self, id: PlayerId, name: &str) {
         self.players.iter_mut().filter(|p| p.id == id).for_each(|p| p.name = name.to_owned());

@@ -167,15 +167,27 @@ pub enum ClientMsg {
         /// Validated like a player name (`bad_name`); markup is data.
         name: String,
     },
-    /// Join a league by its code (from its link `/l/CODE`); answered with `league`.
+    /// Join a league by its code (from its link `/l/CODE?k=KEY`); answered with `league`.
     JoinLeague {
         /// The league's code.
         code: String,
+        /// The league's invite key (its link's `?k=`): with it the lookup
+        /// spends none of your address's failed-join budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     /// Leave a league; answered with `league_left`.
     LeaveLeague {
         /// The league's code.
         code: String,
+    },
+    /// The league's owner (its longest-standing member) removes a member;
+    /// answered with `member_removed`, or `not_host` for anyone else.
+    RemoveMember {
+        /// The league's code.
+        code: String,
+        /// The member's `member` in `league_standings`.
+        member: String,
     },
     /// Your leagues with today's standing in each; answered with `leagues`.
     MyLeagues {},
@@ -190,6 +202,10 @@ pub enum ClientMsg {
         /// The UTC day, `YYYY-MM-DD`; absent: today.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         date: Option<DailyDate>,
+        /// The league's invite key (its link's `?k=`): with it the lookup
+        /// spends none of your address's failed-join budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     /// A league's standings over the last 7 or 30 days.
     LeagueStandings {
@@ -197,6 +213,10 @@ pub enum ClientMsg {
         code: String,
         /// 7 or 30 (else `bad_message`-like `bad_days`).
         days: u32,
+        /// The league's invite key (its link's `?k=`): with it the lookup
+        /// spends none of your address's failed-join budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
 }
 

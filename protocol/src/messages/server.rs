@@ -214,6 +214,11 @@ pub struct LeaderboardEntry {
     pub time_ms: u64,
     /// Id of the stored run, for the replay view.
     pub run_id: i64,
+    /// Paced at the server's ranked floor end to end (faster than people
+    /// play: likely a script). Such runs tie on time (steps alone rank
+    /// them); a table may mark or hide them. Absent: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_floor: bool,
 }
 
 /// A daily board's table.
@@ -396,6 +401,15 @@ pub enum ServerMsg {
         /// Whether you were a member.
         left: bool,
     },
+    /// The answer to `remove_member`.
+    MemberRemoved {
+        /// The league.
+        code: String,
+        /// The member asked for.
+        member: String,
+        /// False if they were not a member (already gone, or yourself).
+        removed: bool,
+    },
     /// The answer to `my_leagues`.
     Leagues {
         /// Your leagues, in the order you joined them, each with `today`.
@@ -409,4 +423,16 @@ pub enum ServerMsg {
     Pong,
     /// The server is going down; the socket closes with 1001 next.
     ServerShutdown,
+    /// Your room now lives under another code (its node is restarting, and
+    /// another node adopted it with its members, host, settings and match
+    /// tally): reconnect naming the new code (`/ws?room=CODE`) and say
+    /// `hello` with your token; you are seated there already. Also the
+    /// answer to a join (or a resume) of the old code while the move is
+    /// remembered.
+    RoomMoved {
+        /// The room's new code.
+        code: String,
+        /// Its new invite key.
+        key: String,
+    },
 }

@@ -193,7 +193,9 @@ pub struct Config {
     #[arg(long, env = "MAZERACE_MAX_SESSIONS_PER_ADDRESS", default_value = "256")]
     pub max_sessions_per_address: u32,
     /// Ranked daily runs: least milliseconds between accepted moves (faster: `too_fast`).
-    #[arg(long = "ranked-move-floor-ms", env = "MAZERACE_RANKED_MOVE_FLOOR_MS", default_value = "25", value_parser = millis)]
+    ///
+    /// 80: the fastest typists' keystroke time (`daily::pace::HUMAN_FLOOR`, where the figure comes from).
+    #[arg(long = "ranked-move-floor-ms", env = "MAZERACE_RANKED_MOVE_FLOOR_MS", default_value = "80", value_parser = millis)]
     pub ranked_move_floor: Duration,
     /// Ranked daily runs: moves allowed at once above the floor.
     #[arg(long, env = "MAZERACE_RANKED_MOVE_BURST", default_value = "3")]
@@ -225,6 +227,13 @@ pub struct Config {
     /// drain at once. A unit's `TimeoutStopSec` must cover both.
     #[arg(long = "drain-secs", env = "MAZERACE_DRAIN_SECS", default_value = "120", value_parser = secs)]
     pub drain: Duration,
+    /// Seconds a room moved off a draining node is remembered: its old code (a join, an invite link) leads to the new room.
+    ///
+    /// On PostgreSQL only (rooms move between nodes through the shared
+    /// database). In memory (at most 100,000 moves) and in the database's
+    /// `room_moves` rows, removed after this. 0: moves are not remembered.
+    #[arg(long = "move-memory-secs", env = "MAZERACE_MOVE_MEMORY_SECS", default_value = "3600", value_parser = secs)]
+    pub move_memory: Duration,
     /// Seconds a client has to send a complete HTTP request head.
     ///
     /// From accept, and after each response on a kept-alive connection.

@@ -206,6 +206,8 @@ mod tests {
         assert_eq!(d.drain, Duration::from_secs(120), "two minutes for the races on a node to end");
         assert!(d.trusted_proxies.is_empty());
         assert_eq!(d.close_linger, Duration::from_secs(2), "a setting with no flag");
+        let pace = (d.ranked_move_floor, d.ranked_move_burst);
+        assert_eq!(pace, (crate::daily::pace::HUMAN_FLOOR, crate::daily::pace::HUMAN_BURST), "issue 24");
         assert_eq!(format!("{:?}", parse(&[])), format!("{d:?}"), "no flags: the defaults, unclamped");
     }
 

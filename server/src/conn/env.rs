@@ -93,12 +93,13 @@ pub struct ConnParts {
     /// WebSockets open at once.
     pub websockets: usize,
     pub drain: Arc<Drain>,
+    pub moves: Arc<crate::moves::Moves>,
 }
 
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
-        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain } = parts;
-        let lobby = LobbyEnv::new(cfg, LobbyParts { daily, joins, shutdown, tracker, drain })?;
+        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain, moves } = parts;
+        let lobby = LobbyEnv::new(cfg, LobbyParts { daily, joins, shutdown, tracker, drain, moves })?;
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
             lobby: Arc::new(lobby),
@@ -112,6 +113,16 @@ impl ConnEnv {
     /// The open room with this code (the HTTP room preview asks).
     pub fn room(&self, code: &str) -> Option<crate::room::RoomHandle> {
         self.lobby.room(code)
+    }
+
+    /// What every connection's lobby reaches (the adoption of moved rooms runs on it).
+    pub fn lobby(&self) -> &Arc<LobbyEnv> {
+        &self.lobby
+    }
+
+    /// Every open room (the drain tells each one).
+    pub fn all_rooms(&self) -> Vec<crate::room::RoomHandle> {
+        self.lobby.all_rooms()
     }
 
     /// Rooms open now.

@@ -81,7 +81,9 @@ impl Attempts {
         async move {
             let begun = begin(&store, &cell, &run, None).await?;
             let stored = match (outcome.finished, outcome.time_ms) {
-                (true, Some(time_ms)) => Outcome::Finished { steps: outcome.steps, time_ms },
+                (true, Some(time_ms)) => {
+                    Outcome::Finished { steps: outcome.steps, time_ms, at_floor: outcome.at_floor }
+                }
                 _ => Outcome::NotFinished { steps: outcome.steps },
             };
             crate::metrics::store_queue_depth(store.queued());

@@ -89,7 +89,7 @@ impl DailyError {
             DailyError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             DailyError::Denied(code, _) => match code {
                 ErrorCode::LeagueNotFound | ErrorCode::RivalNotFound => StatusCode::NOT_FOUND,
-                ErrorCode::RivalHidden => StatusCode::FORBIDDEN,
+                ErrorCode::RivalHidden | ErrorCode::NotHost => StatusCode::FORBIDDEN,
                 ErrorCode::LeagueFull | ErrorCode::TooManyLeagues => StatusCode::CONFLICT,
                 ErrorCode::TooManyJoins | ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
                 _ => StatusCode::BAD_REQUEST,

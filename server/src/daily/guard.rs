@@ -6,6 +6,11 @@
 //! every lookup by code from that address is refused with `too_many_joins`
 //! until it refills. Before, only joins counted: the reads answered
 //! `league_not_found` for ever, 30.8k codes a second.
+//!
+//! A lookup that brings the league's invite key (its link's `?k=`, see
+//! [`keyed`]) neither spends nor is refused by that budget: a guesser on
+//! your network cannot lock your friends out of a league they were sent,
+//! while a code typed alone stays joinable but held to the budget.
 
 use mazerace_protocol::messages::{ErrorCode, ServerMsg};
 
@@ -21,8 +26,14 @@ fn by_code(op: &LeagueOp) -> bool {
     matches!(op, LeagueOp::Join { .. } | LeagueOp::Board { .. } | LeagueOp::Standings { .. })
 }
 
+/// Whether `op` brings the invite key of the league it names.
+pub fn keyed(hook: &dyn DailyHook, op: &LeagueOp) -> bool {
+    op.invite().is_some_and(|(code, key)| hook.league_key_opens(code, key))
+}
+
 /// Runs `op` for `asker` through `hook`, held to the address's failed-join
-/// budget `misses` (the one room codes spend) when it names a code.
+/// budget `misses` (the one room codes spend) when it names a code without
+/// the league's invite key.
 pub async fn league(
     hook: &dyn DailyHook,
     misses: &JoinLimiter,
@@ -30,7 +41,7 @@ pub async fn league(
     op: LeagueOp,
 ) -> Result<ServerMsg, DailyError> {
     let ip = asker.address;
-    let counted = by_code(&op);
+    let counted = by_code(&op) && !keyed(hook, &op);
     if counted && !misses.allowed(ip) {
         return Err(DailyError::denied(ErrorCode::TooManyJoins, TOO_MANY_MISSES));
     }

@@ -1,5 +1,5 @@
 //! Leagues on the store (issue 15), for [`super::StoreHook`]: create, join
-//! and leave with their limits, a player's leagues with today's standing,
+//! and leave with their limits, the owner removing a member, a player's leagues with today's standing,
 //! a league's table per board and its standings (7 or 30 days), and where
 //! a ranked daily result placed in each of the player's leagues.
 //!
@@ -12,7 +12,7 @@ use mazerace_protocol::league::{LeagueBoard, LeaguePlace, LeagueStandings, Leagu
 use mazerace_protocol::messages::{ErrorCode, ServerMsg};
 use mazerace_protocol::{Game, Size};
 use mazerace_store::league::{
-    board_table, is_code, new_code, standings, LeagueAnswer, LeagueRequest, LeagueView, MakerCap,
+    board_table, is_code, new_code, standings, League, LeagueAnswer, LeagueRequest, LeagueView, MakerCap,
     MAX_LEAGUES_PER_PLAYER, MAX_MEMBERS,
 };
 use mazerace_store::share::league_share;
@@ -42,6 +42,26 @@ pub(crate) struct Makers {
 impl Makers {
     pub fn new(salt: Vec<u8>) -> Makers {
         Makers { budget: JoinLimiter::new(MAKES_PER_ADDRESS, MAKE_REFILL), salt }
+    }
+
+    /// League `code`'s invite key: 16 hex digits of an HMAC under the daily
+    /// salt, so no one but the server makes one, every node makes the same
+    /// one, and nothing more is stored (64 bits: not guessed as a code is).
+    pub fn key(&self, code: &str) -> String {
+        let mut key =
+            mazerace_protocol::daily::keyed_hex(&self.salt, &format!("mazerace league key v1|{code}"));
+        key.truncate(16);
+        key
+    }
+
+    /// Whether `key` (as a link carries it) is the invite key of `code` (as typed).
+    pub fn key_opens(&self, code: &str, key: &str) -> bool {
+        code_of(code).is_ok_and(|code| self.key(&code) == key.trim().to_ascii_lowercase())
+    }
+
+    /// `league` as its members are told it: with its invite key.
+    fn keyed(&self, league: League) -> League {
+        League { key: Some(self.key(&league.code)), ..league }
     }
 
     /// The store's daily cap for a league made from `address` on `today`:
@@ -114,7 +134,7 @@ pub(crate) async fn handle(
                     cap: Some(cap.clone()),
                 };
                 match store.league(req).await? {
-                    LeagueAnswer::League(l) => return Ok(ServerMsg::League(l)),
+                    LeagueAnswer::League(l) => return Ok(ServerMsg::League(makers.keyed(l))),
                     LeagueAnswer::TooMany => return Err(too_many()),
                     LeagueAnswer::AddressCap => {
                         let why = format!(
@@ -127,7 +147,7 @@ pub(crate) async fn handle(
             }
             Err(DailyError::internal("no free league code after four tries"))
         }
-        LeagueOp::Join { code } => {
+        LeagueOp::Join { code, .. } => {
             let req = LeagueRequest::Join {
                 player: me,
                 player_name,
@@ -136,7 +156,7 @@ pub(crate) async fn handle(
                 max_leagues: MAX_LEAGUES_PER_PLAYER,
             };
             match store.league(req).await? {
-                LeagueAnswer::League(l) => Ok(ServerMsg::League(l)),
+                LeagueAnswer::League(l) => Ok(ServerMsg::League(makers.keyed(l))),
                 LeagueAnswer::Full => Err(DailyError::denied(
                     ErrorCode::LeagueFull,
                     format!("that league has its {MAX_MEMBERS} members"),
@@ -152,6 +172,20 @@ pub(crate) async fn handle(
                 _ => Err(unexpected("leave_league")),
             }
         }
+        LeagueOp::Remove { code, member } => {
+            let code = code_of(&code)?;
+            let req = LeagueRequest::Remove { owner: me, code: code.clone(), member: member.clone() };
+            match store.league(req).await? {
+                LeagueAnswer::Removed(removed) => Ok(ServerMsg::MemberRemoved { code, member, removed }),
+                // No league, or not its owner: the same answer, so it tells
+                // a guesser nothing about the code.
+                LeagueAnswer::NotOwner => Err(DailyError::denied(
+                    ErrorCode::NotHost,
+                    "only the league's owner (its longest-standing member) may remove a member",
+                )),
+                _ => Err(unexpected("remove_member")),
+            }
+        }
         LeagueOp::Mine => {
             // Listed after every welcome and rename: the member name follows.
             let name = (!player_name.is_empty()).then_some(player_name);
@@ -161,8 +195,9 @@ pub(crate) async fn handle(
                 return Err(unexpected("my_leagues"));
             };
             for l in &mut leagues {
+                l.key = Some(makers.key(&l.code));
                 let v = view(&store, l.code.clone(), today, today).await?;
-                let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
+                let lines = standings(&l.code, &v.members, &v.runs, &v.streaks, Some(&me));
                 let played = v.members.iter().filter(|m| v.runs.iter().any(|r| r.player == m.player)).count();
                 l.today = lines.iter().find(|s| s.you).map(|s| LeagueToday {
                     rank: s.rank,
@@ -172,7 +207,7 @@ pub(crate) async fn handle(
             }
             Ok(ServerMsg::Leagues { leagues })
         }
-        LeagueOp::Board { code, game, size, date } => {
+        LeagueOp::Board { code, game, size, date, .. } => {
             let date = date.unwrap_or(today);
             if size.game() != game {
                 return Err(DailyError::denied(
@@ -191,13 +226,13 @@ pub(crate) async fn handle(
                 entries,
             }))
         }
-        LeagueOp::Standings { code, days } => {
+        LeagueOp::Standings { code, days, .. } => {
             if days != 7 && days != 30 {
                 return Err(DailyError::denied(ErrorCode::BadDays, "standings are over 7 or 30 days"));
             }
             let from = today.add_days(1 - i64::from(days)).unwrap_or(today);
             let v = view(&store, code_of(&code)?, from, today).await?;
-            let lines = standings(&v.members, &v.runs, &v.streaks, Some(&me));
+            let lines = standings(&v.league.code, &v.members, &v.runs, &v.streaks, Some(&me));
             Ok(ServerMsg::LeagueStandings(LeagueStandings {
                 code: v.league.code,
                 name: v.league.name,
@@ -238,4 +273,22 @@ pub(crate) async fn places(
         out.push(LeaguePlace { code: l.code, name: l.name, rank, entrants, share });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Makers;
+
+    #[test]
+    fn a_league_key_opens_its_own_league_only_whatever_the_case() {
+        let makers = Makers::new(b"salt".to_vec());
+        let key = makers.key("K7M2QX9P");
+        assert_eq!(key.len(), 16);
+        assert!(key.bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
+        assert!(makers.key_opens(" k7m2qx9p", &key.to_ascii_uppercase()), "a code as typed, a key as linked");
+        assert!(!makers.key_opens("K7M2QX9Q", &key), "another league");
+        assert!(!makers.key_opens("K7M2QX9P", "0000000000000000"));
+        assert!(!makers.key_opens("K7M2QX9P", ""));
+        assert_ne!(Makers::new(b"other".to_vec()).key("K7M2QX9P"), key, "keyed by the salt");
+    }
 }

@@ -11,6 +11,7 @@
 //! - [`store_hook`]: [`StoreHook`], the hook on `mazerace-store`;
 //! - `attempts`: one attempt's run begun once and finished once;
 //! - `visible`: which runs may be replayed or raced (no spoilers);
+//! - [`pace`]: the ranked floor, and runs paced at it end to end;
 //! - [`secrecy`]: what stays secret while a day is on;
 //! - `leagues`: leagues on the store, with their limits;
 //! - [`verify`]: `mazerace verify` and `mazerace verify-daily`.
@@ -19,6 +20,7 @@ mod attempts;
 pub mod error;
 pub mod guard;
 mod leagues;
+pub mod pace;
 pub mod seam;
 pub mod secrecy;
 pub mod store_hook;

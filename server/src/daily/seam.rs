@@ -108,6 +108,8 @@ pub struct DailyOutcome {
     pub steps: u32,
     /// From the first accepted move to the finish; `None` if not finished.
     pub time_ms: Option<u64>,
+    /// A ranked finish paced at the floor end to end ([`super::pace::Pace::at_floor`]).
+    pub at_floor: bool,
     /// Every accepted action in order (the replay).
     pub moves: Vec<Action>,
     /// Each accepted action's time in ms since the racer's first accepted
@@ -169,12 +171,47 @@ pub struct LeagueAsker {
 /// What a player asks of their leagues (socket and HTTP alike).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LeagueOp {
-    Create { name: String },
-    Join { code: String },
-    Leave { code: String },
+    Create {
+        name: String,
+    },
+    /// `key`: the league's invite key, as its link carries it (each lookup by code may bring one).
+    Join {
+        code: String,
+        key: Option<String>,
+    },
+    Leave {
+        code: String,
+    },
+    /// The owner removes the member tagged `member` (`league_standings`' `member`).
+    Remove {
+        code: String,
+        member: String,
+    },
     Mine,
-    Board { code: String, game: Game, size: Size, date: Option<DailyDate> },
-    Standings { code: String, days: u32 },
+    Board {
+        code: String,
+        game: Game,
+        size: Size,
+        date: Option<DailyDate>,
+        key: Option<String>,
+    },
+    Standings {
+        code: String,
+        days: u32,
+        key: Option<String>,
+    },
+}
+
+impl LeagueOp {
+    /// The code a lookup names and the invite key it brings, if it brings one.
+    pub fn invite(&self) -> Option<(&str, &str)> {
+        match self {
+            LeagueOp::Join { code, key: Some(key) }
+            | LeagueOp::Board { code, key: Some(key), .. }
+            | LeagueOp::Standings { code, key: Some(key), .. } => Some((code, key)),
+            _ => None,
+        }
+    }
 }
 
 /// Which stored run `add_rival` asks for.
@@ -289,6 +326,12 @@ pub trait DailyHook: Send + Sync + 'static {
     fn league(&self, asker: LeagueAsker, op: LeagueOp) -> HookFuture<ServerMsg> {
         let _ = (asker, op);
         not_configured()
+    }
+    /// Whether `key` is league `code`'s invite key (a link's `?k=`). The
+    /// default knows no league, so no key.
+    fn league_key_opens(&self, code: &str, key: &str) -> bool {
+        let _ = (code, key);
+        false
     }
     /// Whether the daily storage answers right now (`/healthz`): an
     /// [`DailyError::Unavailable`] when it does not. The default always does.

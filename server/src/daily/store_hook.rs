@@ -223,6 +223,10 @@ impl DailyHook for StoreHook {
         Box::pin(leagues::handle(store, today, Arc::clone(&self.makers), asker, op))
     }
 
+    fn league_key_opens(&self, code: &str, key: &str) -> bool {
+        self.makers.key_opens(code, key)
+    }
+
     fn ping(&self) -> HookFuture<()> {
         let store = self.store.clone();
         Box::pin(async move { Ok(store.ping().await?) })

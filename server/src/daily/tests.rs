@@ -25,7 +25,14 @@ fn run(attempt: u64, token: &str, size: Size) -> DailyRun {
 const NOON: u64 = 1_796_126_400_000;
 
 fn finished(steps: u32) -> DailyOutcome {
-    DailyOutcome { finished: true, steps, time_ms: Some(900), moves: vec![], move_times_ms: Some(vec![]) }
+    DailyOutcome {
+        finished: true,
+        steps,
+        time_ms: Some(900),
+        at_floor: false,
+        moves: vec![],
+        move_times_ms: Some(vec![]),
+    }
 }
 
 #[tokio::test]

@@ -1,9 +1,12 @@
 //! Leagues over HTTP (issue 15), beside the socket's messages: the league
 //! link `/l/{code}` (the web client, which reads the code from the path),
 //! `GET /api/leagues` (yours, with today's standing), `POST /api/leagues`
-//! (make one), `POST /api/leagues/{code}/join` and `/leave`, a league's
+//! (make one), `POST /api/leagues/{code}/join`, `/leave` and `/remove`
+//! (the owner removes a member), a league's
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
+//! A lookup by code may bring the league's invite key as `?k=KEY` (the
+//! link's), which spares it the address's failed-join budget.
 //! Thin: the leagues themselves are [`crate::daily`]'s; a refusal's status
 //! is [`crate::daily::DailyError::http`]'s.
 
@@ -41,6 +44,7 @@ pub fn routes() -> Router<Arc<HttpEnv>> {
         .route("/api/leagues", get(mine).post(create))
         .route("/api/leagues/{code}/join", post(join))
         .route("/api/leagues/{code}/leave", post(leave))
+        .route("/api/leagues/{code}/remove", post(remove))
         .route("/api/leagues/{code}/standings", get(standings))
         .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
         .layer(Extension(writes))
@@ -137,13 +141,17 @@ async fn join(
     Extension(writes): Extension<Writes>,
     ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
+    Query(invite): Query<Invite>,
     headers: HeaderMap,
     Json(body): Json<JoinBody>,
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
+    let op = LeagueOp::Join { code, key: invite.k };
     // Guessing codes costs the address failed joins (in `run`), as on the
-    // socket; a spent budget is refused before it costs a write.
-    if !env.joins.allowed(peer.ip()) {
+    // socket; a spent budget is refused before it costs a write (unless
+    // the join brings the league's invite key).
+    let keyed = env.daily.as_ref().is_some_and(|hook| guard::keyed(hook.as_ref(), &op));
+    if !keyed && !env.joins.allowed(peer.ip()) {
         return api_error(StatusCode::TOO_MANY_REQUESTS, guard::TOO_MANY_MISSES);
     }
     if !take_write(&writes, peer.ip()) {
@@ -153,7 +161,7 @@ async fn join(
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
     };
-    run(&env, peer.ip(), Some(token), name, LeagueOp::Join { code }).await
+    run(&env, peer.ip(), Some(token), name, op).await
 }
 
 async fn leave(
@@ -166,9 +174,35 @@ async fn leave(
     run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Leave { code }).await
 }
 
+/// A lookup's invite key, `?k=KEY` as the league's link carries it.
+#[derive(Deserialize)]
+struct Invite {
+    k: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RemoveBody {
+    /// The member's `member` in the standings.
+    member: String,
+}
+
+/// The owner removes a member (`remove_member`).
+async fn remove(
+    State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<RemoveBody>,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Remove { code, member: body.member }).await
+}
+
 #[derive(Deserialize)]
 struct Days {
     days: Option<u32>,
+    k: Option<String>,
 }
 
 async fn standings(
@@ -178,7 +212,7 @@ async fn standings(
     Query(q): Query<Days>,
     headers: HeaderMap,
 ) -> Response {
-    let op = LeagueOp::Standings { code, days: q.days.unwrap_or(7) };
+    let op = LeagueOp::Standings { code, days: q.days.unwrap_or(7), key: q.k };
     run(&env, peer.ip(), bearer(&headers), String::new(), op).await
 }
 
@@ -186,6 +220,7 @@ async fn board(
     State(env): State<Arc<HttpEnv>>,
     ClientAddr(peer): ClientAddr,
     Path((code, date, game, size)): Path<(String, String, String, String)>,
+    Query(invite): Query<Invite>,
     headers: HeaderMap,
 ) -> Response {
     let (Ok(game), Ok(size)) = (game.parse::<Game>(), size.parse::<Size>()) else {
@@ -195,6 +230,6 @@ async fn board(
         Ok(d) => d,
         Err(e) => return api_error(StatusCode::BAD_REQUEST, e.to_string()),
     };
-    let op = LeagueOp::Board { code, game, size, date: Some(date) };
+    let op = LeagueOp::Board { code, game, size, date: Some(date), key: invite.k };
     run(&env, peer.ip(), bearer(&headers), String::new(), op).await
 }

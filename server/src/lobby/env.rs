@@ -20,6 +20,7 @@ use crate::drain::Drain;
 use crate::edge::address::PerAddress;
 use crate::edge::limits::JoinLimiter;
 use crate::ids::Ids;
+use crate::moves::Moves;
 use crate::registry::Registry;
 use crate::room::RoomEnv;
 use crate::sessions::Sessions;
@@ -89,6 +90,10 @@ pub struct LobbyEnv {
     pub(super) tracker: TaskTracker,
     /// While draining, no new room is made here.
     pub(super) drain: Arc<Drain>,
+    /// Rooms moving between nodes (`crate::moves`).
+    pub(super) moves: Arc<Moves>,
+    /// Seats of rooms moved here, waiting for their players' tokens.
+    pub(super) claims: super::moved::Claims,
 }
 
 /// What [`LobbyEnv::new`] is handed by the server (the parts it shares
@@ -99,13 +104,20 @@ pub struct LobbyParts {
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
     pub drain: Arc<Drain>,
+    pub moves: Arc<Moves>,
 }
 
 impl LobbyEnv {
     pub fn new(cfg: &Config, parts: LobbyParts) -> anyhow::Result<LobbyEnv> {
-        let LobbyParts { daily, joins, shutdown, tracker, drain } = parts;
-        let room_env =
-            RoomEnv::new(cfg, daily.clone(), tracker.clone(), shutdown.clone(), Arc::clone(&drain));
+        let LobbyParts { daily, joins, shutdown, tracker, drain, moves } = parts;
+        let room_env = RoomEnv::new(
+            cfg,
+            daily.clone(),
+            tracker.clone(),
+            shutdown.clone(),
+            Arc::clone(&drain),
+            Arc::clone(&moves),
+        );
         Ok(LobbyEnv {
             limits: LobbyLimits::new(cfg),
             ids: Ids::from_os()?,
@@ -120,12 +132,19 @@ impl LobbyEnv {
             shutdown,
             tracker,
             drain,
+            moves,
+            claims: super::moved::Claims::default(),
         })
     }
 
     /// The open room with this code (the HTTP room preview asks).
     pub fn room(&self, code: &str) -> Option<crate::room::RoomHandle> {
         self.rooms.get(code)
+    }
+
+    /// Every open room (the drain tells each one).
+    pub fn all_rooms(&self) -> Vec<crate::room::RoomHandle> {
+        self.rooms.all()
     }
 
     /// Rooms open now.

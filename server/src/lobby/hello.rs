@@ -31,6 +31,10 @@ impl Lobby {
             Err(why) => return self.error(ErrorCode::BadName, why),
         };
         let env = Arc::clone(&self.env);
+        if let Some(t) = token.as_deref() {
+            // A seat in a room moved here becomes this token's session (`moved.rs`).
+            super::moved::claim(&env, t).await;
+        }
         let resumed = token.as_deref().and_then(|t| env.sessions.resume(t, self.outbox.clone()));
         let session = match resumed {
             Some(r) => {
@@ -50,6 +54,8 @@ impl Lobby {
                 if let Some(room) = s.room() {
                     if !room.reattach(s.id, self.outbox.clone()).await {
                         s.set_room(None);
+                        // It may have moved to another node while we were away.
+                        self.answer_moved(&room.code, None).await;
                     }
                 }
                 s

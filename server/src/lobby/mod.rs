@@ -15,6 +15,8 @@
 //! - `rooms.rs`: making a room (random, chosen, daily seed, or a lost
 //!   node's room replaced) and joining one by code.
 //! - `store.rs`: what is asked of the daily store: leaderboards, leagues.
+//! - `moved.rs`: rooms moved here from a draining node (their seats
+//!   claimed by `hello`), and `room_moved` for a moved room's old code.
 //! - `env.rs`: [`LobbyEnv`], all the lobby reaches.
 //!
 //! Answers go into the player's [`Outbox`], the one queue the rooms write
@@ -39,6 +41,7 @@ use crate::sessions::Session;
 mod env;
 mod flood;
 mod hello;
+mod moved;
 mod rooms;
 #[cfg(test)]
 mod rooms_tests;
@@ -51,6 +54,7 @@ mod tests;
 pub use env::{LobbyEnv, LobbyLimits, LobbyParts};
 pub use flood::Flow;
 use flood::{Flood, Gate};
+pub use moved::adopt_loop;
 
 /// League creations and joins a connection may make at once ...
 const LEAGUE_BURST: u32 = 5;
@@ -272,6 +276,7 @@ impl Lobby {
             msg @ (ClientMsg::CreateLeague { .. }
             | ClientMsg::JoinLeague { .. }
             | ClientMsg::LeaveLeague { .. }
+            | ClientMsg::RemoveMember { .. }
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. }) => {

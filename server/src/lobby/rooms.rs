@@ -190,6 +190,9 @@ impl Lobby {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
         }
         let code = code.trim().to_ascii_uppercase();
+        if self.answer_moved(&code, key).await {
+            return;
+        }
         if let Some(owner) = self.other_nodes(&code) {
             // Not a guess at this node's rooms: the load balancer sent the
             // join to the wrong place, so no failed join is counted.

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mazerace_protocol::messages::{ErrorCode, ServerMsg};
+use mazerace_protocol::messages::{ErrorCode, RoomRef, ServerMsg};
 use mazerace_protocol::Reject;
 
 use super::tests::{env, env_with, Player};
@@ -194,4 +194,18 @@ async fn a_daily_room_needs_the_daily_store() {
     assert_eq!(ann.error().0, ErrorCode::Internal);
     ann.say(r#"{"type":"my_leagues"}"#).await;
     assert_eq!(ann.error().0, ErrorCode::Internal);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_join_to_a_moved_rooms_old_code_is_told_where_it_went() {
+    let env = env();
+    let old = RoomRef { code: "K7M2Q".into(), key: "3f9a0c1d5e7b2a64".into() };
+    let to = RoomRef { code: "P3XQ9".into(), key: "00112233aabbccdd".into() };
+    env.moves.remember(&old, &to);
+    let mut ann = Player::hello(&env, "Ann").await;
+    ann.say(&join(" k7m2q")).await;
+    assert_eq!(ann.heard(), [ServerMsg::RoomMoved { code: to.code.clone(), key: to.key.clone() }]);
+    assert!(ann.room().is_none(), "the player goes there themselves");
+    ann.say(r#"{"type":"join_room","code":"K7M2Q","key":"0000000000000000"}"#).await;
+    assert_eq!(ann.error().0, ErrorCode::RoomNotFound, "a wrong key learns nothing");
 }

@@ -25,11 +25,14 @@ pub(super) const STORE_WAIT: Duration = Duration::from_secs(5);
 pub(super) fn op_of(msg: ClientMsg) -> Option<LeagueOp> {
     Some(match msg {
         ClientMsg::CreateLeague { name } => LeagueOp::Create { name },
-        ClientMsg::JoinLeague { code } => LeagueOp::Join { code },
+        ClientMsg::JoinLeague { code, key } => LeagueOp::Join { code, key },
         ClientMsg::LeaveLeague { code } => LeagueOp::Leave { code },
+        ClientMsg::RemoveMember { code, member } => LeagueOp::Remove { code, member },
         ClientMsg::MyLeagues {} => LeagueOp::Mine,
-        ClientMsg::LeagueBoard { code, game, size, date } => LeagueOp::Board { code, game, size, date },
-        ClientMsg::LeagueStandings { code, days } => LeagueOp::Standings { code, days },
+        ClientMsg::LeagueBoard { code, game, size, date, key } => {
+            LeagueOp::Board { code, game, size, date, key }
+        }
+        ClientMsg::LeagueStandings { code, days, key } => LeagueOp::Standings { code, days, key },
         _ => return None,
     })
 }

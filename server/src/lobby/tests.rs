@@ -33,6 +33,8 @@ pub(super) fn env_with(cfg: Config, daily: Option<Arc<dyn DailyHook>>) -> Arc<Lo
         shutdown: CancellationToken::new(),
         tracker: TaskTracker::new(),
         drain: Arc::new(Drain::default()),
+        // Rooms never move here (no mailbox): `tests/tests/moves.rs` moves them.
+        moves: Arc::new(crate::moves::Moves::new(None, cfg.move_memory, crate::moves::ADOPTION_WAIT)),
     };
     Arc::new(LobbyEnv::new(&cfg, parts).unwrap())
 }

@@ -2,7 +2,9 @@
 //! inbox and its one timer, and carries out what it asks for, in order:
 //! frames to the members' outboxes (each broadcast serialised once), the
 //! daily store's calls (spawned: a room never waits on storage), and the
-//! registry entry removed when the room ends.
+//! registry entry removed when the room ends. While the node drains, a
+//! room that may move is sent away (`crate::moves`, spawned too): it then
+//! tells its members the new code and ends.
 
 use std::sync::Arc;
 
@@ -13,17 +15,21 @@ use tracing::Instrument;
 
 use super::effects::Effect;
 use super::state::{Input, Room};
-use super::{Directory, NewMember, RoomCmd, RoomEnv, RoomSettings};
+use super::{Directory, NewMember, RoomCmd, RoomEnv};
 use crate::edge::address::Slot;
 use crate::metrics;
 use crate::outbox::{frame, Frame, Outbox};
+
+mod moving;
+use moving::Move;
 
 /// Where a room comes from: the server's rooms environment, the directory
 /// it leaves when it ends, and its creator's address's place.
 pub(super) struct Origin {
     pub env: Arc<RoomEnv>,
     pub directory: Arc<dyn Directory>,
-    pub slot: Slot,
+    /// `None` for a room moved here (no address made it here).
+    pub slot: Option<Slot>,
 }
 
 struct Actor {
@@ -31,7 +37,8 @@ struct Actor {
     env: Arc<RoomEnv>,
     directory: Arc<dyn Directory>,
     /// Given back when the room ends (`max_rooms_per_address`).
-    _slot: Slot,
+    _slot: Option<Slot>,
+    moving: Move,
     code: Arc<str>,
     id: u64,
     me: mpsc::WeakSender<RoomCmd>,
@@ -46,12 +53,13 @@ struct Actor {
     touched: Vec<bool>,
 }
 
+/// Runs `room` (its connected members' `outboxes`) as room `id`.
 pub(super) fn start(
     origin: Origin,
     code: Arc<str>,
     id: u64,
-    settings: RoomSettings,
-    host: NewMember,
+    room: Room,
+    outboxes: Vec<(PlayerId, Outbox)>,
     me: mpsc::WeakSender<RoomCmd>,
     rx: mpsc::Receiver<RoomCmd>,
 ) {
@@ -60,18 +68,19 @@ pub(super) fn start(
     let tracker = env.tracker.clone();
     tracker.spawn(
         async move {
-            tracing::info!(game = %settings.game, size = %settings.size, "room created");
+            let s = &room.settings;
+            tracing::info!(game = %s.game, size = %s.size, adopted = slot.is_none(), "room created");
             env.phase_moved(None, Some(Phase::Lobby));
-            let room = Room::new(Arc::clone(&code), settings, env.timings, (host.id, host.name, host.token));
             let actor = Actor {
                 room,
                 env,
                 directory,
                 _slot: slot,
+                moving: Move::Stay,
                 code,
                 id,
                 me,
-                outboxes: vec![(host.id, host.outbox)],
+                outboxes,
                 spare: Vec::new(),
                 touched: Vec::new(),
             };
@@ -119,7 +128,7 @@ impl Actor {
                 }
                 () = &mut cancelled => break,
             }
-            if self.room.is_empty() {
+            if self.room.is_empty() || self.moving == Move::Gone {
                 break;
             }
         }
@@ -139,6 +148,8 @@ impl Actor {
         // First what the room says (the results): a drain waiting for this
         // race may shut the node down as soon as it hears of the phase.
         self.carry_out();
+        // A move begun before the drain hears the race is over: it waits for both.
+        self.move_if_draining();
         if before != after {
             self.env.phase_moved(Some(before), Some(after));
             match after {
@@ -150,6 +161,9 @@ impl Actor {
     }
 
     fn command(&mut self, cmd: RoomCmd) {
+        if self.refused_while_moving(&cmd) {
+            return;
+        }
         match cmd {
             RoomCmd::Join { member, spectate, reply } => {
                 if let Err(e) = self.room.check_join(member.id, spectate, self.env.max_spectators) {
@@ -218,16 +232,29 @@ impl Actor {
             RoomCmd::Preview { reply } => {
                 let _ = reply.send(self.room.preview());
             }
-            RoomCmd::DailyDone { id, result } => match result {
-                Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
-                None => self.send_to(
-                    id,
-                    &super::state::error(
-                        ErrorCode::Internal,
-                        "your daily result could not be saved; it is not ranked",
+            RoomCmd::Drain { reply } => {
+                self.move_if_draining();
+                let _ = reply.send(());
+            }
+            RoomCmd::Moved { to, hold } => {
+                self.moved(to);
+                drop(hold);
+            }
+            RoomCmd::Claim { id, token } => self.room.claimed(id, token),
+            RoomCmd::DailyDone { id, result, hold } => {
+                match result {
+                    Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
+                    None => self.send_to(
+                        id,
+                        &super::state::error(
+                            ErrorCode::Internal,
+                            "your daily result could not be saved; it is not ranked",
+                        ),
                     ),
-                ),
-            },
+                }
+                // Queued before any `server_shutdown`: the player reads it first.
+                drop(hold);
+            }
         }
     }
 
@@ -315,6 +342,8 @@ impl Actor {
                     let Some(hook) = self.env.daily.clone() else { continue };
                     let fut = hook.ended(run, outcome);
                     let me = self.me.clone();
+                    // Taken before the race leaves the playing count (see `input`).
+                    let hold = self.env.drain.hold();
                     self.env.tracker.spawn(
                         async move {
                             let result = match fut.await {
@@ -329,7 +358,7 @@ impl Actor {
                                 }
                             };
                             if let Some(tx) = me.upgrade() {
-                                let _ = tx.send(RoomCmd::DailyDone { id: player, result }).await;
+                                let _ = tx.send(RoomCmd::DailyDone { id: player, result, hold }).await;
                             }
                         }
                         .in_current_span(),

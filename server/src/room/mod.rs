@@ -14,6 +14,8 @@
 //! - `matches.rs`: a match of several rounds: its settings, the
 //!   intermission between rounds, the table and the tally.
 //! - `effects.rs`: what the state machine asks for.
+//! - `export.rs`: a room as it moves to another node while this one
+//!   drains, and made again there (issue 27).
 //! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
 //!   the daily store's calls.
 //! - `tests.rs`: the state machine's unit tests, with no sockets or tasks.
@@ -25,6 +27,9 @@ mod actor;
 #[cfg(test)]
 mod dropped_tests;
 mod effects;
+mod export;
+#[cfg(test)]
+mod export_tests;
 mod intermission;
 mod lobby;
 #[cfg(test)]
@@ -32,6 +37,8 @@ mod match_member_tests;
 #[cfg(test)]
 mod match_tests;
 mod matches;
+#[cfg(test)]
+mod pace_tests;
 mod play;
 mod progress;
 pub mod race;
@@ -66,7 +73,10 @@ use crate::daily::{DailyBoard, DailyHook};
 use crate::drain::Drain;
 use crate::edge::address::Slot;
 use crate::load::Load;
+use crate::moves::Moves;
 use crate::outbox::Outbox;
+
+pub use export::{spawn_adopted, Adoption, RoomExport};
 
 /// Where rooms are found by code (the registry): told when a room ends, so
 /// that its code no longer leads to it. The room knows the registry only
@@ -99,6 +109,11 @@ pub enum JoinError {
 }
 
 impl RoomHandle {
+    /// The invite key its links carry.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
     /// Whether `key` is this room's invite key.
     pub fn key_is(&self, key: &str) -> bool {
         *self.key == *key
@@ -138,6 +153,12 @@ impl RoomHandle {
     /// What an invite card shows of the room (`None`: the room is gone).
     pub async fn preview(&self) -> Option<RoomPreview> {
         self.ask(|reply| RoomCmd::Preview { reply }).await
+    }
+
+    /// The node is draining: the room moves now if it may (its answer
+    /// comes once a move has begun, so the drain counts it).
+    pub async fn drain(&self) {
+        self.ask(|reply| RoomCmd::Drain { reply }).await;
     }
 
     /// Renames member `id`; `false` while they race (or the room is gone).
@@ -238,6 +259,8 @@ pub enum RoomCmd {
     DailyDone {
         id: PlayerId,
         result: Option<Box<DailyResult>>,
+        /// A draining node exits only once the player is told.
+        hold: crate::drain::Hold,
     },
     AddRival {
         id: PlayerId,
@@ -268,6 +291,21 @@ pub enum RoomCmd {
     /// An invite card's question (see [`RoomPreview`]).
     Preview {
         reply: oneshot::Sender<RoomPreview>,
+    },
+    /// The node began draining (see [`RoomHandle::drain`]).
+    Drain {
+        reply: oneshot::Sender<()>,
+    },
+    /// The room's move is settled: its new place, or `None` (it stays).
+    Moved {
+        to: Option<mazerace_protocol::messages::RoomRef>,
+        /// A draining node exits only once the members are told.
+        hold: crate::drain::Hold,
+    },
+    /// A moved room's placeholder `id` was claimed by its `token`.
+    Claim {
+        id: PlayerId,
+        token: Arc<str>,
     },
 }
 
@@ -322,6 +360,8 @@ pub struct RoomEnv {
     pub load: Load,
     /// Counts the rooms playing, for the drain to wait on.
     pub drain: Arc<Drain>,
+    /// Where a room goes while the node drains.
+    pub moves: Arc<Moves>,
 }
 
 impl RoomEnv {
@@ -331,6 +371,7 @@ impl RoomEnv {
         tracker: TaskTracker,
         shutdown: CancellationToken,
         drain: Arc<Drain>,
+        moves: Arc<Moves>,
     ) -> Self {
         RoomEnv {
             timings: Timings {
@@ -348,6 +389,7 @@ impl RoomEnv {
             shutdown,
             load: Load::default(),
             drain,
+            moves,
         }
     }
 
@@ -374,7 +416,8 @@ pub fn spawn(
     let (tx, rx) = mpsc::channel(INBOX);
     let code: Arc<str> = code.into();
     let key = Arc::clone(&settings.key);
-    let origin = actor::Origin { env: Arc::clone(env), directory, slot };
-    actor::start(origin, Arc::clone(&code), id, settings, host, tx.downgrade(), rx);
+    let origin = actor::Origin { env: Arc::clone(env), directory, slot: Some(slot) };
+    let room = state::Room::new(Arc::clone(&code), settings, env.timings, (host.id, host.name, host.token));
+    actor::start(origin, Arc::clone(&code), id, room, vec![(host.id, host.outbox)], tx.downgrade(), rx);
     RoomHandle { code, id, key, tx }
 }

@@ -178,6 +178,10 @@ impl Room {
 
     /// Racer `id`'s attempt is over: report it once.
     pub(super) fn daily_ended(&mut self, id: PlayerId) {
+        let pace = match &self.stage {
+            Stage::Racing(race) | Stage::Results { race, .. } => race.pace,
+            _ => None,
+        };
         let racers = match &mut self.stage {
             Stage::Saving { racers } | Stage::Countdown { racers, .. } => racers,
             Stage::Racing(race) | Stage::Results { race, .. } => &mut race.racers,
@@ -188,7 +192,7 @@ impl Room {
         };
         let Some(run) = daily_run(&self.settings, r) else { return };
         r.reported = true;
-        self.fx.push(Effect::DailyEnded { player: id, run, outcome: r.outcome() });
+        self.fx.push(Effect::DailyEnded { player: id, run, outcome: r.outcome(pace) });
     }
 }
 

@@ -13,6 +13,7 @@ use mazerace_protocol::{Action, Board, GoalDistances, PlayerGame, Reject, Status
 use tokio::time::Instant;
 
 use super::progress::{Change, Coalescer, Window};
+pub use crate::daily::pace::Pace;
 use crate::daily::DailyOutcome;
 
 /// One racer in one race.
@@ -99,14 +100,20 @@ impl Racer {
         }
     }
 
-    /// How the attempt ended, for the daily store.
-    pub fn outcome(&self) -> DailyOutcome {
+    /// How the attempt ended, for the daily store; `pace`: the race's, to
+    /// tell a run paced at its floor end to end.
+    pub fn outcome(&self, pace: Option<Pace>) -> DailyOutcome {
+        // A daily run is timed from its first move (RULES.md), also when
+        // a rival made the race's clock the start signal's (practice).
+        let time_ms = self.time_ms.and(self.actions.last().map(|&(_, t)| t));
         DailyOutcome {
             finished: self.status == RacerStatus::Finished,
             steps: self.game.steps(),
-            // A daily run is timed from its first move (RULES.md), also when
-            // a rival made the race's clock the start signal's (practice).
-            time_ms: self.time_ms.and(self.actions.last().map(|&(_, t)| t)),
+            time_ms,
+            at_floor: match (pace, time_ms) {
+                (Some(pace), Some(t)) => pace.at_floor(self.actions.len(), t),
+                _ => false,
+            },
             moves: self.actions.iter().map(|&(a, _)| a).collect(),
             move_times_ms: Some(self.actions.iter().map(|&(_, t)| t).collect()),
         }
@@ -120,26 +127,6 @@ impl Racer {
         self.status = status;
         self.change = Change::Other;
         true
-    }
-}
-
-/// Human pacing for ranked daily moves: at most one accepted move per
-/// `floor` sustained, `burst` at once (a generic cell rate algorithm, so no
-/// timer is needed). A refused move is not applied and sets nothing back,
-/// so a client that waits a floor is always let through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pace {
-    pub floor: Duration,
-    pub burst: u32,
-}
-
-impl Pace {
-    /// Whether a move at `now` is allowed given the racer's `due`; if so,
-    /// the new `due`.
-    fn admit(&self, due: Option<Instant>, now: Instant) -> Option<Instant> {
-        let tat = due.map_or(now, |d| d.max(now));
-        let slack = self.floor * self.burst.saturating_sub(1);
-        (tat.saturating_duration_since(now) <= slack).then_some(tat + self.floor)
     }
 }
 

@@ -81,19 +81,23 @@ fn shard_of(node: &str, slot: usize) -> i32 {
 }
 
 /// The whole batch in one statement: `$1` run ids, `$2` states, `$3` steps,
-/// `$4` times (NULL unless finished), `$5` actions, `$6` action times, one
-/// element per finish in batch order; `$7` the committer's counter shard.
+/// `$4` times (NULL unless finished), `$5` actions, `$6` action times, `$8`
+/// paced at the floor, one element per finish in batch order; `$7` the
+/// committer's counter shard. Ranks go by steps, then the time ranked by
+/// (`rank_ms`: 0 for a run at the floor, as `rules::convert::rank_time`).
 const FINISH_BATCH: &str = concat!(
     "
 WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[])
-        AS i(id, state, steps, time_ms, actions, times)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[],
+                         $8::boolean[])
+        AS i(id, state, steps, time_ms, actions, times, at_floor)
 ), done AS (
     UPDATE runs r SET state = i.state, steps = i.steps, time_ms = i.time_ms, actions = i.actions,
-        times = i.times, ended_at = now()
+        times = i.times, at_floor = i.at_floor, ended_at = now()
     FROM input i
     WHERE r.id = ANY($1::bigint[]) AND r.id = i.id AND (r.state = 'playing') IS TRUE
-    RETURNING r.id, r.player, r.date, r.game, r.size, r.ranked, i.steps, i.time_ms
+    RETURNING r.id, r.player, r.date, r.game, r.size, r.ranked, i.steps, i.time_ms,
+        CASE WHEN i.at_floor THEN 0 ELSE i.time_ms END AS rank_ms
 ), counted AS (
     INSERT INTO board_step_shards (date, game, size, steps, shard, n)
     SELECT date, game, size, steps, $7::integer, COUNT(*)::integer FROM done
@@ -105,7 +109,7 @@ WITH input AS (
     SELECT date, game, size, row_number() OVER () AS k
     FROM (SELECT DISTINCT date, game, size FROM done WHERE ranked AND time_ms IS NOT NULL) x
 ), ranked AS MATERIALIZED (
-    SELECT d.id, b.k, d.steps, RANK() OVER (PARTITION BY b.k ORDER BY d.steps, d.time_ms) - 1 AS better
+    SELECT d.id, b.k, d.steps, RANK() OVER (PARTITION BY b.k ORDER BY d.steps, d.rank_ms) - 1 AS better
     FROM done d JOIN boards b USING (date, game, size)
     WHERE d.ranked AND d.time_ms IS NOT NULL
 ), hist AS MATERIALIZED (
@@ -126,7 +130,8 @@ SELECT d.id, d.player, d.date, d.game, d.size, d.ranked,
         w.n + q.better
       + (SELECT COUNT(*) FROM runs r
          WHERE r.date = d.date AND r.game = d.game AND r.size = d.size AND r.ranked
-           AND r.state = 'finished' AND r.steps = d.steps AND r.time_ms < d.time_ms)
+           AND r.state = 'finished' AND r.steps = d.steps
+           AND (CASE WHEN r.at_floor THEN 0 ELSE r.time_ms END) < d.rank_ms)
     END::bigint,
     (SELECT COALESCE(SUM(e.n), 0) FROM board_entrants e
      WHERE e.date = d.date AND e.game = d.game AND e.size = d.size)::bigint,
@@ -297,11 +302,12 @@ async fn begin_with_statement(
     let times: Vec<Option<i64>> = batch.iter().map(|j| j.end.time_db).collect();
     let actions: Vec<&str> = batch.iter().map(|j| j.end.actions.as_str()).collect();
     let action_times: Vec<Option<&str>> = batch.iter().map(|j| j.end.times.as_deref()).collect();
+    let at_floor: Vec<bool> = batch.iter().map(|j| j.end.at_floor).collect();
     let stmt = db.client().prepare_cached(FINISH_BATCH).await?;
     db.began();
     let client = db.client();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
-        [&ids, &states, &steps, &times, &actions, &action_times, &shard];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] =
+        [&ids, &states, &steps, &times, &actions, &action_times, &shard, &at_floor];
     let (began, rows) = tokio::join!(client.batch_execute(DIALECT.begin_write), client.query(&stmt, &params));
     began?;
     let rows = rows?;

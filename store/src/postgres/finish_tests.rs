@@ -57,26 +57,30 @@ async fn answers(
     out
 }
 
+/// `n` ranked runs begun on one board, by players p0, p1, ...
+async fn begin_runs(pool: &Pool, n: u32) -> Vec<i64> {
+    let me = Identity::new(NodeOptions::default()).unwrap();
+    let mut db = PgDb::new(pool.get().await.unwrap());
+    let mut ids = Vec::new();
+    for n in 0..n {
+        let run = NewRun {
+            player: PlayerKey::from_token(&format!("p{n}")),
+            name: format!("p{n}"),
+            date: "2026-12-01".parse().unwrap(),
+            game: mazerace_protocol::Game::Maze,
+            size: mazerace_protocol::Size::Easy,
+            seed: 7,
+        };
+        ids.push(crate::rules::runs::begin_run(&mut db, &me, &run, None).await.unwrap().run_id);
+    }
+    ids
+}
+
 #[tokio::test]
 async fn one_batch_ranks_as_it_commits_and_repeats_take_the_careful_path() {
     let Some((admin, url, schema)) = scratch("finish_batch").await else { return };
     let pool = crate::postgres::connect(&url).await.unwrap();
-    let me = Identity::new(NodeOptions::default()).unwrap();
-    let mut ids = Vec::new();
-    {
-        let mut db = PgDb::new(pool.get().await.unwrap());
-        for n in 0..5 {
-            let run = NewRun {
-                player: PlayerKey::from_token(&format!("p{n}")),
-                name: format!("p{n}"),
-                date: "2026-12-01".parse().unwrap(),
-                game: mazerace_protocol::Game::Maze,
-                size: mazerace_protocol::Size::Easy,
-                seed: 7,
-            };
-            ids.push(crate::rules::runs::begin_run(&mut db, &me, &run, None).await.unwrap().run_id);
-        }
-    }
+    let ids = begin_runs(&pool, 5).await;
     let commits = Commits::default();
     // In one batch: each rank counts the finishes strictly better
     // committed before it or with it, never itself: the board's ranks
@@ -85,7 +89,7 @@ async fn one_batch_ranks_as_it_commits_and_repeats_take_the_careful_path() {
     let finishes: Vec<(i64, Outcome)> = ids
         .iter()
         .zip(plays)
-        .map(|(&id, (steps, time_ms))| (id, Outcome::Finished { steps, time_ms }))
+        .map(|(&id, (steps, time_ms))| (id, Outcome::Finished { steps, time_ms, at_floor: false }))
         .collect();
     let mut committer = Committer { shard: 0, db: None };
     let (jobs, rx) = batch(&finishes);
@@ -99,8 +103,8 @@ async fn one_batch_ranks_as_it_commits_and_repeats_take_the_careful_path() {
     // repeat answers from the stored finish with the board's rank now,
     // the others are refused, each alone.
     let again = [
-        (ids[1], Outcome::Finished { steps: 20, time_ms: 500 }),
-        (ids[2], Outcome::Finished { steps: 21, time_ms: 500 }),
+        (ids[1], Outcome::Finished { steps: 20, time_ms: 500, at_floor: false }),
+        (ids[2], Outcome::Finished { steps: 21, time_ms: 500, at_floor: false }),
         (999_999, Outcome::NotFinished { steps: 1 }),
     ];
     let (jobs, rx) = batch(&again);
@@ -110,6 +114,37 @@ async fn one_batch_ranks_as_it_commits_and_repeats_take_the_careful_path() {
     assert!(matches!(done[1], Err(StoreError::RunOver(_))), "{:?}", done[1]);
     assert!(matches!(done[2], Err(StoreError::UnknownRun(999_999))), "{:?}", done[2]);
     assert_eq!(commits.snapshot().finishes, 6, "the repeat is answered, and counted as committed");
+    pool.close();
+    admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();
+}
+
+/// Runs paced at the floor tie on time in one batch and against the
+/// board: among them steps alone rank, and the flag is stored.
+#[tokio::test]
+async fn one_batch_ties_the_runs_at_the_floor_on_time() {
+    let Some((admin, url, schema)) = scratch("finish_floor").await else { return };
+    let pool = crate::postgres::connect(&url).await.unwrap();
+    let ids = begin_runs(&pool, 4).await;
+    let fin = |steps, time_ms, at_floor| Outcome::Finished { steps, time_ms, at_floor };
+    let mut committer = Committer { shard: 0, db: None };
+    let (jobs, rx) = batch(&[(ids[0], fin(36, 9_000, false))]);
+    committer.commit(&pool, jobs, &Commits::default()).await;
+    answers(rx).await.pop().unwrap().unwrap();
+    // With the board's human run, in one batch: the two at the floor tie
+    // (3 s and 2.9 s alike), ahead of the human's 9 s on the same steps.
+    let (jobs, rx) = batch(&[
+        (ids[1], fin(36, 3_000, true)),
+        (ids[2], fin(36, 2_900, true)),
+        (ids[3], fin(40, 2_000, true)),
+    ]);
+    committer.commit(&pool, jobs, &Commits::default()).await;
+    let ranks: Vec<Option<u32>> = answers(rx).await.iter().map(|d| d.as_ref().unwrap().rank).collect();
+    assert_eq!(ranks, [Some(1), Some(1), Some(4)], "steps first, then time, at the floor a tie");
+    let client = pool.get().await.unwrap();
+    let rows = client.query("SELECT at_floor FROM runs ORDER BY id", &[]).await.unwrap();
+    let stored: Vec<bool> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(stored, [false, true, true, true]);
+    drop(client);
     pool.close();
     admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();
 }

@@ -27,6 +27,7 @@
 //! happened); the server retries a finish, which a repeat makes safe.
 
 pub(crate) mod finish;
+pub mod moves;
 pub mod schema;
 
 use std::time::Duration;

@@ -151,6 +151,36 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE leagues ADD COLUMN made_on TEXT;
     CREATE INDEX leagues_made_by ON leagues (address, made_on) WHERE address IS NOT NULL;
     "#,
+    // 7 (issue 24): a ranked finish paced at the ranked floor end to end
+    // (a likely script): shown or hidden by a table, tied on time in ranks;
+    // and a league's owner.
+    // A constant default: no table rewrite (PostgreSQL 11+).
+    r#"
+    ALTER TABLE runs ADD COLUMN at_floor BOOLEAN NOT NULL DEFAULT false;
+    -- And who made a league (their player key): its owner, who may remove
+    -- members while they are in it (NULL for older leagues: the
+    -- longest-standing member owns those).
+    ALTER TABLE leagues ADD COLUMN owner TEXT;
+    "#,
+    // 8 (issue 27): the mailbox of rooms moving off a draining node (`moves.rs`).
+    // A row is posted by the draining boot, claimed by another boot
+    // (`adopted_by`), answered with the room's new code and key, and kept
+    // as the memory of the move (old code to new) until it is forgotten.
+    r#"
+    CREATE TABLE room_moves (
+        id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        from_boot  TEXT NOT NULL,
+        old_code   TEXT NOT NULL,
+        old_key    TEXT NOT NULL,
+        payload    TEXT NOT NULL,
+        posted_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+        adopted_by TEXT,
+        new_code   TEXT,
+        new_key    TEXT
+    );
+    CREATE INDEX room_moves_waiting ON room_moves (id) WHERE adopted_by IS NULL;
+    CREATE INDEX room_moves_old_code ON room_moves (old_code);
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

@@ -20,6 +20,8 @@ pub(crate) struct Ending {
     pub steps: u32,
     pub time_ms: Option<u64>,
     pub time_db: Option<i64>,
+    /// Paced at the ranked floor end to end (a finish only).
+    pub at_floor: bool,
     /// The actions as a JSON array of strings.
     pub actions: String,
     /// The times as a JSON array of integers, when given.
@@ -28,9 +30,11 @@ pub(crate) struct Ending {
 
 impl Ending {
     pub fn new(outcome: Outcome, actions: &[Action], times: Option<&[u64]>) -> Result<Ending, StoreError> {
-        let (state, steps, time_ms) = match outcome {
-            Outcome::Finished { steps, time_ms } => (RunState::Finished, steps, Some(time_ms)),
-            Outcome::NotFinished { steps } => (RunState::NotFinished, steps, None),
+        let (state, steps, time_ms, at_floor) = match outcome {
+            Outcome::Finished { steps, time_ms, at_floor } => {
+                (RunState::Finished, steps, Some(time_ms), at_floor)
+            }
+            Outcome::NotFinished { steps } => (RunState::NotFinished, steps, None, false),
         };
         let time_db = time_ms.map(|t| to_i64(t, "time")).transpose()?;
         if let Some(times) = times {
@@ -51,6 +55,7 @@ impl Ending {
             steps,
             time_ms,
             time_db,
+            at_floor,
             actions: serde_json::to_string(actions).map_err(json)?,
             times: times.map(serde_json::to_string).transpose().map_err(json)?,
         })
@@ -60,7 +65,32 @@ impl Ending {
     pub fn finished(&self) -> bool {
         self.state == RunState::Finished
     }
+
+    /// The time this ending ranks by (see [`rank_time`]), when finished.
+    pub fn rank_db(&self) -> Option<i64> {
+        self.time_db.map(|t| rank_time(t, self.at_floor))
+    }
 }
+
+/// The time a finish ranks by: its own, or 0 for a run paced at the ranked
+/// floor end to end, so that runs at the floor tie on time and rank by
+/// steps alone (a bot's jitter of a millisecond wins nothing). The SQL
+/// writes the same rule as [`rank_time_sql!`].
+pub(crate) fn rank_time(time_ms: i64, at_floor: bool) -> i64 {
+    if at_floor {
+        0
+    } else {
+        time_ms
+    }
+}
+
+/// [`rank_time`] in SQL, over a `runs` row (a literal, for `concat!`).
+macro_rules! rank_time_sql {
+    () => {
+        "(CASE WHEN at_floor THEN 0 ELSE time_ms END)"
+    };
+}
+pub(crate) use rank_time_sql;
 
 /// The columns [`stored_run`] reads, in order (a literal, for `concat!`).
 macro_rules! run_columns {
@@ -156,9 +186,15 @@ mod tests {
     fn an_ending_is_checked_before_it_is_stored() {
         use mazerace_protocol::Dir;
         let one = [Action::Move(Dir::Up)];
-        let e = Ending::new(Outcome::Finished { steps: 1, time_ms: 5 }, &one, Some(&[5])).unwrap();
+        let e = Ending::new(Outcome::Finished { steps: 1, time_ms: 5, at_floor: false }, &one, Some(&[5]))
+            .unwrap();
         assert_eq!((e.actions.as_str(), e.times.as_deref(), e.time_db), ("[\"up\"]", Some("[5]"), Some(5)));
-        assert!(Ending::new(Outcome::Finished { steps: 1, time_ms: u64::MAX }, &[], None).is_err());
+        assert_eq!(e.rank_db(), Some(5));
+        let floor =
+            Ending::new(Outcome::Finished { steps: 1, time_ms: 5, at_floor: true }, &one, None).unwrap();
+        assert_eq!((floor.at_floor, floor.rank_db()), (true, Some(0)), "at the floor: tied on time");
+        assert!(Ending::new(Outcome::Finished { steps: 1, time_ms: u64::MAX, at_floor: false }, &[], None)
+            .is_err());
         assert!(Ending::new(Outcome::NotFinished { steps: 1 }, &one, Some(&[1, 2])).is_err());
     }
 }

@@ -10,19 +10,20 @@ use super::lock;
 use super::runs::streak_in;
 use crate::db::{params, Db, Sql, TxKind};
 use crate::error::StoreError;
-use crate::league::{League, LeagueAnswer, LeagueRequest, LeagueView, Member, MemberRun};
+use crate::league::{member_tag, League, LeagueAnswer, LeagueRequest, LeagueView, Member, MemberRun};
 
 /// Lock classes of [`lock`]: one league count at a time per player, and
 /// one count of leagues made per address.
 const PLAYER_LOCK: i64 = 16;
 const MAKER_LOCK: i64 = 17;
 
-static LEAGUE: Sql = Sql::new("SELECT id, code, name FROM leagues WHERE code = $1");
-static LEAGUE_LOCKED: Sql = Sql::new("SELECT id, code, name FROM leagues WHERE code = $1 {for_update}");
+static LEAGUE: Sql = Sql::new("SELECT id, code, name, owner FROM leagues WHERE code = $1");
+static LEAGUE_LOCKED: Sql =
+    Sql::new("SELECT id, code, name, owner FROM leagues WHERE code = $1 {for_update}");
 static MEMBER_COUNT: Sql = Sql::new("SELECT COUNT(*) FROM league_members WHERE league = $1");
 static PLAYER_LEAGUES: Sql = Sql::new("SELECT COUNT(*) FROM league_members WHERE player = $1");
 static NEW_LEAGUE: Sql = Sql::new(
-    "INSERT INTO leagues (code, name, address, made_on) VALUES ($1, $2, $3, $4)
+    "INSERT INTO leagues (code, name, address, made_on, owner) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (code) DO NOTHING RETURNING id",
 );
 static MADE_BY_ADDRESS: Sql = Sql::new("SELECT COUNT(*) FROM leagues WHERE address = $1 AND made_on = $2");
@@ -38,10 +39,12 @@ static MINE: Sql = Sql::new(
      FROM league_members m JOIN leagues l ON l.id = m.league
      WHERE m.player = $1 ORDER BY m.joined_at, l.id",
 );
+/// Longest-standing first: the first is the league's owner.
 static MEMBERS: Sql =
-    Sql::new("SELECT player, name FROM league_members WHERE league = $1 ORDER BY joined_at");
+    Sql::new("SELECT player, name FROM league_members WHERE league = $1 ORDER BY joined_at, player");
+static REMOVE: Sql = Sql::new("DELETE FROM league_members WHERE league = $1 AND player = $2");
 static MEMBER_RUNS: Sql = Sql::new(
-    "SELECT r.player, m.name, r.date, r.game, r.size, r.state, r.steps, r.time_ms, r.id
+    "SELECT r.player, m.name, r.date, r.game, r.size, r.state, r.steps, r.time_ms, r.id, r.at_floor
      FROM leagues l JOIN league_members m ON m.league = l.id
      JOIN runs r ON r.player = m.player AND {r_ranked} AND r.date BETWEEN $2 AND $3
      WHERE l.code = $1 ORDER BY r.id",
@@ -62,17 +65,44 @@ pub(crate) static STATEMENTS: &[&Sql] = &[
     &RENAME,
     &MINE,
     &MEMBERS,
+    &REMOVE,
     &MEMBER_RUNS,
 ];
 
 /// A league by code with its member count; its row locked to the commit
 /// when `locked`.
 async fn league_of(db: &mut dyn Db, code: &str, locked: bool) -> Result<Option<(i64, League)>, StoreError> {
+    Ok(league_row(db, code, locked).await?.map(|(id, league, _)| (id, league)))
+}
+
+/// [`league_of`] with the maker's key as stored (`None` for leagues made
+/// before schema version 7).
+async fn league_row(
+    db: &mut dyn Db,
+    code: &str,
+    locked: bool,
+) -> Result<Option<(i64, League, Option<String>)>, StoreError> {
     let sql = if locked { &LEAGUE_LOCKED } else { &LEAGUE };
     let Some(row) = db.opt(sql, &params![code]).await? else { return Ok(None) };
     let id = row.int(0)?;
     let members = db.one(&MEMBER_COUNT, &params![id]).await?.u32(0, "members")?;
-    Ok(Some((id, League { code: row.string(1)?, name: row.string(2)?, members, today: None })))
+    let league = League { code: row.string(1)?, name: row.string(2)?, members, today: None, key: None };
+    Ok(Some((id, league, row.opt_text(3)?.map(str::to_owned))))
+}
+
+/// A league's members, its owner first: the maker while they are a
+/// member, else the longest-standing member.
+async fn members_of(db: &mut dyn Db, id: i64, maker: Option<&str>) -> Result<Vec<Member>, StoreError> {
+    let rows = db.query(&MEMBERS, &params![id]).await?;
+    let mut members = rows
+        .iter()
+        .map(|r| Ok(Member { player: r.string(0)?, name: r.string(1)? }))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    if let Some(at) = members.iter().position(|m| Some(m.player.as_str()) == maker) {
+        let owner = members.remove(at);
+        members.insert(0, owner);
+    }
+    Ok(members)
 }
 
 /// The player's league count, under the player's lock until the commit.
@@ -99,11 +129,11 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
                 }
             }
             let (address, day) = (cap.as_ref().map(|c| c.address.as_str()), cap.as_ref().map(|c| c.day));
-            let Some(row) = db.opt(&NEW_LEAGUE, &params![&code, &name, address, day]).await? else {
+            let Some(row) = db.opt(&NEW_LEAGUE, &params![&code, &name, address, day, &player]).await? else {
                 return Ok(LeagueAnswer::CodeTaken);
             };
             db.execute(&NEW_MEMBER, &params![row.int(0)?, &player, &player_name]).await?;
-            LeagueAnswer::League(League { code, name, members: 1, today: None })
+            LeagueAnswer::League(League { code, name, members: 1, today: None, key: None })
         }
         LeagueRequest::Join { player, player_name, code, max_members, max_leagues } => {
             let Some((id, league)) = league_of(db, &code, true).await? else {
@@ -124,6 +154,22 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
         LeagueRequest::Leave { player, code } => {
             LeagueAnswer::Left(db.execute(&LEAVE, &params![&player, &code]).await? > 0)
         }
+        LeagueRequest::Remove { owner, code, member } => {
+            // The league's row locked: a join or another removal waits, so
+            // the owner read here is the owner at the commit.
+            let Some((id, _, maker)) = league_row(db, &code, true).await? else {
+                return Ok(LeagueAnswer::NotOwner);
+            };
+            let members = members_of(db, id, maker.as_deref()).await?;
+            if members.first().map(|m| &m.player) != Some(&owner) {
+                return Ok(LeagueAnswer::NotOwner);
+            }
+            let target = members.iter().find(|m| m.player != owner && member_tag(&code, &m.player) == member);
+            match target {
+                Some(m) => LeagueAnswer::Removed(db.execute(&REMOVE, &params![id, &m.player]).await? > 0),
+                None => LeagueAnswer::Removed(false),
+            }
+        }
         LeagueRequest::Mine { player, name } => {
             if let Some(name) = name {
                 db.execute(&RENAME, &params![&player, &name]).await?;
@@ -136,6 +182,7 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
                     name: r.string(1)?,
                     members: r.u32(2, "members")?,
                     today: None,
+                    key: None,
                 });
             }
             LeagueAnswer::Leagues(out)
@@ -151,12 +198,8 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
 }
 
 async fn members(db: &mut dyn Db, code: &str) -> Result<Option<(League, Vec<Member>)>, StoreError> {
-    let Some((id, league)) = league_of(db, code, false).await? else { return Ok(None) };
-    let rows = db.query(&MEMBERS, &params![id]).await?;
-    let members = rows
-        .iter()
-        .map(|r| Ok(Member { player: r.string(0)?, name: r.string(1)? }))
-        .collect::<Result<Vec<_>, StoreError>>()?;
+    let Some((id, league, maker)) = league_row(db, code, false).await? else { return Ok(None) };
+    let members = members_of(db, id, maker.as_deref()).await?;
     Ok(Some((league, members)))
 }
 
@@ -179,6 +222,7 @@ async fn member_runs(
                 steps: r.u32(6, "steps")?,
                 time_ms: r.opt_u64(7, "time")?,
                 run_id: r.int(8)?,
+                at_floor: r.bool(9)?,
             })
         })
         .collect()

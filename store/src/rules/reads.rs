@@ -9,27 +9,32 @@ use mazerace_protocol::messages::{Leaderboard, LeaderboardEntry};
 use mazerace_protocol::{Game, Size};
 
 use super::check_board;
-use super::convert::{competition_ranks, run_columns, stored_run};
+use super::convert::{competition_ranks, rank_time, rank_time_sql, run_columns, stored_run};
 use super::runs::{entrants_in, rank_in, streak_in};
 use crate::db::{params, to_u64, Db, Row, Sql, TxKind};
 use crate::error::StoreError;
 use crate::player::PlayerKey;
 use crate::record::{RankedRow, RunState, StoredRun};
 
-static TOP: Sql = Sql::new(
-    "SELECT name, steps, time_ms, id FROM runs
+/// A table's first lines: by steps, then the time ranked by (runs at the
+/// floor tie on time), then who finished first.
+static TOP: Sql = Sql::new(concat!(
+    "SELECT name, steps, time_ms, id, at_floor FROM runs
      WHERE date = $1 AND game = $2 AND size = $3 AND {ranked} AND state = 'finished'
-     ORDER BY steps, time_ms, id LIMIT $4",
-);
+     ORDER BY steps, ",
+    rank_time_sql!(),
+    ", id LIMIT $4"
+));
 static MINE: Sql = Sql::new(
-    "SELECT name, steps, time_ms, id FROM runs
+    "SELECT name, steps, time_ms, id, at_floor FROM runs
      WHERE player = $1 AND date = $2 AND game = $3 AND size = $4 AND {ranked} AND state = 'finished'",
 );
 static RANKED_FINISH: Sql = Sql::new(
-    "SELECT date, game, size, steps, time_ms FROM runs WHERE id = $1 AND {ranked} AND state = 'finished'",
+    "SELECT date, game, size, steps, time_ms, at_floor FROM runs
+     WHERE id = $1 AND {ranked} AND state = 'finished'",
 );
 static RANKED_RUN: Sql = Sql::new(
-    "SELECT id, state, steps, time_ms, {started_at} FROM runs
+    "SELECT id, state, steps, time_ms, {started_at}, at_floor FROM runs
      WHERE player = $1 AND date = $2 AND game = $3 AND size = $4 AND {ranked}",
 );
 static RUN: Sql = Sql::new(concat!("SELECT ", run_columns!(), " FROM runs WHERE id = $1"));
@@ -55,7 +60,14 @@ fn entry(r: &Row, rank: u32) -> Result<LeaderboardEntry, StoreError> {
         steps: r.u32(1, "steps")?,
         time_ms: to_u64(r.int(2)?, "time")?,
         run_id: r.int(3)?,
+        at_floor: r.bool(4)?,
     })
+}
+
+/// A finished row's (steps, time ranked by), from columns `steps`,
+/// `steps + 1` (time) and `floor` (at_floor).
+fn rank_key(r: &Row, steps: usize, floor: usize) -> Result<(i64, i64), StoreError> {
+    Ok((r.int(steps)?, rank_time(r.int(steps + 1)?, r.bool(floor)?)))
 }
 
 /// A board's table: the first `limit` ranked finishers, `entrants`, and
@@ -74,7 +86,7 @@ pub(crate) async fn leaderboard(
     let rows = db.query(&TOP, &params![date, game, size, limit]).await?;
     let mut keys = Vec::with_capacity(rows.len());
     for r in &rows {
-        keys.push((r.int(1)?, r.int(2)?));
+        keys.push(rank_key(r, 1, 4)?);
     }
     let entries = rows
         .iter()
@@ -85,7 +97,10 @@ pub(crate) async fn leaderboard(
         None => None,
         Some(player) => match db.opt(&MINE, &params![player.as_str(), date, game, size]).await? {
             None => None,
-            Some(r) => Some(entry(&r, rank_in(db, date, game, size, r.int(1)?, r.int(2)?).await?)?),
+            Some(r) => {
+                let (steps, rank_ms) = rank_key(&r, 1, 4)?;
+                Some(entry(&r, rank_in(db, date, game, size, steps, rank_ms).await?)?)
+            }
         },
     };
     let entrants = entrants_in(db, date, game, size).await?;
@@ -97,7 +112,8 @@ pub(crate) async fn leaderboard(
 pub(crate) async fn rank_of(db: &mut dyn Db, run_id: i64) -> Result<Option<u32>, StoreError> {
     db.begin(TxKind::Snapshot).await?;
     let Some(r) = db.opt(&RANKED_FINISH, &params![run_id]).await? else { return Ok(None) };
-    let rank = rank_in(db, r.date(0)?, r.game(1)?, r.size(2)?, r.int(3)?, r.int(4)?).await?;
+    let (steps, rank_ms) = rank_key(&r, 3, 5)?;
+    let rank = rank_in(db, r.date(0)?, r.game(1)?, r.size(2)?, steps, rank_ms).await?;
     db.commit().await?;
     Ok(Some(rank))
 }
@@ -130,6 +146,7 @@ pub(crate) async fn ranked_run(
         state: r.state(1)?,
         steps: r.u32(2, "steps")?,
         time_ms: r.opt_u64(3, "time")?,
+        at_floor: r.bool(5)?,
         started_at: r.string(4)?,
     }))
 }
@@ -179,7 +196,7 @@ async fn rank_of_row(
 ) -> Result<Option<u32>, StoreError> {
     match (row.state, row.time_ms) {
         (RunState::Finished, Some(t)) => {
-            let t = super::convert::to_i64(t, "time")?;
+            let t = rank_time(super::convert::to_i64(t, "time")?, row.at_floor);
             Ok(Some(rank_in(db, date, game, size, i64::from(row.steps), t).await?))
         }
         _ => Ok(None),

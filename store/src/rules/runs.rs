@@ -7,7 +7,7 @@
 use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::{Game, Size};
 
-use super::convert::{streak_of, Ending};
+use super::convert::{rank_time_sql, streak_of, Ending};
 use super::{check_board, lock};
 use crate::db::{params, Db, Sql, TxKind};
 use crate::error::StoreError;
@@ -55,19 +55,23 @@ static FINISH_READ: Sql = Sql::new(
     "SELECT player, date, game, size, ranked, state, steps, time_ms, actions FROM runs WHERE id = $1 {for_update}",
 );
 static FINISH_WRITE: Sql = Sql::new(
-    "UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6, ended_at = {now}
+    "UPDATE runs SET state = $2, steps = $3, time_ms = $4, actions = $5, times = $6, at_floor = $7,
+         ended_at = {now}
      WHERE id = $1",
 );
-/// `$1..$3` the board, `$4` steps, `$5` time: finished ranked runs strictly better.
-pub(crate) static RANK: Sql = Sql::new(
+/// `$1..$3` the board, `$4` steps, `$5` the time ranked by
+/// ([`super::convert::rank_time`]): finished ranked runs strictly better.
+pub(crate) static RANK: Sql = Sql::new(concat!(
     // Fewer steps: from the per-step counters; the same steps and less
     // time: one step count's slice of the board index.
     "SELECT (SELECT COALESCE(SUM(n), 0) FROM {step_counts} c
              WHERE date = $1 AND game = $2 AND size = $3 AND steps < $4)
           + (SELECT COUNT(*) FROM runs
              WHERE date = $1 AND game = $2 AND size = $3 AND {ranked} AND state = 'finished'
-               AND steps = $4 AND time_ms < $5)",
-);
+               AND steps = $4 AND ",
+    rank_time_sql!(),
+    " < $5)"
+));
 pub(crate) static ENTRANTS: Sql =
     Sql::new("SELECT COALESCE(SUM(n), 0) FROM board_entrants WHERE date = $1 AND game = $2 AND size = $3");
 pub(crate) static STREAK_DATES: Sql = Sql::new(
@@ -238,14 +242,15 @@ pub(crate) async fn finish_one(
     }
     let steps = i64::from(end.steps);
     if !repeat {
-        let ending = params![run_id, end.state, steps, end.time_db, &end.actions, end.times.as_deref()];
+        let ending =
+            params![run_id, end.state, steps, end.time_db, &end.actions, end.times.as_deref(), end.at_floor];
         db.execute(&FINISH_WRITE, &ending).await?;
         if ranked && end.finished() {
             let count_step = db.dialect().count_step;
             db.execute(count_step, &params![date, game, size, steps, run_id]).await?;
         }
     }
-    let rank = match end.time_db {
+    let rank = match end.rank_db() {
         Some(t) if ranked => Some(rank_in(db, date, game, size, steps, t).await?),
         _ => None,
     };
@@ -265,16 +270,17 @@ pub(crate) async fn finish_one(
 }
 
 /// Standard competition rank of (steps, time) among the board's ranked
-/// finishes: one more than the number strictly better.
+/// finishes: one more than the number strictly better. `rank_ms`: the
+/// run's time as ranked ([`super::convert::rank_time`]: 0 at the floor).
 pub(crate) async fn rank_in(
     db: &mut dyn Db,
     date: mazerace_protocol::daily::DailyDate,
     game: Game,
     size: Size,
     steps: i64,
-    time_ms: i64,
+    rank_ms: i64,
 ) -> Result<u32, StoreError> {
-    let better = db.one(&RANK, &params![date, game, size, steps, time_ms]).await?.u32(0, "count")?;
+    let better = db.one(&RANK, &params![date, game, size, steps, rank_ms]).await?.u32(0, "count")?;
     Ok(better.saturating_add(1))
 }
 

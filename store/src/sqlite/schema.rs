@@ -136,6 +136,20 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE leagues ADD COLUMN made_on TEXT;
     CREATE INDEX leagues_made_by ON leagues (address, made_on) WHERE address IS NOT NULL;
     "#,
+    // 7 (issue 24): a ranked finish paced at the ranked floor end to end
+    // (a likely script): shown or hidden by a table, tied on time in ranks;
+    // and a league's owner.
+    r#"
+    ALTER TABLE runs ADD COLUMN at_floor INTEGER NOT NULL DEFAULT 0 CHECK (at_floor IN (0, 1));
+    -- And who made a league (their player key): its owner, who may remove
+    -- members while they are in it (NULL for older leagues: the
+    -- longest-standing member owns those).
+    ALTER TABLE leagues ADD COLUMN owner TEXT;
+    "#,
+    // 8: PostgreSQL's room-move mailbox (its version 8). A single SQLite
+    // node has no other node to move a room to: nothing to do, and the
+    // version numbers stay equal.
+    "",
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

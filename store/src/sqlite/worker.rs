@@ -151,7 +151,7 @@ async fn commit(
         }
     }
     let committed = if db.in_transaction() {
-        match rank_as_committed(db, &mut out).await {
+        match rank_as_committed(db, batch, &mut out).await {
             Ok(()) => db.conn.execute_batch("COMMIT").map_err(StoreError::from),
             Err(e) => Err(e),
         }
@@ -168,17 +168,18 @@ async fn commit(
 }
 
 /// Each ranked finish of the batch ranked again, now that all are written:
-/// its rank as of the commit.
+/// its rank as of the commit (by the time it ranks by: 0 at the floor).
 async fn rank_as_committed(
     db: &mut SqliteDb,
+    batch: &[FinishJob],
     out: &mut [Result<FinishedRun, StoreError>],
 ) -> Result<(), StoreError> {
-    for done in out.iter_mut().flatten() {
-        if let (true, Some(time_ms)) = (done.ranked, done.time_ms) {
-            let time = crate::rules::convert::to_i64(time_ms, "time")?;
+    for (job, done) in batch.iter().zip(out.iter_mut()) {
+        let Ok(done) = done else { continue };
+        if let (true, Some(rank_ms)) = (done.ranked, job.end.rank_db()) {
             let steps = i64::from(done.steps);
             done.rank =
-                Some(crate::rules::runs::rank_in(db, done.date, done.game, done.size, steps, time).await?);
+                Some(crate::rules::runs::rank_in(db, done.date, done.game, done.size, steps, rank_ms).await?);
         }
     }
     Ok(())

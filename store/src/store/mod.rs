@@ -229,6 +229,17 @@ impl Store {
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// The room-move mailbox ([`crate::postgres::moves`]): on PostgreSQL
+    /// only, where other nodes share the database; `None` on SQLite.
+    pub fn room_moves(&self) -> Option<crate::postgres::moves::RoomMoves> {
+        match &self.shared.engine {
+            Engine::Postgres { pool, .. } => {
+                Some(crate::postgres::moves::RoomMoves::new(Arc::clone(pool), self.shared.me.boot.clone()))
+            }
+            Engine::Sqlite(_) => None,
+        }
+    }
+
     /// Requests in the store now (the queue's depth).
     pub fn queued(&self) -> usize {
         self.shared.capacity - self.shared.permits.available_permits()

@@ -42,6 +42,7 @@ impl Fuzz {
             | ClientMsg::CreateLeague { .. }
             | ClientMsg::JoinLeague { .. }
             | ClientMsg::LeaveLeague { .. }
+            | ClientMsg::RemoveMember { .. }
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. } => Expect::Error(vec![ErrorCode::Internal]),

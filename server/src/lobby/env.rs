@@ -2,7 +2,8 @@
 //! holds the room registry and the sessions it creates and resumes, the
 //! per-address slots (rooms, sessions), the join budgets (failed joins,
 //! and joins), the daily hook, the drain (no new rooms while it lasts),
-//! the task tracker and shutdown token its resume timers run under, and
+//! the task tracker and shutdown token its resume timers run under, the
+//! room moves and the seats of rooms moved here (`moved.rs`), and
 //! [`LobbyLimits`], the handful of settings it reads. Every part is the
 //! real thing, so a unit test builds one from a [`Config`] as the server
 //! does ([`LobbyEnv::new`]); nothing here knows about sockets.

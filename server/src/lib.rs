@@ -13,8 +13,11 @@
 //!   400, the violation penalty, token buckets, LAN addresses, the
 //!   open-file limit.
 //! - `http`: routes, static files (`assets`), the upgrade to `/ws`.
-//! - `conn`: one connection, one task that alone reads and writes its
-//!   socket: limits, `hello`, sessions, routing to rooms.
+//! - `conn`: one connection as transport: one task that alone reads and
+//!   writes its socket, keeps its deadlines and hands every frame to ...
+//! - `lobby`: ... the connection's lobby service, a value with no socket:
+//!   the flood gate, `hello` and resuming, making and joining rooms,
+//!   leaderboards and leagues, the room commands routed to the room.
 //! - `outbox`: a connection's bounded outbox and progress slot, filled by
 //!   anyone, drained by the connection's task (the slow-client policy lives
 //!   there).
@@ -42,6 +45,7 @@ pub mod gen;
 mod http;
 mod ids;
 mod load;
+mod lobby;
 mod logs;
 pub mod metrics;
 mod moves;

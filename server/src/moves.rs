@@ -6,7 +6,7 @@
 //!   results (a room mid-race when its race ends): the room's export is
 //!   posted, and the node waits (at most `wait`) for another node's answer,
 //!   the room's new code and key.
-//! - A living node adopts what others posted (`conn/moved.rs`).
+//! - A living node adopts what others posted (`lobby/moved.rs`).
 //! - Both remember old code to new for `remember` (`--move-memory-secs`)
 //!   in memory, at most [`MAX_REMEMBERED`] moves; after that (or on a node
 //!   that restarted since) the database's rows answer, until forgotten.

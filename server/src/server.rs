@@ -14,7 +14,7 @@
 //! (`moves.rs`, on PostgreSQL; a room mid-race moves once its race is
 //! over) and shuts down as above once nothing plays or moves, or at the
 //! drain limit (`drain.rs`). Meanwhile it adopts nothing; a living node
-//! adopts the rooms other nodes post (`conn/moved.rs`).
+//! adopts the rooms other nodes post (`lobby/moved.rs`).
 //!
 //! The sockets are accepted by [`crate::edge::accept`] (limits, timeouts, socket
 //! settings); `GET /metrics` has a listener of its own (`metrics_bind`).
@@ -170,7 +170,7 @@ impl Server {
             }
         }
         // Rooms other nodes post while they drain (none without a mailbox).
-        sh.tracker.spawn(crate::conn::adopt_loop(Arc::clone(&sh.conn)));
+        sh.tracker.spawn(crate::lobby::adopt_loop(Arc::clone(sh.conn.lobby())));
         let app = crate::http::router(Arc::clone(&sh.http));
         let trusted = Arc::new(cfg.trusted_proxies.clone());
         accept::serve(

@@ -1,22 +1,22 @@
 //! One WebSocket connection, as transport: one task reads and writes the
-//! socket (`socket.rs`), keeps the deadlines (`deadlines.rs`) and the flood
-//! gate, and hands each message to the lobby service (`lobby.rs`: `hello`,
-//! the session and the room commands; `requests.rs`: creating and joining
-//! rooms, leaderboards). What others send the player goes through the
-//! connection's [`Outbox`], which wakes this task; all a connection reaches
-//! of the server is its [`ConnEnv`] (`env.rs`).
+//! socket (`socket.rs`), keeps the deadlines (`deadlines.rs`) and hands
+//! every frame to the connection's [`Lobby`] (`crate::lobby`: the flood
+//! gate, `hello`, the session, rooms, leaderboards, leagues), which answers
+//! into the connection's [`Outbox`] and says whether to read on. What
+//! others send the player goes through the same outbox, which wakes this
+//! task; all a connection reaches of the server is its [`ConnEnv`]
+//! (`env.rs`).
 //!
-//! Recoverable mistakes (bad JSON, a message out of place) are answered with
-//! an `error` and the connection goes on; fatal ones close it with a code
-//! and a reason (PROTOCOL.md, "Close codes"). A connection closed for a
-//! violation (a flood, a bad frame) is not read again, and its address
-//! waits before its next upgrade (`edge/penalty.rs`). How the peer left is
-//! counted as what happened: a close frame, a FIN without one, a reset
+//! Fatal mistakes close the connection with a code and a reason
+//! (PROTOCOL.md, "Close codes"). A connection closed for a violation (a
+//! flood, a bad frame) is not read again, and its address waits before its
+//! next upgrade (`edge/penalty.rs`). How the peer left is counted as what
+//! happened: a close frame, a FIN without one, a reset
 //! ([`crate::metrics::peer_left`]). Nothing a client sends can make this
 //! task panic or disturb another connection.
 
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -24,30 +24,23 @@ use futures_util::future::Either;
 use hyper::upgrade::{OnUpgrade, Upgraded};
 use hyper_util::rt::TokioIo;
 use mazerace_protocol::close;
-use mazerace_protocol::messages::{ClientMsg, ErrorCode, ServerMsg};
-use mazerace_protocol::Action;
+use mazerace_protocol::messages::{ErrorCode, ServerMsg};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::WebSocketStream;
 use tracing::Instrument;
 
-use crate::edge::limits::TokenBucket;
 use crate::edge::SockCtl;
+use crate::lobby::Lobby;
 use crate::outbox::Outbox;
 
 mod deadlines;
 mod env;
-mod leagues;
 mod live;
-mod lobby;
-mod moved;
-mod requests;
 mod serve;
 mod socket;
 
 pub use env::{ConnEnv, ConnLimits, ConnParts};
-use lobby::Lobby;
-pub use moved::adopt_loop;
 use socket::{Finish, Socket};
 
 /// A player's WebSocket, on the socket hyper upgraded.
@@ -81,7 +74,7 @@ pub fn upgraded(
 
 /// Runs one upgraded socket to its end. Every byte of the returned future
 /// is paid per connected player, hence a plain fn that builds the socket
-/// and the connection before any future exists: an `async fn` keeps its
+/// and the lobby before any future exists: an `async fn` keeps its
 /// arguments for its whole life, so the future would carry a dead copy of
 /// the WebSocket beside the one in use.
 pub fn run(env: Arc<ConnEnv>, ws: Ws, sock: Option<SockCtl>, peer: SocketAddr) -> impl Future<Output = ()> {
@@ -103,18 +96,8 @@ pub fn run(env: Arc<ConnEnv>, ws: Ws, sock: Option<SockCtl>, peer: SocketAddr) -
         // Boxed: rare, and its future would size every connection's.
         return Either::Left(Box::pin(refuse_full(socket, outbox, cfg.close_linger).instrument(span)));
     };
-    let conn = Conn {
-        env: Arc::clone(&env),
-        id,
-        ip: peer.ip(),
-        outbox,
-        lobby: Lobby::AwaitingHello,
-        msgs: TokenBucket::per_second(cfg.msgs_burst, cfg.msgs_per_sec),
-        strikes: TokenBucket::per_second(cfg.flood_strikes, 1),
-        rooms: TokenBucket::new(cfg.rooms_per_conn, cfg.room_refill),
-        leagues: TokenBucket::new(5, std::time::Duration::from_secs(60)),
-    };
-    Either::Right(run_inner(conn, socket, slot).instrument(span))
+    let lobby = Lobby::new(Arc::clone(&env.lobby), peer.ip(), outbox);
+    Either::Right(run_inner(env, lobby, socket, slot).instrument(span))
 }
 
 /// Past `max_connections`: `server_full`, then 1013.
@@ -128,153 +111,37 @@ async fn refuse_full(socket: Socket, outbox: Outbox, linger: std::time::Duration
     socket.finish(Finish::Polite, linger).await;
 }
 
-#[derive(PartialEq, Eq)]
-enum Flow {
-    Go,
-    /// The outbox has been asked to close; stop reading.
-    Stop,
-}
-
-/// What the flood gate says about one incoming message.
-#[derive(PartialEq, Eq)]
-enum Gate {
-    Pass,
-    /// Dropped unread, to be refused with `rate_limited`; the connection
-    /// goes on.
-    Refuse,
-    /// Sustained abuse: the outbox is closing with 1008.
-    Stop,
-}
-
-struct Conn {
-    env: Arc<ConnEnv>,
-    id: u64,
-    ip: IpAddr,
-    outbox: Outbox,
-    lobby: Lobby,
-    msgs: TokenBucket,
-    strikes: TokenBucket,
-    rooms: TokenBucket,
-    /// League creations and joins this connection may make (5, one more a minute).
-    leagues: TokenBucket,
-}
-
 /// The connection's life once admitted. A plain fn around an `async move`
 /// block, not an `async fn`: an async fn's arguments are stored twice in
-/// its future (rust-lang/rust#62958), here the connection and its socket.
+/// its future (rust-lang/rust#62958), here the lobby and the socket.
 #[allow(clippy::manual_async_fn)]
 fn run_inner(
-    mut conn: Conn,
+    env: Arc<ConnEnv>,
+    mut lobby: Lobby,
     mut socket: Socket,
     // Held to the end: a place among `max_connections`.
     slot: OwnedSemaphorePermit,
 ) -> impl Future<Output = ()> {
     async move {
         // Shutdown reaches the connection through its outbox, from now on.
-        let _held = (slot, conn.env.live.join(&conn.outbox));
+        let _held = (slot, env.live.join(lobby.outbox()));
         tracing::debug!("connected");
-        let finish = conn.serve(&mut socket).await;
+        let finish = serve::serve(&env.limits, &mut lobby, &mut socket).await;
         // Once per connection, and the largest states of the future: boxed,
         // so that an idle player's task does not carry room for them.
-        Box::pin(conn.detach()).await;
+        Box::pin(lobby.detach()).await;
         if matches!(finish, Finish::Violation) {
             // Not read again, reset when dropped (nothing lingers for it),
             // and its address waits before its next upgrade.
-            if let Some(sock) = conn.outbox.socket() {
+            if let Some(sock) = lobby.outbox().socket() {
                 sock.reset_on_close();
             }
-            conn.env.penalties.violation(conn.ip);
+            env.penalties.violation(lobby.ip());
         }
-        let linger = conn.env.limits.close_linger;
-        drop(conn);
+        let linger = env.limits.close_linger;
+        drop(lobby);
         Box::pin(socket.finish(finish, linger)).await;
         tracing::debug!("disconnected");
-    }
-}
-
-/// At most `max` bytes of `s`, cut on a character boundary (serde's
-/// messages quote the client's input, which may be any UTF-8).
-fn clip(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let cut = (0..=max).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
-        s.truncate(cut);
-    }
-    s
-}
-
-impl Conn {
-    fn send(&self, msg: &ServerMsg) {
-        self.outbox.send_msg(msg);
-    }
-
-    fn error(&self, code: ErrorCode, message: impl Into<String>) {
-        self.send(&ServerMsg::Error { code, message: message.into() });
-    }
-
-    /// The flood gate: a token per message; past it, messages are refused
-    /// with `rate_limited` ([`Conn::refuse`]), and too many refusals close
-    /// the connection (1008).
-    fn admit(&mut self) -> Gate {
-        if self.msgs.take() {
-            return Gate::Pass;
-        }
-        if self.strikes.take() {
-            return Gate::Refuse;
-        }
-        tracing::warn!("flooding: closing with 1008");
-        self.outbox.close(close::POLICY, "too many messages");
-        Gate::Stop
-    }
-
-    /// A message over the rate: dropped. A racer's `move` or `rewind` is
-    /// answered by its `seq` as any is (the room says `rate_limited` with
-    /// the game as it stands, so the client's prediction is corrected),
-    /// anything else by the `rate_limited` error. Bounded by the strikes:
-    /// at most one room message per refusal, and those run out.
-    async fn refuse(&mut self, text: &str) {
-        let dropped = match (ClientMsg::decode(text), self.session()) {
-            (Ok(ClientMsg::Move { dir, seq }), Some(s)) => Some((Arc::clone(s), seq, Action::Move(dir))),
-            (Ok(ClientMsg::Rewind { seq }), Some(s)) => Some((Arc::clone(s), seq, Action::Rewind)),
-            _ => None,
-        };
-        match dropped {
-            Some((s, seq, action)) => self.dropped(&s, seq, action).await,
-            None => self.error(ErrorCode::RateLimited, "too many messages: slow down"),
-        }
-    }
-
-    async fn on_text(&mut self, text: &str) -> Flow {
-        match self.admit() {
-            Gate::Pass => {}
-            Gate::Refuse => {
-                self.refuse(text).await;
-                return Flow::Go;
-            }
-            Gate::Stop => return Flow::Stop,
-        }
-        let msg = match ClientMsg::decode(text) {
-            Ok(msg) => msg,
-            Err(e) => {
-                self.error(e.code, clip(e.message, 200));
-                return Flow::Go;
-            }
-        };
-        // The hot path inline: a player's move or rewind straight to the room.
-        let act = match (&msg, self.session()) {
-            (ClientMsg::Move { dir, seq }, Some(s)) => Some((Arc::clone(s), *seq, Action::Move(*dir))),
-            (ClientMsg::Rewind { seq }, Some(s)) => Some((Arc::clone(s), *seq, Action::Rewind)),
-            _ => None,
-        };
-        match act {
-            Some((s, seq, action)) => {
-                drop(msg);
-                self.act(&s, seq, action).await;
-            }
-            // Everything else is rare next to moves, so it runs boxed: its
-            // future would otherwise size every connection's task.
-            None => Box::pin(self.dispatch(msg)).await,
-        }
-        Flow::Go
     }
 }
 

@@ -1,135 +1,141 @@
 //! The connection's life after the upgrade: messages and deadlines (and
 //! the shutdown, which comes through the outbox), `select!`ed in the
 //! connection's one task, until one of them
-//! ends it; and what a failed read means for the close. Each message goes
-//! through the flood gate to the lobby service (`mod.rs`, `lobby.rs`).
-
-use std::sync::Arc;
+//! ends it; and what a failed read means for the close. Every frame goes
+//! to the connection's [`Lobby`], which answers it and says whether to
+//! read on ([`Flow`]); the bytes and the deadlines are all this file does.
 
 use mazerace_protocol::close;
-use mazerace_protocol::messages::ErrorCode;
 use tokio::time::{sleep_until, Instant};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use super::deadlines::{Deadlines, Due};
 use super::socket::{Event, Finish, Socket};
-use super::{Conn, Flow, Gate};
+use super::ConnLimits;
+use crate::lobby::{Flow, Lobby};
 use crate::metrics::{self, PeerLeft};
 
-impl Conn {
-    /// The connection's life: messages, deadlines and shutdown until one of
-    /// them ends it; how it is to be closed.
-    pub(super) async fn serve(&mut self, socket: &mut Socket) -> Finish {
-        let env = Arc::clone(&self.env);
-        let cfg = &env.limits;
-        let outbox = self.outbox.clone();
-        let conn = self;
-        let mut deadlines = Deadlines::new(Instant::now(), cfg);
-        let timer = sleep_until(deadlines.next(cfg, false));
-        tokio::pin!(timer);
-        // Shutdown comes through the outbox (`live.rs`): `server_shutdown`
-        // and the 1001 close are written like any frame, then the socket
-        // says the writing is over.
-        loop {
-            tokio::select! {
-                biased;
-                event = socket.next() => {
-                    let frame = match event {
-                        Event::Written(w) => {
-                            // The close the outbox asked for is out, the outbox
-                            // was aborted (too slow), or the socket failed.
-                            if let Some(code) = outbox.close_code() {
-                                tracing::info!(code, "connection closed by the server");
-                            }
-                            return Finish::Written(w);
+/// What the transport does with the lobby's [`Flow`]: a violation's close
+/// is asked of the outbox, and the connection ends as a violation.
+fn carry_out(flow: Flow, lobby: &Lobby) -> Option<Finish> {
+    match flow {
+        Flow::Go => None,
+        Flow::Violation { code, reason } => {
+            lobby.outbox().close(code, reason);
+            Some(Finish::Violation)
+        }
+    }
+}
+
+/// The connection's life: messages, deadlines and shutdown until one of
+/// them ends it; how it is to be closed.
+pub(super) async fn serve(cfg: &ConnLimits, lobby: &mut Lobby, socket: &mut Socket) -> Finish {
+    let outbox = lobby.outbox().clone();
+    let mut deadlines = Deadlines::new(Instant::now(), cfg);
+    let timer = sleep_until(deadlines.next(cfg, false));
+    tokio::pin!(timer);
+    // Shutdown comes through the outbox (`live.rs`): `server_shutdown`
+    // and the 1001 close are written like any frame, then the socket
+    // says the writing is over.
+    loop {
+        tokio::select! {
+            biased;
+            event = socket.next() => {
+                let frame = match event {
+                    Event::Written(w) => {
+                        // The close the outbox asked for is out, the outbox
+                        // was aborted (too slow), or the socket failed.
+                        if let Some(code) = outbox.close_code() {
+                            tracing::info!(code, "connection closed by the server");
                         }
-                        Event::Read(frame) => frame,
-                    };
-                    deadlines.last_frame = Instant::now();
-                    match frame {
-                        None => {
-                            metrics::peer_left(PeerLeft::Eof);
+                        return Finish::Written(w);
+                    }
+                    Event::Read(frame) => frame,
+                };
+                deadlines.last_frame = Instant::now();
+                match frame {
+                    None => {
+                        metrics::peer_left(PeerLeft::Eof);
+                        return Finish::PeerGone;
+                    }
+                    Some(Err(e)) => match ReadFailure::of(&e) {
+                        ReadFailure::TooBig => {
+                            tracing::info!("message over the size limit: closing with 1009");
+                            let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
+                            outbox.close(close::TOO_BIG, reason);
+                            return Finish::Violation;
+                        }
+                        // RFC 6455 7.4.1: a protocol violation is 1002,
+                        // a text frame that is not UTF-8 is 1007.
+                        ReadFailure::Protocol => {
+                            tracing::info!(error = %e, "protocol violation: closing with 1002");
+                            outbox.close(close::PROTOCOL_ERROR, "protocol violation");
+                            return Finish::Violation;
+                        }
+                        ReadFailure::NotUtf8 => {
+                            tracing::info!("text frame not UTF-8: closing with 1007");
+                            outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
+                            return Finish::Violation;
+                        }
+                        ReadFailure::Left(how) => {
+                            tracing::debug!(error = %e, "the peer left");
+                            metrics::peer_left(how);
                             return Finish::PeerGone;
                         }
-                        Some(Err(e)) => match ReadFailure::of(&e) {
-                            ReadFailure::TooBig => {
-                                tracing::info!("message over the size limit: closing with 1009");
-                                let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                                outbox.close(close::TOO_BIG, reason);
-                                return Finish::Violation;
-                            }
-                            // RFC 6455 7.4.1: a protocol violation is 1002,
-                            // a text frame that is not UTF-8 is 1007.
-                            ReadFailure::Protocol => {
-                                tracing::info!(error = %e, "protocol violation: closing with 1002");
-                                outbox.close(close::PROTOCOL_ERROR, "protocol violation");
-                                return Finish::Violation;
-                            }
-                            ReadFailure::NotUtf8 => {
-                                tracing::info!("text frame not UTF-8: closing with 1007");
-                                outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
-                                return Finish::Violation;
-                            }
-                            ReadFailure::Left(how) => {
-                                tracing::debug!(error = %e, "the peer left");
-                                metrics::peer_left(how);
-                                return Finish::PeerGone;
-                            }
-                        },
-                        Some(Ok(Message::Text(text))) => {
-                            // The socket goes on being written while the
-                            // message is handled (a store call may take a
-                            // while): the room's frames do not wait for it.
-                            let work = std::pin::pin!(conn.on_text(text.as_str()));
-                            let (flow, written) = socket.writing_while(work).await;
-                            if flow == Flow::Stop {
-                                return Finish::Violation;
-                            }
-                            if let Some(w) = written {
-                                return Finish::Written(w);
-                            }
+                    },
+                    Some(Ok(Message::Text(text))) => {
+                        // The socket goes on being written while the
+                        // message is handled (a store call may take a
+                        // while): the room's frames do not wait for it.
+                        let (flow, written) = {
+                            let work = std::pin::pin!(lobby.on_text(text.as_str()));
+                            socket.writing_while(work).await
+                        };
+                        if let Some(finish) = carry_out(flow, lobby) {
+                            return finish;
                         }
-                        Some(Ok(Message::Binary(_))) => match conn.admit() {
-                            Gate::Stop => return Finish::Violation,
-                            Gate::Refuse => {}
-                            Gate::Pass => {
-                                conn.error(ErrorCode::BinaryFrame, "binary frames are not spoken here: send JSON text");
-                            }
-                        },
-                        Some(Ok(Message::Close(_))) => {
-                            metrics::peer_left(PeerLeft::CloseFrame);
-                            return Finish::PeerClosed;
+                        if let Some(w) = written {
+                            return Finish::Written(w);
                         }
-                        // Pings are answered by tungstenite; pongs prove
-                        // liveness. Both count against the message rate: a
-                        // flood of pings is a flood (each one costs a pong).
-                        // Raw frames are only ever sent, never read.
-                        Some(Ok(Message::Frame(_))) => {}
-                        Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
-                            if conn.admit() == Gate::Stop {
-                                return Finish::Violation;
-                            }
+                    }
+                    Some(Ok(Message::Binary(_))) => {
+                        if let Some(finish) = carry_out(lobby.on_binary(), lobby) {
+                            return finish;
+                        }
+                    }
+                    Some(Ok(Message::Close(_))) => {
+                        metrics::peer_left(PeerLeft::CloseFrame);
+                        return Finish::PeerClosed;
+                    }
+                    // Pings are answered by tungstenite; pongs prove
+                    // liveness. Both count against the message rate: a
+                    // flood of pings is a flood (each one costs a pong).
+                    // Raw frames are only ever sent, never read.
+                    Some(Ok(Message::Frame(_))) => {}
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                        if let Some(finish) = carry_out(lobby.on_control(), lobby) {
+                            return finish;
                         }
                     }
                 }
-                () = &mut timer => {
-                    let said_hello = conn.lobby.said_hello();
-                    match deadlines.due(Instant::now(), cfg, said_hello) {
-                        Due::Hello => {
-                            tracing::info!("no hello in time: closing with 4000");
-                            outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
-                            return Finish::Polite;
-                        }
-                        Due::Idle => {
-                            tracing::info!("silent peer: closing with 4001");
-                            outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
-                            return Finish::Polite;
-                        }
-                        Due::Ping => outbox.ping(),
-                        Due::Nothing => {}
+            }
+            () = &mut timer => {
+                let said_hello = lobby.said_hello();
+                match deadlines.due(Instant::now(), cfg, said_hello) {
+                    Due::Hello => {
+                        tracing::info!("no hello in time: closing with 4000");
+                        outbox.close(close::HELLO_TIMEOUT, format!("no hello within {:?}", cfg.hello_timeout));
+                        return Finish::Polite;
                     }
-                    timer.as_mut().reset(deadlines.next(cfg, said_hello));
+                    Due::Idle => {
+                        tracing::info!("silent peer: closing with 4001");
+                        outbox.close(close::IDLE_TIMEOUT, format!("no frame from you for {:?}", cfg.idle_timeout));
+                        return Finish::Polite;
+                    }
+                    Due::Ping => outbox.ping(),
+                    Due::Nothing => {}
                 }
+                timer.as_mut().reset(deadlines.next(cfg, said_hello));
             }
         }
     }

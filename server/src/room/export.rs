@@ -17,7 +17,7 @@
 //! just reconnected, and the host decides when they are all back).
 //!
 //! On the new node every member is a placeholder (disconnected) under a new
-//! player id, until they claim it with their token (`conn/moved.rs`).
+//! player id, until they claim it with their token (`lobby/moved.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;

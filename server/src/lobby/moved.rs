@@ -6,7 +6,7 @@
 //! - [`claim`]: such a `hello` makes the seat the player's session, so the
 //!   resume that follows puts them in the room (`welcome` resumed, then the
 //!   room's snapshot);
-//! - [`Conn::answer_moved`]: a join (or a resume) of an old code is
+//! - [`Lobby::answer_moved`]: a join (or a resume) of an old code is
 //!   answered `room_moved` while the move is remembered.
 //!
 //! Bounds: a poll claims at most [`CLAIM_BATCH`] rooms; seats live for the
@@ -23,7 +23,7 @@ use mazerace_store::PlayerKey;
 use tokio::time::{interval, Instant, MissedTickBehavior};
 use tracing::Instrument;
 
-use super::{Conn, ConnEnv};
+use super::{Lobby, LobbyEnv};
 use crate::ids::is_code_shaped;
 use crate::room::{RoomCmd, RoomExport, RoomHandle};
 
@@ -63,7 +63,7 @@ impl Claims {
 
 /// `hello` with `token`: a seat waiting for it becomes the player's
 /// session (detached, for the resume right after to pick up).
-pub(super) async fn claim(env: &ConnEnv, token: &str) {
+pub(super) async fn claim(env: &LobbyEnv, token: &str) {
     let key = PlayerKey::from_token(token);
     let Some(seat) = env.claims.seats().remove(key.as_str()) else { return };
     if !env.sessions.adopt(seat.id, token, Arc::clone(&seat.name), seat.room.clone()) {
@@ -80,7 +80,7 @@ pub(super) async fn claim(env: &ConnEnv, token: &str) {
 
 /// Adopts other nodes' posted rooms until the shutdown; a draining node
 /// adopts nothing. Without a mailbox, returns at once.
-pub async fn adopt_loop(env: Arc<ConnEnv>) {
+pub async fn adopt_loop(env: Arc<LobbyEnv>) {
     let Some(mailbox) = env.moves.mailbox().cloned() else { return };
     let mut tick = interval(POLL);
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -120,7 +120,7 @@ pub async fn adopt_loop(env: Arc<ConnEnv>) {
 }
 
 /// Makes claimed move `c` a room here and answers its old node.
-async fn adopt(env: &Arc<ConnEnv>, mailbox: &RoomMoves, c: ClaimedMove) {
+async fn adopt(env: &Arc<LobbyEnv>, mailbox: &RoomMoves, c: ClaimedMove) {
     let made = serde_json::from_str::<RoomExport>(&c.payload)
         .map_err(|e| e.to_string())
         .and_then(|export| adopt_room(env, export));
@@ -138,7 +138,7 @@ async fn adopt(env: &Arc<ConnEnv>, mailbox: &RoomMoves, c: ClaimedMove) {
 }
 
 /// The room an export describes, started here with its members as seats.
-fn adopt_room(env: &Arc<ConnEnv>, x: RoomExport) -> Result<RoomHandle, String> {
+fn adopt_room(env: &Arc<LobbyEnv>, x: RoomExport) -> Result<RoomHandle, String> {
     let key = env.ids.room_key().into();
     let (adoption, waiting) = x.adoption(|| env.sessions.reserve_id(), key)?;
     let room = env.rooms.adopt(&env.room_env, &env.ids, env.limits.node_id, adoption);
@@ -168,7 +168,7 @@ fn adopt_room(env: &Arc<ConnEnv>, x: RoomExport) -> Result<RoomHandle, String> {
     Ok(room)
 }
 
-impl Conn {
+impl Lobby {
     /// A join (or a resume) of room `code` that moved away: answered with
     /// `room_moved` (`true`) while the move is remembered. A code of this
     /// node (or of no node) may be looked up in the database too, at the

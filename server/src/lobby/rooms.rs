@@ -1,19 +1,19 @@
-//! The lobby's requests that reach past the connection: making a room (on a
-//! random, chosen or daily seed, or to replace a lost node's room), joining
-//! one by code, and a daily board's leaderboard.
+//! Making a room (on a random, chosen or daily seed, or to replace a lost
+//! node's room) and joining one by code, with the budgets that hold both
+//! back: rooms per connection and per address, failed joins and joins per
+//! address.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use mazerace_protocol::daily::DailyDate;
 use mazerace_protocol::matches::MatchSettings;
-use mazerace_protocol::messages::{ErrorCode, RankBy, RoomRef, ServerMsg};
+use mazerace_protocol::messages::{ErrorCode, RankBy, RoomRef};
 use mazerace_protocol::{Board, Game, Seed, Size};
 use tokio::time::timeout;
 
-use super::Conn;
+use super::store::STORE_WAIT;
+use super::Lobby;
 use crate::config::MAX_PLAYERS_CAP;
-use crate::daily::{BoardQuery, DailyError, NOT_CONFIGURED};
+use crate::daily::{DailyError, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
 use crate::room::{JoinError, NewMember, RoomHandle, RoomSettings};
 use crate::sessions::Session;
@@ -34,9 +34,6 @@ enum Replacing {
     Made(RoomHandle),
 }
 
-/// How long a request waits for the daily store.
-const STORE_WAIT: Duration = Duration::from_secs(5);
-
 /// A `create_room` as asked.
 pub(super) struct NewRoom {
     pub game: Game,
@@ -46,11 +43,11 @@ pub(super) struct NewRoom {
     pub max_players: Option<u32>,
     pub daily: bool,
     pub format: Option<MatchSettings>,
-    /// A lost node's room this one replaces (see [`Conn::replacement`]).
+    /// A lost node's room this one replaces (see [`Lobby::replacement`]).
     pub replaces: Option<RoomRef>,
 }
 
-impl Conn {
+impl Lobby {
     fn member(&self, s: &Session) -> NewMember {
         NewMember { id: s.id, name: s.name(), token: Arc::clone(&s.token), outbox: self.outbox.clone() }
     }
@@ -239,34 +236,5 @@ impl Conn {
         let me = self.env.limits.node_id?;
         let first = code.chars().next().filter(|_| is_code_shaped(code))?;
         (first != me).then_some(first)
-    }
-
-    pub(super) async fn leaderboard(
-        &mut self,
-        s: &Arc<Session>,
-        game: Game,
-        size: Size,
-        date: Option<DailyDate>,
-    ) {
-        let Some(hook) = self.env.daily.clone() else {
-            return self.error(ErrorCode::Internal, NOT_CONFIGURED);
-        };
-        let query = match BoardQuery::new(game, size, date) {
-            Ok(q) => q,
-            Err(e) => return self.error(ErrorCode::BadSize, e.to_string()),
-        };
-        let fut = hook.leaderboard(query, Some(s.token.to_string()));
-        match timeout(STORE_WAIT, fut).await.unwrap_or_else(|_| Err(DailyError::late())) {
-            Ok(board) => self.send(&ServerMsg::Leaderboard(board)),
-            Err(e) => self.daily_failed(&e, "the leaderboard"),
-        }
-    }
-
-    /// A daily error as its one socket answer ([`DailyError::socket`]): a
-    /// refusal keeps its own code. Not answering within [`STORE_WAIT`]
-    /// counts as unavailable.
-    fn daily_failed(&self, e: &DailyError, what: &str) {
-        let (code, message) = e.socket(what);
-        self.error(code, message);
     }
 }

@@ -17,7 +17,7 @@ async fn welcome_room_and_pong_are_exact_json() {
     assert_eq!(
         welcome,
         format!(
-            r#"{{"type":"welcome","player_id":1,"token":"{token}","resumed":false,"name":"Ann","limits":{{"msgs_per_sec":10000,"msgs_burst":10000,"max_name_chars":24,"resume_window_ms":60000}}}}"#
+            r#"{{"type":"welcome","player_id":1,"token":"{token}","resumed":false,"name":"Ann","limits":{{"msgs_per_sec":10000,"msgs_burst":10000,"max_name_chars":24,"resume_window_ms":60000,"ranked_move_ms":0,"ranked_move_burst":3}}}}"#
         )
     );
 

@@ -4,7 +4,15 @@ import { gateOpen } from './rules.js';
 import { RACER_COLOURS } from './render.js';
 
 /** The server's documented defaults, for a `welcome` without `limits` (an older server). */
-export const DEFAULT_LIMITS = Object.freeze({ msgs_per_sec: 40, msgs_burst: 80, max_name_chars: 24, resume_window_ms: 60000 });
+export const DEFAULT_LIMITS = Object.freeze({
+  msgs_per_sec: 40,
+  msgs_burst: 80,
+  max_name_chars: 24,
+  resume_window_ms: 60000,
+  // A ranked daily try's fastest pace, as `welcome` says it (the server refuses faster moves `too_fast`).
+  ranked_move_ms: 80,
+  ranked_move_burst: 3,
+});
 
 export function createState() {
   return {
@@ -182,9 +190,10 @@ export function colourOf(s, id) {
 /** A bucket of half the burst refilled at 5/8 of the rate (`limits` as readLimits leaves them). */
 export function pacing(limits, rankedDaily = false) {
   const pace = { cap: Math.max(1, Math.floor(limits.msgs_burst / 2)), perSec: Math.max(1, (limits.msgs_per_sec * 5) / 8) };
-  // The server paces a ranked daily try to human input (too_fast): stay under it.
-  return rankedDaily ? { cap: Math.min(pace.cap, 2), perSec: Math.min(pace.perSec, RANKED_MOVES_PER_SEC) } : pace;
+  if (!rankedDaily) return pace;
+  // The server paces a ranked daily try to human input (too_fast): stay under
+  // its floor by a fifth (a timer fires late, never early, but the network
+  // can bunch two moves) and under its burst by one.
+  const floorPerSec = (1000 / limits.ranked_move_ms) * 0.8;
+  return { cap: Math.max(1, Math.min(pace.cap, limits.ranked_move_burst - 1)), perSec: Math.min(pace.perSec, floorPerSec) };
 }
-
-/** Below the server's ranked floor (80 ms a move: 12.5 a second). */
-export const RANKED_MOVES_PER_SEC = 10;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createState, DEFAULT_LIMITS } from '../../public/js/state.js';
-import { handle, HANDLERS } from '../../public/js/handlers.js';
+import { handle, HANDLERS, readLimits } from '../../public/js/handlers.js';
 import { request } from '../../public/js/actions.js';
 import { fakeFx, player, room, welcome, seated } from './fakes.mjs';
 
@@ -38,11 +38,19 @@ test('welcome: id, token, the confirmed name and the limits; defaults from an ol
   const s = createState();
   const fx = fakeFx();
   s.me.helloName = 'typed';
-  handle(s, welcome({ name: 'Ann', limits: { msgs_per_sec: 10, msgs_burst: 12, max_name_chars: 16, resume_window_ms: 30000 } }), fx);
+  const limits = {
+    msgs_per_sec: 10,
+    msgs_burst: 12,
+    max_name_chars: 16,
+    resume_window_ms: 30000,
+    ranked_move_ms: 120,
+    ranked_move_burst: 2,
+  };
+  handle(s, welcome({ name: 'Ann', limits }), fx);
   assert.equal(s.me.id, 1);
   assert.equal(s.conn.welcomed, true);
   assert.equal(s.me.name, 'Ann', 'the name the server says, not the one typed');
-  assert.deepEqual(s.limits, { msgs_per_sec: 10, msgs_burst: 12, max_name_chars: 16, resume_window_ms: 30000 });
+  assert.deepEqual(s.limits, limits);
   assert.equal(fx.store.token(), '5f0c3a9e1b7d42c8a6e0f1d2c3b4a596');
   const old = createState();
   old.me.helloName = 'Bo';
@@ -302,12 +310,19 @@ test('an offline welcome keeps the daily identity and marks the page offline', (
   assert.equal(s.conn.offline, false);
 });
 
-test('a ranked daily try is paced under the server floor; practice keeps the message rate', async () => {
-  const { pacing, RANKED_MOVES_PER_SEC } = await import('../../public/js/state.js');
+test('a ranked daily try is paced under the floor welcome names; practice keeps the message rate', async () => {
+  const { pacing } = await import('../../public/js/state.js');
   const open = pacing(DEFAULT_LIMITS);
-  const ranked = pacing(DEFAULT_LIMITS, true);
   assert.deepEqual(open, { cap: 40, perSec: 25 });
-  assert.ok(ranked.perSec <= RANKED_MOVES_PER_SEC);
-  assert.ok(1000 / ranked.perSec > 80, 'slower than one move per 80 ms (the server floor)');
-  assert.ok(ranked.cap < 3, 'a smaller burst than the server allows');
+  // As the server announces them (welcome.limits), not as the page assumes.
+  for (const [ms, burst] of [
+    [80, 3],
+    [200, 2],
+    [25, 5],
+  ]) {
+    const limits = readLimits({ ...DEFAULT_LIMITS, ranked_move_ms: ms, ranked_move_burst: burst });
+    const ranked = pacing(limits, true);
+    assert.ok(1000 / ranked.perSec > ms, `slower than one move per ${ms} ms (the server floor)`);
+    assert.ok(ranked.cap < burst && ranked.cap >= 1, 'a smaller burst than the server allows');
+  }
 });

@@ -105,6 +105,13 @@ pub struct Limits {
     pub max_name_chars: u32,
     /// How long a dropped session waits for a resume.
     pub resume_window_ms: u64,
+    /// A ranked daily run's fastest pace: milliseconds a move, sustained
+    /// (faster moves are refused `too_fast`; the client paces under it).
+    #[serde(default)]
+    pub ranked_move_ms: u32,
+    /// Moves a ranked daily run may make at once above that pace.
+    #[serde(default)]
+    pub ranked_move_burst: u32,
 }
 
 /// Why the server refused a message. Each comes with a human `message`.

@@ -40,6 +40,9 @@ pub struct LobbyLimits {
     pub max_players: u32,
     /// This node's letter in room codes, when several nodes share a database.
     pub node_id: Option<char>,
+    /// A ranked daily run's pace floor and burst (`daily::pace`), told to the client.
+    pub ranked_move_floor: Duration,
+    pub ranked_move_burst: u32,
 }
 
 impl LobbyLimits {
@@ -53,6 +56,8 @@ impl LobbyLimits {
             resume_window: cfg.resume_window,
             max_players: cfg.max_players,
             node_id: cfg.node_id,
+            ranked_move_floor: cfg.ranked_move_floor,
+            ranked_move_burst: cfg.ranked_move_burst,
         }
     }
 
@@ -63,6 +68,8 @@ impl LobbyLimits {
             msgs_burst: self.msgs_burst,
             max_name_chars: crate::names::MAX_NAME_CHARS as u32,
             resume_window_ms: self.resume_window.as_millis() as u64,
+            ranked_move_ms: u32::try_from(self.ranked_move_floor.as_millis()).unwrap_or(u32::MAX),
+            ranked_move_burst: self.ranked_move_burst,
         }
     }
 }

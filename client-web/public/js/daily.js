@@ -37,6 +37,15 @@ export const lbTable = (id) =>
   );
 $('lb-wrap').append(lbTable('lb'));
 $('ranks-meta').after(lbTable('ranks-rows'));
+// Runs the server flagged as paced at the ranked floor end to end (a likely
+// script) can be hidden from the day's table; shown only when there are some.
+const floorToggle = el(
+  'label',
+  { class: 'note', hidden: true },
+  el('input', { type: 'checkbox', id: 'hide-floor' }),
+  ' Hide runs at floor pace',
+);
+$('ranks-meta').after(floorToggle);
 
 export function init(c) {
   ctx = c;
@@ -54,6 +63,10 @@ export function init(c) {
     root.querySelector('[data-f=watch]').addEventListener('click', () => watch(get()));
   }
   c.on('ranks-back', 'click', () => (s.view = 'home'));
+  c.on('hide-floor', 'change', () => {
+    tables.delete($('ranks-rows'));
+    c.render();
+  });
   setInterval(tick, 1000);
 }
 
@@ -284,14 +297,17 @@ export function table(tbody, m, empty = 'No finishes yet today. Be the first!') 
           : null,
       ),
     );
-  const entries = F.list(m.entries);
+  const all = F.list(m.entries);
   const you = m.you;
+  const ranks = tbody.id === 'ranks-rows';
+  if (ranks) floorToggle.hidden = !all.some((e) => e.at_floor);
+  const entries = F.shownEntries(all, ranks && $('hide-floor').checked, you && you.run_id);
   const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
   tbody.replaceChildren(...(rows.length ? rows : [note(5, empty)]));
   tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
   if (tbody.id === 'ranks-rows')
-    $('ranks-meta').textContent = `${m.date || 'Today'} (UTC) · ${F.plural(m.entrants ?? entries.length, 'entrant')} · first tries only`;
+    $('ranks-meta').textContent = `${m.date || 'Today'} (UTC) · ${F.plural(m.entrants ?? all.length, 'entrant')} · first tries only`;
 }
 
 export async function openLeaderboard(game, size) {

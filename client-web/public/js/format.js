@@ -160,6 +160,12 @@ export function places(d) {
 
 /** A table line's name, marked when the server flagged the run as paced at its ranked floor (`at_floor`). */
 export const entryName = (e) => (e.at_floor ? `${e.name} (floor pace)` : e.name);
+/**
+ * A table's lines with the floor-paced runs left out when `hide` (the player's
+ * own line always stays). The ranks stay the server's: a hidden run leaves a
+ * gap in them rather than the page ranking anyone itself.
+ */
+export const shownEntries = (entries, hide, youRunId) => (hide ? entries.filter((e) => !e.at_floor || e.run_id === youRunId) : entries);
 /** The members the owner may remove (`member` tags): every line but their own; none for anyone else. */
 export function removable(st) {
   const lines = list(st && st.lines);

@@ -12,6 +12,7 @@ import {
   roomPath,
   lineHiddenUntil,
   entryName,
+  shownEntries,
   leaguePath,
   withKey,
   removable,
@@ -38,6 +39,20 @@ test('the owner may remove every member but themself, nobody else may remove any
 test('a table line paced at the floor is marked, others are not', () => {
   assert.equal(entryName({ name: 'Zed', at_floor: true }), 'Zed (floor pace)');
   assert.equal(entryName({ name: 'Ann', at_floor: false }), 'Ann');
+  const lines = [
+    { rank: 1, run_id: 7, at_floor: true },
+    { rank: 2, run_id: 8 },
+    { rank: 3, run_id: 9, at_floor: true },
+  ];
+  assert.deepEqual(shownEntries(lines, false, 9), lines, 'shown unless asked');
+  assert.deepEqual(
+    shownEntries(lines, true, 9).map((e) => [e.rank, e.run_id]),
+    [
+      [2, 8],
+      [3, 9],
+    ],
+    "hidden, but my own line stays, and the ranks stay the server's",
+  );
   assert.equal(entryName({ name: 'Bob' }), 'Bob', 'absent: not flagged');
 });
 

@@ -109,7 +109,7 @@ impl Server {
                 tracker: tracker.clone(),
                 websockets,
                 drain: Arc::clone(&drain),
-                moves: Arc::clone(&moves),
+                moves,
             },
         )?);
         let urls = Arc::new(OnceLock::new());
@@ -121,7 +121,6 @@ impl Server {
             urls: Arc::clone(&urls),
             tracker: tracker.clone(),
             drain: Arc::clone(&drain),
-            moves,
         });
         let metrics_addr = OnceLock::new();
         let inner = Inner { config, conn, http, shutdown, tracker, urls, gate, metrics_addr, drain };

@@ -46,8 +46,6 @@ pub struct HttpEnv {
     pub tracker: TaskTracker,
     /// While draining, room-less requests get 503 (`drain.rs`).
     pub drain: Arc<crate::drain::Drain>,
-    /// Where moved rooms went (`rooms.rs` answers an old invite link's preview).
-    pub moves: Arc<crate::moves::Moves>,
 }
 
 /// Longest text `/api/qr.svg` encodes (a room link is far shorter).

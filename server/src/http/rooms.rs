@@ -38,7 +38,6 @@ async fn preview(
 ) -> Response {
     let code = code.trim().to_ascii_uppercase();
     let room = (code.len() <= CODE_MAX).then(|| env.conn.room(&code)).flatten();
-    let here = room.is_some();
     // The key holder is never refused (as a keyed join on the socket).
     let invited = room.filter(|r| q.k.as_deref().is_some_and(|k| r.key_is(k)));
     if let Some(room) = invited {
@@ -49,12 +48,13 @@ async fn preview(
     // A room that moved off a draining node: its old link's holder (the old
     // key) learns where it went, as `join_room` with it would
     // (`{"moved":{"code":..,"key":..}}`; the card asks again there).
-    if let (false, true, Some(k)) = (here, code.len() <= CODE_MAX, q.k.as_deref()) {
-        if let Some(to) = env.moves.moved_to(&code, Some(k)).await {
+    // The same lookup as a socket's join, bounded by the same budget.
+    let ip = peer.ip();
+    if let Some(k) = q.k.as_deref() {
+        if let Some(to) = env.conn.lobby().where_moved(&code, Some(k), ip).await {
             return Json(serde_json::json!({ "moved": to })).into_response();
         }
     }
-    let ip = peer.ip();
     if !env.joins.allowed(ip) {
         return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
     }

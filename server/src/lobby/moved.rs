@@ -14,6 +14,7 @@
 //! forgotten after `--move-memory-secs` (SECURITY.md, "Room moves").
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -168,22 +169,31 @@ fn adopt_room(env: &Arc<LobbyEnv>, x: RoomExport) -> Result<RoomHandle, String> 
     Ok(room)
 }
 
+impl LobbyEnv {
+    /// Where room `code` went, if it moved away and the move is remembered
+    /// (`key`, if given, must be the old room's). A code of this node (or of
+    /// no node) may be looked up in the database too while `ip`'s failed-join
+    /// budget allows; another node's only in memory. The socket's joins and
+    /// resumes and the HTTP invite preview all ask here.
+    pub async fn where_moved(&self, code: &str, key: Option<&str>, ip: IpAddr) -> Option<RoomRef> {
+        if !is_code_shaped(code) || self.rooms.get(code).is_some() {
+            return None;
+        }
+        let ours = self.limits.node_id.is_none_or(|me| code.starts_with(me));
+        if ours && self.joins.allowed(ip) {
+            self.moves.moved_to(code, key).await
+        } else {
+            self.moves.remembered(code, key)
+        }
+    }
+}
+
 impl Lobby {
     /// A join (or a resume) of room `code` that moved away: answered with
-    /// `room_moved` (`true`) while the move is remembered. A code of this
-    /// node (or of no node) may be looked up in the database too, at the
-    /// price of a failed join's budget; another node's only in memory.
+    /// `room_moved` (`true`) while the move is remembered
+    /// ([`LobbyEnv::where_moved`]).
     pub(super) async fn answer_moved(&self, code: &str, key: Option<&str>) -> bool {
-        if !is_code_shaped(code) || self.env.rooms.get(code).is_some() {
-            return false;
-        }
-        let ours = self.env.limits.node_id.is_none_or(|me| code.starts_with(me));
-        let to = if ours && self.env.joins.allowed(self.ip) {
-            self.env.moves.moved_to(code, key).await
-        } else {
-            self.env.moves.remembered(code, key)
-        };
-        let Some(to) = to else { return false };
+        let Some(to) = self.env.where_moved(code, key, self.ip).await else { return false };
         tracing::info!(old = %code, room = %to.code, "told where a moved room is");
         self.send(&ServerMsg::RoomMoved { code: to.code, key: to.key });
         true

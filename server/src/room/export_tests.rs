@@ -7,9 +7,27 @@ use mazerace_protocol::messages::{Phase, PlayerId};
 use mazerace_store::PlayerKey;
 use tokio::time::Instant;
 
+use super::export::{RoomExport, Seat};
 use super::match_tests::{count_down, intermission, match_room, round};
 use super::state::{Input, Room};
 use super::tests::{fx, room, timings};
+
+/// The room `x` describes, adopted as room BCDEF with player ids from
+/// `first` on, and its seats.
+fn adopt(x: RoomExport, first: PlayerId) -> (Room, Vec<Seat>) {
+    let mut next = first;
+    let (a, seats) = x
+        .adoption(
+            || {
+                next += 1;
+                next - 1
+            },
+            "ffeeddccbbaa9988".into(),
+        )
+        .expect("a consistent export");
+    let room = Room::adopted("BCDEF".into(), a.settings, timings(), a.members, a.host, a.last_match, a.tally);
+    (room, seats)
+}
 
 #[test]
 fn a_lobby_exports_its_members_by_token_hash_and_a_race_does_not_move() {
@@ -44,24 +62,13 @@ fn an_adopted_room_has_the_same_members_host_and_match_under_new_ids() {
     let x = r.export().expect("a room in its results moves");
     assert_eq!(x.tally, vec![TallyLine { player_id: 1, name: "p1".into(), wins: 1 }]);
     assert_eq!(x.seed, r.settings.board.seed(), "the same board");
-    let mut next = 100;
-    let (a, seats) = x
-        .adoption(
-            || {
-                next += 1;
-                next
-            },
-            "ffeeddccbbaa9988".into(),
-        )
-        .expect("a consistent export");
+    let (mut moved, seats) = adopt(x, 101);
     let claims: Vec<(PlayerId, &str)> = seats.iter().map(|s| (s.id, s.key.as_str())).collect();
     assert_eq!(
         claims,
         [(101, PlayerKey::from_token("t1").as_str()), (102, PlayerKey::from_token("t2").as_str())]
     );
-    assert_eq!(a.settings.board.seed(), r.settings.board.seed());
-    let mut moved =
-        Room::adopted("BCDEF".into(), a.settings, timings(), a.members, a.host, a.last_match, a.tally);
+    assert_eq!(moved.settings.board.seed(), r.settings.board.seed());
     let info = moved.room_info();
     assert_eq!((info.host, info.phase), (101, Phase::Lobby));
     let seated: Vec<(u32, &str, bool)> =
@@ -93,18 +100,7 @@ fn a_match_between_two_rounds_moves_with_its_score_and_plays_on_from_the_host_s_
     assert_eq!(r.phase(), Phase::Intermission);
     let before = r.room_info().standings.expect("a match under way");
     let x = r.export().expect("a match between two rounds moves");
-    let mut next = 200;
-    let (a, _) = x
-        .adoption(
-            || {
-                next += 1;
-                next
-            },
-            "ffeeddccbbaa9988".into(),
-        )
-        .expect("a consistent export");
-    let mut moved =
-        Room::adopted("BCDEF".into(), a.settings, timings(), a.members, a.host, a.last_match, a.tally);
+    let (mut moved, _) = adopt(x, 201);
     let kept = moved.room_info().standings.expect("the match moved with the room");
     assert_eq!((kept.round, kept.over), (1, false));
     let points =

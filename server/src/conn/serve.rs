@@ -7,7 +7,7 @@
 
 use mazerace_protocol::close;
 use tokio::time::{sleep_until, Instant};
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 use super::deadlines::{Deadlines, Due};
 use super::socket::{Event, Finish, Socket};
@@ -27,6 +27,16 @@ fn carry_out(flow: Flow, lobby: &Lobby) -> Option<Finish> {
     }
 }
 
+/// What a read asks of the connection's loop.
+enum Step {
+    /// A text message, for the lobby.
+    Text(Utf8Bytes),
+    /// Read on.
+    Next,
+    /// The connection is over.
+    End(Finish),
+}
+
 /// The connection's life: messages, deadlines and shutdown until one of
 /// them ends it; how it is to be closed.
 pub(super) async fn serve(cfg: &ConnLimits, lobby: &mut Lobby, socket: &mut Socket) -> Finish {
@@ -38,85 +48,17 @@ pub(super) async fn serve(cfg: &ConnLimits, lobby: &mut Lobby, socket: &mut Sock
     // and the 1001 close are written like any frame, then the socket
     // says the writing is over.
     loop {
-        tokio::select! {
+        // The select ends before a text is handled: what it read lives
+        // in this future only as the text, not beside the event and the
+        // frame it came in (each would be memory per idle player).
+        let text = tokio::select! {
             biased;
             event = socket.next() => {
-                let frame = match event {
-                    Event::Written(w) => {
-                        // The close the outbox asked for is out, the outbox
-                        // was aborted (too slow), or the socket failed.
-                        if let Some(code) = outbox.close_code() {
-                            tracing::info!(code, "connection closed by the server");
-                        }
-                        return Finish::Written(w);
-                    }
-                    Event::Read(frame) => frame,
-                };
                 deadlines.last_frame = Instant::now();
-                match frame {
-                    None => {
-                        metrics::peer_left(PeerLeft::Eof);
-                        return Finish::PeerGone;
-                    }
-                    Some(Err(e)) => match ReadFailure::of(&e) {
-                        ReadFailure::TooBig => {
-                            tracing::info!("message over the size limit: closing with 1009");
-                            let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
-                            outbox.close(close::TOO_BIG, reason);
-                            return Finish::Violation;
-                        }
-                        // RFC 6455 7.4.1: a protocol violation is 1002,
-                        // a text frame that is not UTF-8 is 1007.
-                        ReadFailure::Protocol => {
-                            tracing::info!(error = %e, "protocol violation: closing with 1002");
-                            outbox.close(close::PROTOCOL_ERROR, "protocol violation");
-                            return Finish::Violation;
-                        }
-                        ReadFailure::NotUtf8 => {
-                            tracing::info!("text frame not UTF-8: closing with 1007");
-                            outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
-                            return Finish::Violation;
-                        }
-                        ReadFailure::Left(how) => {
-                            tracing::debug!(error = %e, "the peer left");
-                            metrics::peer_left(how);
-                            return Finish::PeerGone;
-                        }
-                    },
-                    Some(Ok(Message::Text(text))) => {
-                        // The socket goes on being written while the
-                        // message is handled (a store call may take a
-                        // while): the room's frames do not wait for it.
-                        let (flow, written) = {
-                            let work = std::pin::pin!(lobby.on_text(text.as_str()));
-                            socket.writing_while(work).await
-                        };
-                        if let Some(finish) = carry_out(flow, lobby) {
-                            return finish;
-                        }
-                        if let Some(w) = written {
-                            return Finish::Written(w);
-                        }
-                    }
-                    Some(Ok(Message::Binary(_))) => {
-                        if let Some(finish) = carry_out(lobby.on_binary(), lobby) {
-                            return finish;
-                        }
-                    }
-                    Some(Ok(Message::Close(_))) => {
-                        metrics::peer_left(PeerLeft::CloseFrame);
-                        return Finish::PeerClosed;
-                    }
-                    // Pings are answered by tungstenite; pongs prove
-                    // liveness. Both count against the message rate: a
-                    // flood of pings is a flood (each one costs a pong).
-                    // Raw frames are only ever sent, never read.
-                    Some(Ok(Message::Frame(_))) => {}
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
-                        if let Some(finish) = carry_out(lobby.on_control(), lobby) {
-                            return finish;
-                        }
-                    }
+                match read_step(event, cfg, lobby) {
+                    Step::Text(text) => text,
+                    Step::Next => continue,
+                    Step::End(finish) => return finish,
                 }
             }
             () = &mut timer => {
@@ -136,8 +78,89 @@ pub(super) async fn serve(cfg: &ConnLimits, lobby: &mut Lobby, socket: &mut Sock
                     Due::Nothing => {}
                 }
                 timer.as_mut().reset(deadlines.next(cfg, said_hello));
+                continue;
             }
+        };
+        // The socket goes on being written while the message is handled
+        // (a store call may take a while): the room's frames do not wait
+        // for it.
+        let (flow, written) = {
+            let work = std::pin::pin!(lobby.on_text(text.as_str()));
+            socket.writing_while(work).await
+        };
+        if let Some(finish) = carry_out(flow, lobby) {
+            return finish;
         }
+        if let Some(w) = written {
+            return Finish::Written(w);
+        }
+    }
+}
+
+/// What the socket's event means: a text for the lobby, or what the
+/// transport does itself (binary and control frames, a failed read, the
+/// end of the writing).
+fn read_step(event: Event, cfg: &ConnLimits, lobby: &mut Lobby) -> Step {
+    let outbox = lobby.outbox();
+    let frame = match event {
+        Event::Written(w) => {
+            // The close the outbox asked for is out, the outbox was
+            // aborted (too slow), or the socket failed.
+            if let Some(code) = outbox.close_code() {
+                tracing::info!(code, "connection closed by the server");
+            }
+            return Step::End(Finish::Written(w));
+        }
+        Event::Read(frame) => frame,
+    };
+    let flow = match frame {
+        None => {
+            metrics::peer_left(PeerLeft::Eof);
+            return Step::End(Finish::PeerGone);
+        }
+        Some(Err(e)) => {
+            return Step::End(match ReadFailure::of(&e) {
+                ReadFailure::TooBig => {
+                    tracing::info!("message over the size limit: closing with 1009");
+                    let reason = format!("message too big (limit {} bytes)", cfg.max_message_bytes);
+                    outbox.close(close::TOO_BIG, reason);
+                    Finish::Violation
+                }
+                // RFC 6455 7.4.1: a protocol violation is 1002, a text
+                // frame that is not UTF-8 is 1007.
+                ReadFailure::Protocol => {
+                    tracing::info!(error = %e, "protocol violation: closing with 1002");
+                    outbox.close(close::PROTOCOL_ERROR, "protocol violation");
+                    Finish::Violation
+                }
+                ReadFailure::NotUtf8 => {
+                    tracing::info!("text frame not UTF-8: closing with 1007");
+                    outbox.close(close::INVALID_DATA, "text frames must be UTF-8");
+                    Finish::Violation
+                }
+                ReadFailure::Left(how) => {
+                    tracing::debug!(error = %e, "the peer left");
+                    metrics::peer_left(how);
+                    Finish::PeerGone
+                }
+            });
+        }
+        Some(Ok(Message::Text(text))) => return Step::Text(text),
+        Some(Ok(Message::Binary(_))) => lobby.on_binary(),
+        Some(Ok(Message::Close(_))) => {
+            metrics::peer_left(PeerLeft::CloseFrame);
+            return Step::End(Finish::PeerClosed);
+        }
+        // Pings are answered by tungstenite; pongs prove liveness. Both
+        // count against the message rate: a flood of pings is a flood
+        // (each one costs a pong). Raw frames are only ever sent, never
+        // read.
+        Some(Ok(Message::Frame(_))) => Flow::Go,
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => lobby.on_control(),
+    };
+    match carry_out(flow, lobby) {
+        Some(finish) => Step::End(finish),
+        None => Step::Next,
     }
 }
 

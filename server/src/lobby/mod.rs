@@ -26,7 +26,9 @@
 //! with an `error` and the connection goes on; nothing a client sends can
 //! make the lobby panic or disturb another connection.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use mazerace_protocol::messages::{ClientMsg, ErrorCode, ServerMsg};
@@ -35,7 +37,7 @@ use tokio::time::Instant;
 
 use crate::edge::limits::TokenBucket;
 use crate::outbox::Outbox;
-use crate::room::RoomCmd;
+use crate::room::{Handed, RoomCmd, RoomHandle};
 use crate::sessions::Session;
 
 mod env;
@@ -146,7 +148,9 @@ impl Lobby {
         match self.flood.admit() {
             Gate::Pass => {}
             Gate::Refuse => {
-                self.refuse(text).await;
+                // Boxed: only a flood comes here, and inline its future
+                // would size every connection's task.
+                Box::pin(self.refuse(text)).await;
                 return Flow::Go;
             }
             Gate::Stop => return Flood::stop(),
@@ -165,9 +169,13 @@ impl Lobby {
             _ => None,
         };
         match act {
+            // Handed over without an await unless the room's inbox is
+            // full: the connection's task carries no send future.
             Some((s, seq, action)) => {
                 drop(msg);
-                self.act(&s, seq, action).await;
+                if let Some(wait) = self.act_now(&s, seq, action) {
+                    wait.await;
+                }
             }
             // Everything else is rare next to moves, so it runs boxed: its
             // future would otherwise size every connection's task.
@@ -289,16 +297,58 @@ impl Lobby {
 
     /// A move or rewind, timed from now, to the player's room.
     async fn act(&mut self, s: &Session, seq: u32, action: Action) {
-        self.forward(s, RoomCmd::Act { id: s.id, seq, action, at: Instant::now() }).await
+        self.forward(s, act_cmd(s, seq, action)).await
     }
 
     async fn forward(&mut self, s: &Session, cmd: RoomCmd) {
-        let Some(room) = s.room() else {
-            return self.error(ErrorCode::NotInRoom, "you are not in a room");
-        };
-        if !room.send(cmd).await {
-            s.set_room(None);
-            self.error(ErrorCode::NotInRoom, "your room has closed");
+        if let Some((room, cmd)) = self.hand(s, cmd) {
+            self.wait_for_room(s, room, cmd).await;
         }
     }
+
+    /// Hands `cmd` to the player's room without waiting, answering a
+    /// player with no room (or a closed one); the room and the command
+    /// back when its inbox is full, for [`Lobby::wait_for_room`].
+    fn hand(&mut self, s: &Session, cmd: RoomCmd) -> Option<(RoomHandle, RoomCmd)> {
+        let Some(room) = s.room() else {
+            self.error(ErrorCode::NotInRoom, "you are not in a room");
+            return None;
+        };
+        match room.hand(cmd) {
+            Handed::Done => None,
+            Handed::Full(cmd) => Some((room, cmd)),
+            Handed::Closed => {
+                self.room_closed(s);
+                None
+            }
+        }
+    }
+
+    /// A move or a rewind handed to the room now; what is left to await
+    /// (boxed, and only when the room's inbox is full) if not.
+    fn act_now<'a>(
+        &'a mut self,
+        s: &'a Session,
+        seq: u32,
+        action: Action,
+    ) -> Option<Pin<Box<impl Future<Output = ()> + 'a>>> {
+        let (room, cmd) = self.hand(s, act_cmd(s, seq, action))?;
+        Some(Box::pin(self.wait_for_room(s, room, cmd)))
+    }
+
+    async fn wait_for_room(&mut self, s: &Session, room: RoomHandle, cmd: RoomCmd) {
+        if !room.wait_send(cmd).await {
+            self.room_closed(s);
+        }
+    }
+
+    fn room_closed(&mut self, s: &Session) {
+        s.set_room(None);
+        self.error(ErrorCode::NotInRoom, "your room has closed");
+    }
+}
+
+/// A racer's move or rewind as the room takes it, timed on arrival.
+fn act_cmd(s: &Session, seq: u32, action: Action) -> RoomCmd {
+    RoomCmd::Act { id: s.id, seq, action, at: Instant::now() }
 }

@@ -100,6 +100,15 @@ pub struct RoomHandle {
     tx: mpsc::Sender<RoomCmd>,
 }
 
+/// What became of a command handed to a room without waiting.
+pub enum Handed {
+    Done,
+    /// The inbox is full: the command back, to wait with.
+    Full(RoomCmd),
+    /// The room has closed.
+    Closed,
+}
+
 /// Why a join failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JoinError {
@@ -120,14 +129,31 @@ impl RoomHandle {
     }
 
     /// Sends `cmd`; `false` if the room has closed. Waits only while the
-    /// inbox is full. That wait is boxed because it is rare, and an inline
-    /// one would add its size to every connection's future.
+    /// inbox is full (see [`RoomHandle::wait_send`]).
     pub async fn send(&self, cmd: RoomCmd) -> bool {
-        match self.tx.try_send(cmd) {
-            Ok(()) => true,
-            Err(TrySendError::Full(cmd)) => Box::pin(self.tx.send(cmd)).await.is_ok(),
-            Err(TrySendError::Closed(_)) => false,
+        match self.hand(cmd) {
+            Handed::Done => true,
+            Handed::Full(cmd) => self.wait_send(cmd).await,
+            Handed::Closed => false,
         }
+    }
+
+    /// Hands `cmd` to the room's inbox without waiting: a player's move
+    /// takes this path and awaits nothing, so no send future sits in the
+    /// connection's task (its size is memory per idle player).
+    pub fn hand(&self, cmd: RoomCmd) -> Handed {
+        match self.tx.try_send(cmd) {
+            Ok(()) => Handed::Done,
+            Err(TrySendError::Full(cmd)) => Handed::Full(cmd),
+            Err(TrySendError::Closed(_)) => Handed::Closed,
+        }
+    }
+
+    /// Waits for room in the inbox and sends `cmd`; `false` if the room has
+    /// closed. Boxed: rare, and inline it would add its size to every
+    /// future that may wait on a room.
+    pub async fn wait_send(&self, cmd: RoomCmd) -> bool {
+        Box::pin(self.tx.send(cmd)).await.is_ok()
     }
 
     /// Sends a command that answers, and waits for the answer (`None`: the

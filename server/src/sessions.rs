@@ -60,6 +60,15 @@ impl Session {
     pub fn take_room(&self) -> Option<RoomHandle> {
         self.lock().room.take()
     }
+
+    /// The session no longer holds its token (a moved seat took it over):
+    /// no connection carries it, and its pending expiry is void. Returns
+    /// the connection that carried it.
+    fn retire(&self) -> Option<Outbox> {
+        let mut st = self.lock();
+        st.epoch += 1;
+        st.conn.take()
+    }
 }
 
 /// What a resume found.
@@ -130,12 +139,17 @@ impl Sessions {
 
     /// The session of a moved room's seat `id`, claimed by `token`: made
     /// detached, in `room`, for the resume that follows at once to pick up.
-    /// `false` if a session already holds the token.
-    pub fn adopt(&self, id: PlayerId, token: &str, name: Arc<str>, room: RoomHandle) -> bool {
-        let mut map = self.map();
-        if map.contains_key(token) {
-            return false;
-        }
+    /// Returns the session that held the token until now (the player's
+    /// other tab here, or one waiting for a resume), retired (no connection
+    /// carries it, its expiry is void: the token is the new session's), and
+    /// the connection that carried it, to be closed.
+    pub fn adopt(
+        &self,
+        id: PlayerId,
+        token: &str,
+        name: Arc<str>,
+        room: RoomHandle,
+    ) -> Option<(Arc<Session>, Option<Outbox>)> {
         let token: Arc<str> = token.into();
         let session = Arc::new(Session {
             id,
@@ -143,8 +157,9 @@ impl Sessions {
             state: Mutex::new(SessionState { name, room: Some(room), conn: None, epoch: 0 }),
             _slot: None,
         });
-        map.insert(token, session);
-        true
+        let old = self.map().insert(token, session)?;
+        let conn = old.retire();
+        Some((old, conn))
     }
 
     /// Moves the session with `token` onto `outbox`, if it still exists.
@@ -177,7 +192,11 @@ impl Sessions {
         if st.conn.is_some() || st.epoch != epoch {
             return None;
         }
-        map.remove(&session.token);
+        // Only while the token is still this session's (a moved seat may
+        // have taken it over since).
+        if map.get(&session.token).is_some_and(|s| std::ptr::eq(s.as_ref(), session)) {
+            map.remove(&session.token);
+        }
         Some(st.room.take())
     }
 

@@ -164,3 +164,48 @@ async fn a_lone_node_keeps_its_rooms_and_drains_without_waiting_out_its_limit() 
     let left = db.rows("SELECT count(*)::text FROM room_moves").await;
     assert_eq!(left, [["0"]], "the unadopted post was withdrawn");
 }
+
+/// The player whose room moves already has a session on the adopting node
+/// (another tab of theirs, in a room there): the tab that follows the move
+/// takes the token over, as a resume from another connection always does.
+/// Ann ends up in the moved room with Bob, hosting it still; her other tab
+/// is closed as taken over and leaves its room on B, where Fay stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_moved_seat_is_claimed_over_the_players_other_tab_on_the_new_node() {
+    let Some(admin) = postgres_or_skip("a_moved_seat_is_claimed_over_the_players_other_tab") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "30"]).await;
+    let b = Node::start('B', &db.url, None, logs.path()).await;
+    let lb = Nginx::start(&a, &b).await;
+
+    let mut ann = player(&a.addr, "/ws", "Ann").await;
+    let code = ann.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
+    let mut bob = player(&lb.addr, &format!("/ws?room={code}"), "Bob").await;
+    bob.join(&code).await;
+    // Ann's other tab, on B with her token, in a room of hers there with Fay.
+    let mut tab = connect(&b.addr, "/ws").await;
+    tab.send(json!({"type": "hello", "name": "Ann", "token": ann.token})).await;
+    let w = tab.recv_type("welcome").await;
+    assert_eq!(w["token"], ann.token.as_str(), "the same player on B");
+    let other = tab.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
+    let mut fay = player(&lb.addr, &format!("/ws?room={other}"), "Fay").await;
+    fay.join(&other).await;
+
+    a.signal("TERM");
+    let (mut ann2, room) = follow(&mut ann, &lb.addr, "Ann").await;
+    let (_bob2, _) = follow(&mut bob, &lb.addr, "Bob").await;
+    assert!(room["code"].as_str().unwrap().starts_with('B'), "{room}");
+    assert_eq!(names(&room), ["Ann", "Bob"], "Ann is in the moved room: {room}");
+    assert_eq!(room["host"], ann2.id, "and hosts it still");
+    let back = ann2
+        .recv_room_until(|r| r["players"].as_array().unwrap().iter().all(|p| p["connected"] == true))
+        .await;
+    assert_eq!(names(&back), ["Ann", "Bob"]);
+    // The other tab was taken over, and Ann left its room; Fay stays there.
+    let (close, _) = tab.expect_close().await;
+    assert_eq!(close, mazerace_protocol::close::TAKEN_OVER);
+    let left = fay.recv_room_until(|r| names(r) == ["Fay"]).await;
+    assert_eq!(left["host"], fay.id, "{left}");
+    drop((a, b, lb));
+}

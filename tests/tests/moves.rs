@@ -5,7 +5,7 @@
 //! alone on PostgreSQL keeps its rooms and still drains promptly. The
 //! rolling restart of both nodes is in `rolling.rs`.
 
-use mazerace_tests::cluster::{connect, follow, postgres_or_skip, Nginx, Node, Schema};
+use mazerace_tests::cluster::{connect, follow, follow_within, postgres_or_skip, Nginx, Node, Schema};
 use mazerace_tests::serde_json::{self, json, Value};
 use mazerace_tests::{http_get, solution, Client, Size};
 
@@ -188,7 +188,8 @@ async fn a_moved_seat_is_claimed_over_the_players_other_tab_on_the_new_node() {
     tab.send(json!({"type": "hello", "name": "Ann", "token": ann.token})).await;
     let w = tab.recv_type("welcome").await;
     assert_eq!(w["token"], ann.token.as_str(), "the same player on B");
-    let other = tab.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
+    let other =
+        tab.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
     let mut fay = player(&lb.addr, &format!("/ws?room={other}"), "Fay").await;
     fay.join(&other).await;
 
@@ -208,4 +209,53 @@ async fn a_moved_seat_is_claimed_over_the_players_other_tab_on_the_new_node() {
     let left = fay.recv_room_until(|r| names(r) == ["Fay"]).await;
     assert_eq!(left["host"], fay.id, "{left}");
     drop((a, b, lb));
+}
+
+/// The node that claims a posted room dies before it answers: the draining
+/// node offers the room again, and a living node adopts it; its players
+/// follow there together. The dead adopter is played by this test in the
+/// database: it claims the posted row, as a node's poll does, and never
+/// answers, which is the whole trace a node killed (`kill -9`) between its
+/// claim and its answer leaves (a real kill cannot be timed into the
+/// milliseconds between the two). The living node starts after that claim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_claimed_by_a_node_that_died_is_offered_again() {
+    let Some(admin) = postgres_or_skip("a_room_claimed_by_a_node_that_died") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "60"]).await;
+    let mut ann = player(&a.addr, "/ws", "Ann").await;
+    let code =
+        ann.create(json!({"game": "ghost", "size": "small"})).await["code"].as_str().unwrap().to_owned();
+    let mut bob = player(&a.addr, "/ws", "Bob").await;
+    bob.join(&code).await;
+
+    a.signal("TERM");
+    let claim = "UPDATE room_moves SET adopted_by = 'killed-adopter' WHERE adopted_by IS NULL \
+                 RETURNING old_code";
+    let mut claimed = Vec::new();
+    for _ in 0..250 {
+        claimed = db.rows(claim).await;
+        if !claimed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(claimed, [[code.clone()]], "A posted its room and the doomed adopter claimed it");
+    let b = Node::start('B', &db.url, None, logs.path()).await;
+
+    // The first offer's wait (10 s) and its grace (1 s) pass; the second is adopted by B.
+    let limit = std::time::Duration::from_secs(30);
+    let (ann2, room) = follow_within(&mut ann, &b.addr, "Ann", limit).await;
+    let (_bob2, _) = follow_within(&mut bob, &b.addr, "Bob", limit).await;
+    assert!(room["code"].as_str().unwrap().starts_with('B'), "{room}");
+    assert_eq!(names(&room), ["Ann", "Bob"]);
+    assert_eq!(room["host"], ann2.id);
+    let rows = db.rows("SELECT adopted_by, (new_code IS NOT NULL)::text FROM room_moves ORDER BY id").await;
+    assert_eq!(rows.len(), 2, "two offers: {rows:?}");
+    assert_eq!(rows[0], ["killed-adopter", "false"], "the dead adopter's claim, never answered");
+    assert_eq!(rows[1][1], "true", "the second offer, answered by B");
+    let status = a.exited_within(std::time::Duration::from_secs(20)).await.expect("A exited");
+    assert!(status.success(), "{status:?}");
+    drop(b);
 }

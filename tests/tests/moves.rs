@@ -1,9 +1,11 @@
 //! Rooms that move off a draining node (issue 27) with the real binary:
 //! two nodes on one PostgreSQL behind the shipped nginx config (see
 //! `mazerace_tests::cluster`): a lobby and a results room move, their
-//! players follow, an old invite link leads to the new room; and a node
-//! alone on PostgreSQL keeps its rooms and still drains promptly. The
-//! rolling restart of both nodes is in `rolling.rs`.
+//! players follow, an old invite link leads to the new room; a player
+//! whose other tab is on the adopting node ends up in the moved room; a
+//! room claimed by a node that dies before answering is offered again; and
+//! a node alone on PostgreSQL keeps its rooms and still drains promptly.
+//! The rolling restart of both nodes is in `rolling.rs`.
 
 use mazerace_tests::cluster::{connect, follow, follow_within, postgres_or_skip, Nginx, Node, Schema};
 use mazerace_tests::serde_json::{self, json, Value};

@@ -62,8 +62,10 @@ impl Session {
     }
 
     /// The session no longer holds its token (a moved seat took it over):
-    /// no connection carries it, and its pending expiry is void. Returns
-    /// the connection that carried it.
+    /// no connection carries it (so no detach starts another expiry), and
+    /// the epoch moves on, so a pending expiry (from a detach before) finds
+    /// it resumed and leaves the token's new session alone. Returns the
+    /// connection that carried it.
     fn retire(&self) -> Option<Outbox> {
         let mut st = self.lock();
         st.epoch += 1;
@@ -192,11 +194,7 @@ impl Sessions {
         if st.conn.is_some() || st.epoch != epoch {
             return None;
         }
-        // Only while the token is still this session's (a moved seat may
-        // have taken it over since).
-        if map.get(&session.token).is_some_and(|s| std::ptr::eq(s.as_ref(), session)) {
-            map.remove(&session.token);
-        }
+        map.remove(&session.token);
         Some(st.room.take())
     }
 

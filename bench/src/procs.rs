@@ -64,19 +64,30 @@ pub fn scratch_dir(label: &str) -> Result<PathBuf> {
 impl Server {
     /// `mazerace serve --bind 127.0.0.1:0 --data-dir <fresh>`.
     pub fn start_race(spec: &RaceServerSpec) -> Result<Server> {
-        Self::start_race_with(spec, &[], &[])
+        Self::start_race_with(spec, "127.0.0.1:0", &[], &[])
     }
 
     /// A node of several (`--two-nodes`): `--node-id ID` on the PostgreSQL
     /// at `url` (passed in the environment, as the README says), believing
     /// the proxy on 127.0.0.1.
     pub fn start_node(spec: &RaceServerSpec, id: char, url: &str) -> Result<Server> {
-        let id = id.to_string();
-        let args = ["--node-id", id.as_str(), "--trusted-proxy", "127.0.0.1"];
-        Self::start_race_with(spec, &args, &[("MAZERACE_DATABASE_URL", url)])
+        Self::start_node_at(spec, id, url, "127.0.0.1:0")
     }
 
-    fn start_race_with(spec: &RaceServerSpec, args: &[&str], env: &[(&str, &str)]) -> Result<Server> {
+    /// [`Server::start_node`] on `bind` (a node restarted where nginx
+    /// expects it).
+    pub fn start_node_at(spec: &RaceServerSpec, id: char, url: &str, bind: &str) -> Result<Server> {
+        let id = id.to_string();
+        let args = ["--node-id", id.as_str(), "--trusted-proxy", "127.0.0.1"];
+        Self::start_race_with(spec, bind, &args, &[("MAZERACE_DATABASE_URL", url)])
+    }
+
+    fn start_race_with(
+        spec: &RaceServerSpec,
+        bind: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Result<Server> {
         let scratch = scratch_dir("race")?;
         let data = scratch.join("data");
         std::fs::create_dir_all(&data)?;
@@ -88,7 +99,7 @@ impl Server {
             }
             None => Command::new(&spec.bin),
         };
-        cmd.arg("serve").arg("--bind").arg("127.0.0.1:0").arg("--data-dir").arg(&data);
+        cmd.arg("serve").arg("--bind").arg(bind).arg("--data-dir").arg(&data);
         // Thousands of simulated players share a few 127.0.0.x addresses;
         // no /metrics listener (two servers at once would want one port);
         // no reserve: at the open-file limit it would hold 64 players'
@@ -190,6 +201,27 @@ impl Server {
     /// Whether the child is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Waits up to `limit` for the child to exit by itself (polled: a
+    /// child's exit has no async notice here); its exit status.
+    pub async fn exited_within(&mut self, limit: Duration) -> Result<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                return Ok(status);
+            }
+            if Instant::now() >= deadline {
+                bail!("the {} is still running {limit:?} later{}", self.label, self.stderr_tail());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// `kill -SIGNAL` (`TERM`: a drain, as systemd's stop sends it).
+    pub fn signal(&self, signal: Signal) -> Result<()> {
+        let pid = i32::try_from(self.pid).ok().and_then(Pid::from_raw).ok_or_else(|| anyhow!("pid"))?;
+        kill_process(pid, signal).with_context(|| format!("signalling the {}", self.label))
     }
 
     fn stop(&mut self) {

@@ -5,7 +5,8 @@
 //! - A draining node [`Moves::send_away`]s each room in its lobby or its
 //!   results (a room mid-race when its race ends): the room's export is
 //!   posted, and the node waits (at most `wait`) for another node's answer,
-//!   the room's new code and key.
+//!   the room's new code and key; a room claimed by a node that never
+//!   answers (it died) is offered again, once.
 //! - A living node adopts what others posted (`lobby/moved.rs`).
 //! - Both remember old code to new for `remember` (`--move-memory-secs`)
 //!   in memory, at most [`MAX_REMEMBERED`] moves; after that (or on a node
@@ -31,6 +32,13 @@ pub const ADOPTION_WAIT: Duration = Duration::from_secs(10);
 
 /// How often a draining node asks whether its posted room was adopted.
 const ANSWER_POLL: Duration = Duration::from_millis(25);
+
+/// How long a claimed room's answer may still take after the wait.
+const CLAIMED_GRACE: Duration = Duration::from_secs(1);
+
+/// How many times a room is offered at most: a second time if the node
+/// that claimed it never answered.
+pub const OFFERS: usize = 2;
 
 struct Remembered {
     old_key: String,
@@ -110,20 +118,39 @@ impl Moves {
 
     /// Posts room `old` (its export, `payload`) and waits for a node to
     /// adopt it: the new room, or `None` (no mailbox, the database away, or
-    /// nobody adopted it within `wait`; then the post is withdrawn).
+    /// nobody adopted it within `wait`; then the post is withdrawn and the
+    /// room stays, to end when the node exits). A node that claimed it but
+    /// never answered (killed between the two) does not keep it: the room
+    /// is offered again, up to [`OFFERS`] times in all, to any living node.
     pub async fn send_away(&self, old: &RoomRef, payload: &str) -> Option<RoomRef> {
         let mailbox = self.mailbox.as_ref()?;
+        for offer in 1..=OFFERS {
+            match self.offer(mailbox, old, payload).await {
+                Offer::Adopted(to) => return Some(to),
+                Offer::Stays => return None,
+                Offer::Unanswered if offer < OFFERS => {
+                    tracing::warn!(offer, "the node that claimed the room never answered: offered again");
+                }
+                Offer::Unanswered => {}
+            }
+        }
+        tracing::warn!("the room was claimed but never adopted: it stays");
+        None
+    }
+
+    /// One offer of room `old`: posted, then waited for (at most `wait`).
+    async fn offer(&self, mailbox: &RoomMoves, old: &RoomRef, payload: &str) -> Offer {
         let id = match mailbox.post(&old.code, &old.key, payload).await {
             Ok(id) => id,
             Err(e) => {
                 tracing::error!(error = %e, "room move not posted: the room stays");
-                return None;
+                return Offer::Stays;
             }
         };
         let deadline = Instant::now() + self.wait;
         loop {
             match mailbox.answer_of(id).await {
-                Ok(Some((code, key))) => return Some(RoomRef { code, key }),
+                Ok(Some((code, key))) => return Offer::Adopted(RoomRef { code, key }),
                 Ok(None) => {}
                 Err(e) => tracing::warn!(error = %e, "room moves: no answer yet"),
             }
@@ -135,15 +162,30 @@ impl Moves {
         match mailbox.withdraw(id).await {
             Ok(true) => {
                 tracing::warn!("no node adopted the room in time: it stays");
-                None
+                Offer::Stays
             }
-            // Claimed just now: its answer is moments away.
+            // Claimed: its answer is moments away, unless its adopter died.
+            // (One that only answers later made a room nobody is sent to:
+            // its seats leave after the resume window, and the old code's
+            // lookup takes the latest answered offer, the one members got.)
             _ => {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                mailbox.answer_of(id).await.ok().flatten().map(|(code, key)| RoomRef { code, key })
+                tokio::time::sleep(CLAIMED_GRACE).await;
+                match mailbox.answer_of(id).await.ok().flatten() {
+                    Some((code, key)) => Offer::Adopted(RoomRef { code, key }),
+                    None => Offer::Unanswered,
+                }
             }
         }
     }
+}
+
+/// How one offer of a room ended.
+enum Offer {
+    Adopted(RoomRef),
+    /// Not posted, or nobody claimed it: the room stays.
+    Stays,
+    /// Claimed, never answered.
+    Unanswered,
 }
 
 #[cfg(test)]

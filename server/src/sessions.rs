@@ -60,6 +60,17 @@ impl Session {
     pub fn take_room(&self) -> Option<RoomHandle> {
         self.lock().room.take()
     }
+
+    /// The session no longer holds its token (a moved seat took it over):
+    /// no connection carries it (so no detach starts another expiry), and
+    /// the epoch moves on, so a pending expiry (from a detach before) finds
+    /// it resumed and leaves the token's new session alone. Returns the
+    /// connection that carried it.
+    fn retire(&self) -> Option<Outbox> {
+        let mut st = self.lock();
+        st.epoch += 1;
+        st.conn.take()
+    }
 }
 
 /// What a resume found.
@@ -130,12 +141,17 @@ impl Sessions {
 
     /// The session of a moved room's seat `id`, claimed by `token`: made
     /// detached, in `room`, for the resume that follows at once to pick up.
-    /// `false` if a session already holds the token.
-    pub fn adopt(&self, id: PlayerId, token: &str, name: Arc<str>, room: RoomHandle) -> bool {
-        let mut map = self.map();
-        if map.contains_key(token) {
-            return false;
-        }
+    /// Returns the session that held the token until now (the player's
+    /// other tab here, or one waiting for a resume), retired (no connection
+    /// carries it, its expiry is void: the token is the new session's), and
+    /// the connection that carried it, to be closed.
+    pub fn adopt(
+        &self,
+        id: PlayerId,
+        token: &str,
+        name: Arc<str>,
+        room: RoomHandle,
+    ) -> Option<(Arc<Session>, Option<Outbox>)> {
         let token: Arc<str> = token.into();
         let session = Arc::new(Session {
             id,
@@ -143,8 +159,9 @@ impl Sessions {
             state: Mutex::new(SessionState { name, room: Some(room), conn: None, epoch: 0 }),
             _slot: None,
         });
-        map.insert(token, session);
-        true
+        let old = self.map().insert(token, session)?;
+        let conn = old.retire();
+        Some((old, conn))
     }
 
     /// Moves the session with `token` onto `outbox`, if it still exists.

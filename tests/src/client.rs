@@ -213,3 +213,37 @@ impl Client {
 pub fn code_of(c: CloseCode) -> u16 {
     u16::from(c)
 }
+
+/// Runs `step` while every client of `idle` is read, so none sits unread
+/// meanwhile: the server pings a quiet socket and closes it as silent
+/// when no pong comes (a client answers pings only while it is read), and
+/// closes one whose outbox fills as too slow. Returns `step`'s output and
+/// the messages each idle client got meanwhile, in order. A socket that
+/// closes meanwhile fails the test.
+pub async fn while_reading<T>(
+    idle: Vec<&mut Client>,
+    step: impl std::future::Future<Output = T>,
+) -> (T, Vec<Vec<Value>>) {
+    let mut seen: Vec<Vec<Value>> = idle.iter().map(|_| Vec::new()).collect();
+    let out = {
+        let reading = futures_util::future::join_all(idle.into_iter().zip(seen.iter_mut()).map(
+            |(c, got)| async move {
+                loop {
+                    // `next` is cancel-safe: a frame is either returned or left in the stream.
+                    match c.next_text_untimed().await {
+                        Ok(t) => got.push(
+                            serde_json::from_str(&t).unwrap_or_else(|e| panic!("invalid JSON {t}: {e}")),
+                        ),
+                        Err(closed) => panic!("player {} was disconnected while idle: {closed:?}", c.id),
+                    }
+                }
+            },
+        ));
+        tokio::pin!(reading);
+        tokio::select! {
+            out = step => out,
+            _ = &mut reading => unreachable!("the readers only end by a panic"),
+        }
+    };
+    (out, seen)
+}

@@ -348,14 +348,27 @@ pub async fn connect(addr: &str, path: &str) -> Client {
 /// before the move may be an error or a shutdown (no player sees one).
 /// Returns the new connection and its snapshot's room.
 pub async fn follow(c: &mut Client, lb: &str, name: &str) -> (Client, Value) {
-    let moved = loop {
-        let m = c.recv().await;
-        match m["type"].as_str() {
-            Some("room_moved") => break m,
-            Some("error" | "server_shutdown") => panic!("{name} saw {m} before their room moved"),
-            _ => {}
+    follow_within(c, lb, name, RECV_TIMEOUT).await
+}
+
+/// [`follow`], the move coming within `limit` (a room offered a second
+/// time comes after its first offer's wait).
+pub async fn follow_within(c: &mut Client, lb: &str, name: &str, limit: Duration) -> (Client, Value) {
+    let waiting = async {
+        loop {
+            let t = match c.next_text_untimed().await {
+                Ok(t) => t,
+                Err(closed) => panic!("{name}'s connection ended before their room moved: {closed:?}"),
+            };
+            let m: Value = serde_json::from_str(&t).expect("JSON");
+            match m["type"].as_str() {
+                Some("room_moved") => break m,
+                Some("error" | "server_shutdown") => panic!("{name} saw {m} before their room moved"),
+                _ => {}
+            }
         }
     };
+    let moved = tokio::time::timeout(limit, waiting).await.expect("no room_moved in time");
     let code = moved["code"].as_str().expect("a new code").to_owned();
     let mut n = connect(lb, &format!("/ws?room={code}")).await;
     n.send(json!({"type": "hello", "name": name, "token": c.token})).await;

@@ -10,7 +10,7 @@ pub mod cluster;
 mod process;
 mod raw;
 
-pub use client::{code_of, Client, Closed};
+pub use client::{code_of, while_reading, Client, Closed};
 pub use process::{server_binary, start_serve};
 pub use raw::RawClient;
 

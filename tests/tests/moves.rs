@@ -1,11 +1,13 @@
 //! Rooms that move off a draining node (issue 27) with the real binary:
 //! two nodes on one PostgreSQL behind the shipped nginx config (see
 //! `mazerace_tests::cluster`): a lobby and a results room move, their
-//! players follow, an old invite link leads to the new room; and a node
-//! alone on PostgreSQL keeps its rooms and still drains promptly. The
-//! rolling restart of both nodes is in `rolling.rs`.
+//! players follow, an old invite link leads to the new room; a player
+//! whose other tab is on the adopting node ends up in the moved room; a
+//! room claimed by a node that dies before answering is offered again; and
+//! a node alone on PostgreSQL keeps its rooms and still drains promptly.
+//! The rolling restart of both nodes is in `rolling.rs`.
 
-use mazerace_tests::cluster::{connect, follow, postgres_or_skip, Nginx, Node, Schema};
+use mazerace_tests::cluster::{connect, follow, follow_within, postgres_or_skip, Nginx, Node, Schema};
 use mazerace_tests::serde_json::{self, json, Value};
 use mazerace_tests::{http_get, solution, Client, Size};
 
@@ -163,4 +165,99 @@ async fn a_lone_node_keeps_its_rooms_and_drains_without_waiting_out_its_limit() 
     assert!(took < std::time::Duration::from_secs(30), "not held for the 60 s drain limit: {took:?}");
     let left = db.rows("SELECT count(*)::text FROM room_moves").await;
     assert_eq!(left, [["0"]], "the unadopted post was withdrawn");
+}
+
+/// The player whose room moves already has a session on the adopting node
+/// (another tab of theirs, in a room there): the tab that follows the move
+/// takes the token over, as a resume from another connection always does.
+/// Ann ends up in the moved room with Bob, hosting it still; her other tab
+/// is closed as taken over and leaves its room on B, where Fay stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_moved_seat_is_claimed_over_the_players_other_tab_on_the_new_node() {
+    let Some(admin) = postgres_or_skip("a_moved_seat_is_claimed_over_the_players_other_tab") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "30"]).await;
+    let b = Node::start('B', &db.url, None, logs.path()).await;
+    let lb = Nginx::start(&a, &b).await;
+
+    let mut ann = player(&a.addr, "/ws", "Ann").await;
+    let code = ann.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
+    let mut bob = player(&lb.addr, &format!("/ws?room={code}"), "Bob").await;
+    bob.join(&code).await;
+    // Ann's other tab, on B with her token, in a room of hers there with Fay.
+    let mut tab = connect(&b.addr, "/ws").await;
+    tab.send(json!({"type": "hello", "name": "Ann", "token": ann.token})).await;
+    let w = tab.recv_type("welcome").await;
+    assert_eq!(w["token"], ann.token.as_str(), "the same player on B");
+    let other =
+        tab.create(json!({"game": "maze", "size": "easy"})).await["code"].as_str().unwrap().to_owned();
+    let mut fay = player(&lb.addr, &format!("/ws?room={other}"), "Fay").await;
+    fay.join(&other).await;
+
+    a.signal("TERM");
+    let (mut ann2, room) = follow(&mut ann, &lb.addr, "Ann").await;
+    let (_bob2, _) = follow(&mut bob, &lb.addr, "Bob").await;
+    assert!(room["code"].as_str().unwrap().starts_with('B'), "{room}");
+    assert_eq!(names(&room), ["Ann", "Bob"], "Ann is in the moved room: {room}");
+    assert_eq!(room["host"], ann2.id, "and hosts it still");
+    let back = ann2
+        .recv_room_until(|r| r["players"].as_array().unwrap().iter().all(|p| p["connected"] == true))
+        .await;
+    assert_eq!(names(&back), ["Ann", "Bob"]);
+    // The other tab was taken over, and Ann left its room; Fay stays there.
+    let (close, _) = tab.expect_close().await;
+    assert_eq!(close, mazerace_protocol::close::TAKEN_OVER);
+    let left = fay.recv_room_until(|r| names(r) == ["Fay"]).await;
+    assert_eq!(left["host"], fay.id, "{left}");
+    drop((a, b, lb));
+}
+
+/// The node that claims a posted room dies before it answers: the draining
+/// node offers the room again, and a living node adopts it; its players
+/// follow there together. The dead adopter is played by this test in the
+/// database: it claims the posted row, as a node's poll does, and never
+/// answers, which is the whole trace a node killed (`kill -9`) between its
+/// claim and its answer leaves (a real kill cannot be timed into the
+/// milliseconds between the two). The living node starts after that claim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_claimed_by_a_node_that_died_is_offered_again() {
+    let Some(admin) = postgres_or_skip("a_room_claimed_by_a_node_that_died") else { return };
+    let db = Schema::fresh(&admin).await;
+    let logs = tempfile::tempdir().unwrap();
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "60"]).await;
+    let mut ann = player(&a.addr, "/ws", "Ann").await;
+    let code =
+        ann.create(json!({"game": "ghost", "size": "small"})).await["code"].as_str().unwrap().to_owned();
+    let mut bob = player(&a.addr, "/ws", "Bob").await;
+    bob.join(&code).await;
+
+    a.signal("TERM");
+    let claim = "UPDATE room_moves SET adopted_by = 'killed-adopter' WHERE adopted_by IS NULL \
+                 RETURNING old_code";
+    let mut claimed = Vec::new();
+    for _ in 0..250 {
+        claimed = db.rows(claim).await;
+        if !claimed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(claimed, [[code.clone()]], "A posted its room and the doomed adopter claimed it");
+    let b = Node::start('B', &db.url, None, logs.path()).await;
+
+    // The first offer's wait (10 s) and its grace (1 s) pass; the second is adopted by B.
+    let limit = std::time::Duration::from_secs(30);
+    let (ann2, room) = follow_within(&mut ann, &b.addr, "Ann", limit).await;
+    let (_bob2, _) = follow_within(&mut bob, &b.addr, "Bob", limit).await;
+    assert!(room["code"].as_str().unwrap().starts_with('B'), "{room}");
+    assert_eq!(names(&room), ["Ann", "Bob"]);
+    assert_eq!(room["host"], ann2.id);
+    let rows = db.rows("SELECT adopted_by, (new_code IS NOT NULL)::text FROM room_moves ORDER BY id").await;
+    assert_eq!(rows.len(), 2, "two offers: {rows:?}");
+    assert_eq!(rows[0], ["killed-adopter", "false"], "the dead adopter's claim, never answered");
+    assert_eq!(rows[1][1], "true", "the second offer, answered by B");
+    let status = a.exited_within(std::time::Duration::from_secs(20)).await.expect("A exited");
+    assert!(status.success(), "{status:?}");
+    drop(b);
 }

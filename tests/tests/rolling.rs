@@ -1,28 +1,52 @@
 //! A rolling restart with the real binary behind the shipped nginx config
-//! on one PostgreSQL (issue 27): rooms of 2 and 8 racing on both nodes; A
-//! drains (SIGTERM) while they race, its races end, its rooms move to B and
-//! their players follow; A exits and starts again on its port; then B
-//! drains and every room (B's own and those moved from A) moves to the new
-//! A. No room is lost (each one's players, in order, and its host are
-//! there at the end), nobody sees an error or a shutdown, the old codes of
-//! A's rooms lead to them from the restarted A (which knows the moves only
-//! from the database), and the daily results acknowledged on a draining
-//! node are in the leaderboard after.
+//! on one PostgreSQL (issue 27): 200 players racing in rooms of 2 and 8 on
+//! both nodes; A drains (SIGTERM) while they race, its races end, its rooms
+//! move to B and their players follow; A exits and starts again on its
+//! port; then B drains and every room (B's own and those moved from A)
+//! moves to the new A. No room is lost (each one's players, in order, and
+//! its host are there at the end), nobody sees an error or a shutdown, the
+//! old codes of A's rooms lead to them from the restarted A (which knows
+//! the moves only from the database), and the daily results acknowledged
+//! on a draining node are in the leaderboard after.
 //!
-//! Sized for the test suite on a small machine (24 players in 6 rooms); the
-//! bench's rolling-restart scenario runs the 200 (bench/RESULTS.md).
+//! Every player is a future of its own, all of them driven at once
+//! (`join_all`), and the players who wait while others act are read
+//! meanwhile ([`while_reading`]): a socket left unread stops answering the
+//! server's pings and would be closed as silent, as a real browser tab
+//! never is. All 200 players come from 127.0.0.1 here, so the nodes run
+//! with the per-address budgets (which bound one network address, not 200
+//! players) raised; those budgets have their own tests.
 //! PostgreSQL and nginx as `nodes.rs` (see `mazerace_tests::cluster`).
 
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use mazerace_protocol::daily::daily_seed;
 use mazerace_tests::cluster::{
     connect, follow, healthz_becomes, postgres_or_skip, Nginx, Node, Schema, SALT,
 };
 use mazerace_tests::serde_json::{self, json, Value};
-use mazerace_tests::{http_get, solution, Client, Game, Size};
+use mazerace_tests::{http_get, solution, while_reading, Client, Game, Size};
 
-const SIZES: [usize; 6] = [2, 8, 2, 2, 8, 2];
+/// 16 rooms of 8 and 36 of 2: 200 players in 52 rooms.
+fn sizes() -> Vec<usize> {
+    let mut out: Vec<usize> = (0..16).flat_map(|_| [8, 2, 2]).collect();
+    out.extend([2; 4]);
+    out
+}
+
+/// The nodes' flags: a drain limit the test never reaches, and per-address
+/// budgets for 200 players on one address (joins, sessions, sockets).
+const FLAGS: [&str; 8] = [
+    "--drain-secs",
+    "30",
+    "--room-joins",
+    "1000",
+    "--max-sessions-per-address",
+    "1000",
+    "--max-conns-per-addr",
+    "0",
+];
 
 /// One room as the test knows it: its code, and its players (the host
 /// first) with their names.
@@ -42,42 +66,57 @@ fn names(room: &Value) -> Vec<String> {
     players.iter().map(|p| p["name"].as_str().expect("a name").to_owned()).collect()
 }
 
-/// Rooms made through nginx (least_conn spreads them over both nodes), each
-/// in a race on the easy maze of seed 1.
-async fn racing_rooms(lb: &str) -> Vec<Room> {
-    let mut rooms = Vec::new();
-    for (r, &size) in SIZES.iter().enumerate() {
-        let host_name = format!("R{r}P0");
-        let mut host = player(lb, "/ws", &host_name).await;
-        let made = host.create(json!({"game": "maze", "size": "easy", "seed": "1", "max_players": 8})).await;
-        let code = made["code"].as_str().expect("a code").to_owned();
-        let mut players = vec![(host_name, host)];
-        for p in 1..size {
-            let name = format!("R{r}P{p}");
-            let mut c = player(lb, &format!("/ws?room={code}"), &name).await;
-            c.join(&code).await;
-            players.push((name, c));
-        }
-        players[0].1.send(json!({"type": "start"})).await;
-        for (_, c) in &mut players {
-            c.recv_type("race_start").await;
-        }
-        rooms.push(Room { code, players });
-    }
-    rooms
+fn all_connected(room: &Value) -> bool {
+    room["players"].as_array().is_some_and(|p| p.iter().all(|p| p["connected"] == true))
 }
 
-/// Every player of `room` follows its move; the room as its new host sees it.
-async fn follow_room(room: &mut Room, lb: &str) -> Value {
-    let mut seen = None;
-    for (name, c) in &mut room.players {
-        let (n, info) = follow(c, lb, name).await;
-        *c = n;
-        seen.get_or_insert(info);
+/// Every player of every room, for [`while_reading`].
+fn everyone(rooms: &mut [Room]) -> Vec<&mut Client> {
+    rooms.iter_mut().flat_map(|r| r.players.iter_mut().map(|(_, c)| c)).collect()
+}
+
+/// No idle player saw an error, a shutdown or a move while others acted.
+fn nothing_bad(seen: &[Vec<Value>]) {
+    for m in seen.iter().flatten() {
+        assert!(!matches!(m["type"].as_str(), Some("error" | "server_shutdown" | "room_moved")), "{m}");
     }
-    let info = seen.expect("a player");
-    room.code = info["code"].as_str().expect("a code").to_owned();
-    info
+}
+
+/// Room `r` of `size`, its host on node `host_at` (the rooms alternate
+/// between the nodes: both sizes on both), its guests through nginx by its
+/// code as an invite link sends them; in a race on the easy maze of seed 1.
+async fn racing_room(r: usize, size: usize, host_at: &str, lb: &str) -> Room {
+    let host_name = format!("R{r}P0");
+    let mut host = player(host_at, "/ws", &host_name).await;
+    let made = host.create(json!({"game": "maze", "size": "easy", "seed": "1", "max_players": 8})).await;
+    let code = made["code"].as_str().expect("a code").to_owned();
+    let mut players = vec![(host_name, host)];
+    for p in 1..size {
+        let name = format!("R{r}P{p}");
+        let mut c = player(lb, &format!("/ws?room={code}"), &name).await;
+        c.join(&code).await;
+        players.push((name, c));
+    }
+    players[0].1.send(json!({"type": "start"})).await;
+    join_all(players.iter_mut().map(|(_, c)| c.recv_type("race_start"))).await;
+    Room { code, players }
+}
+
+/// Every player of `rooms` follows its move, all at once; each room's code
+/// becomes its new one. Returns each room as its host's snapshot shows it.
+async fn follow_rooms(rooms: Vec<&mut Room>, lb: &str) -> Vec<Value> {
+    join_all(rooms.into_iter().map(|room| async move {
+        let infos = join_all(room.players.iter_mut().map(|(name, c)| async move {
+            let (n, info) = follow(c, lb, name).await;
+            *c = n;
+            info
+        }))
+        .await;
+        let info = infos.into_iter().next().expect("a player");
+        room.code = info["code"].as_str().expect("a code").to_owned();
+        info
+    }))
+    .await
 }
 
 /// Waits until nginx sends node `id`'s room codes to node `id` again (it
@@ -125,81 +164,101 @@ async fn a_rolling_restart_of_both_nodes_keeps_every_room_and_result() {
     let Some(admin) = postgres_or_skip("a_rolling_restart_of_both_nodes") else { return };
     let db = Schema::fresh(&admin).await;
     let logs = tempfile::tempdir().unwrap();
-    let flags = ["--drain-secs", "30"];
-    let mut a = Node::start_with('A', &db.url, None, logs.path(), &flags).await;
-    let mut b = Node::start_with('B', &db.url, None, logs.path(), &flags).await;
+    let mut a = Node::start_with('A', &db.url, None, logs.path(), &FLAGS).await;
+    let mut b = Node::start_with('B', &db.url, None, logs.path(), &FLAGS).await;
     let lb = Nginx::start(&a, &b).await;
     let date: Value = serde_json::from_str(&http_get(&lb.addr, "/api/daily", "").await.text()).unwrap();
     let date = date["date"].as_str().expect("today").to_owned();
 
-    let mut rooms = racing_rooms(&lb.addr).await;
-    let on = |rooms: &[Room], id: char| rooms.iter().filter(|r| r.code.starts_with(id)).count();
-    assert!(on(&rooms, 'A') > 0 && on(&rooms, 'B') > 0, "rooms on both nodes");
+    let plan = sizes();
+    assert_eq!((plan.iter().sum::<usize>(), plan.len()), (200, 52));
+    let nodes = [a.addr.clone(), b.addr.clone()];
+    let made = plan.iter().enumerate().map(|(r, &size)| racing_room(r, size, &nodes[r % 2], &lb.addr));
+    let mut rooms = join_all(made).await;
+    for (id, size) in [('A', 2), ('A', 8), ('B', 2), ('B', 8)] {
+        let n = rooms.iter().filter(|r| r.code.starts_with(id) && r.players.len() == size).count();
+        assert!(n > 0, "rooms of {size} on node {id}");
+    }
     let hosts: Vec<String> = rooms.iter().map(|r| r.players[0].0.clone()).collect();
-    let everyone: Vec<Vec<String>> =
+    let members: Vec<Vec<String>> =
         rooms.iter().map(|r| r.players.iter().map(|p| p.0.clone()).collect()).collect();
-    let (mut day_a, rest_a, seq_a) = daily_halfway(&a.addr, "DayA", &date).await;
-
-    let old_a: Vec<(usize, String)> = rooms
-        .iter()
-        .enumerate()
+    let old_a: Vec<(usize, String)> = (rooms.iter().enumerate())
         .filter(|(_, r)| r.code.starts_with('A'))
         .map(|(i, r)| (i, r.code.clone()))
         .collect();
+    let (mut day_a, rest_a, seq_a) = daily_halfway(&a.addr, "DayA", &date).await;
 
     // 1. A drains while its races go on; they end, and A's rooms move to B.
     a.signal("TERM");
     assert_eq!(healthz_becomes(&a.addr, 503).await.text(), "draining");
     let (_, line) = solution(Size::Easy, 1);
-    for room in &mut rooms {
-        for (_, c) in &mut room.players {
-            let moves = c.play(&line, 1).await;
-            assert!(moves.iter().all(|m| m["ok"] == true), "the races go on through the drain");
-        }
+    let racing = everyone(&mut rooms).into_iter().map(|c| c.play(&line, 1));
+    let (played, ()) = tokio::join!(join_all(racing), finish_daily(&mut day_a, &rest_a, seq_a));
+    for moves in played {
+        assert!(moves.iter().all(|m| m["ok"] == true), "the races go on through the drain");
     }
-    finish_daily(&mut day_a, &rest_a, seq_a).await;
-    for room in rooms.iter_mut().filter(|r| r.code.starts_with('A')) {
-        let info = follow_room(room, &lb.addr).await;
-        assert!(room.code.starts_with('B'), "{}: adopted by B", room.code);
+    let (infos, seen) = {
+        let (moving, staying): (Vec<&mut Room>, Vec<&mut Room>) =
+            rooms.iter_mut().partition(|r| r.code.starts_with('A'));
+        let idle = staying.into_iter().flat_map(|r| r.players.iter_mut().map(|(_, c)| c)).collect();
+        while_reading(idle, follow_rooms(moving, &lb.addr)).await
+    };
+    nothing_bad(&seen);
+    for info in &infos {
+        assert!(info["code"].as_str().is_some_and(|c| c.starts_with('B')), "adopted by B: {info}");
         assert_eq!(info["phase"], "lobby");
     }
-    let status = a.exited_within(Duration::from_secs(20)).await.expect("A exited after its moves");
-    assert!(status.success(), "{status:?}");
+    assert_eq!(infos.len(), old_a.len());
 
-    // 2. A comes back on its port, nginx takes it back; then B drains and
-    //    every room moves to the new A.
+    // 2. A comes back on its port, nginx takes it back; its old codes still
+    //    lead to where they went, from the database's memory of the moves
+    //    (the new A never saw A's old rooms). Everyone is read meanwhile.
     let port = a.port();
-    drop(a);
-    let a2 = Node::start_with('A', &db.url, Some(port), logs.path(), &flags).await;
-    nginx_routes_to(&lb.addr, 'A').await;
-    // The new A never saw A's old rooms: their codes still lead to where
-    // they went, from the database's memory of the moves.
-    for (i, old) in &old_a {
-        let mut c = player(&lb.addr, &format!("/ws?room={old}"), "Link").await;
-        c.send(json!({"type": "join_room", "code": old})).await;
-        let moved = c.recv().await;
-        assert_eq!((&moved["type"], &moved["code"]), (&json!("room_moved"), &json!(rooms[*i].code)), "{old}");
-    }
-    let (mut day_b, rest_b, seq_b) = daily_halfway(&b.addr, "DayB", &date).await;
+    let links: Vec<(String, String)> =
+        old_a.iter().map(|(i, old)| (old.clone(), rooms[*i].code.clone())).collect();
+    let restart = async {
+        let status = a.exited_within(Duration::from_secs(20)).await.expect("A exited after its moves");
+        assert!(status.success(), "{status:?}");
+        drop(a);
+        let a2 = Node::start_with('A', &db.url, Some(port), logs.path(), &FLAGS).await;
+        nginx_routes_to(&lb.addr, 'A').await;
+        let lb = &lb.addr;
+        join_all(links.iter().map(|(old, new)| async move {
+            let mut c = player(lb, &format!("/ws?room={old}"), "Link").await;
+            c.send(json!({"type": "join_room", "code": old})).await;
+            let moved = c.recv().await;
+            assert_eq!((&moved["type"], &moved["code"]), (&json!("room_moved"), &json!(new)), "{old}");
+        }))
+        .await;
+        let day_b = daily_halfway(&b.addr, "DayB", &date).await;
+        (a2, day_b)
+    };
+    let ((a2, (mut day_b, rest_b, seq_b)), seen) = while_reading(everyone(&mut rooms), restart).await;
+    nothing_bad(&seen);
+
+    // 3. B drains: every room moves to the new A.
     b.signal("TERM");
-    finish_daily(&mut day_b, &rest_b, seq_b).await;
-    for room in &mut rooms {
-        follow_room(room, &lb.addr).await;
-        assert!(room.code.starts_with('A'), "{}: adopted by the new A", room.code);
+    let (infos, ()) = tokio::join!(
+        follow_rooms(rooms.iter_mut().collect(), &lb.addr),
+        finish_daily(&mut day_b, &rest_b, seq_b)
+    );
+    for info in &infos {
+        assert!(info["code"].as_str().is_some_and(|c| c.starts_with('A')), "adopted by the new A: {info}");
     }
     let status = b.exited_within(Duration::from_secs(20)).await.expect("B exited after its moves");
     assert!(status.success(), "{status:?}");
 
-    // No room lost: each has its players, in order, and its host.
-    for (r, room) in rooms.iter_mut().enumerate() {
+    // No room lost: each has its players, in order, and its host (once all
+    // are back: the host's snapshot shows it if the host came in last).
+    let all_back = rooms.iter_mut().zip(infos).map(|(room, snapshot)| async move {
         let host = &mut room.players[0].1;
         let id = host.id;
-        let info = host
-            .recv_room_until(|i| {
-                i["players"].as_array().is_some_and(|p| p.iter().all(|p| p["connected"] == true))
-            })
-            .await;
-        assert_eq!(names(&info), everyone[r], "room {r}'s players");
+        let info =
+            if all_connected(&snapshot) { snapshot } else { host.recv_room_until(all_connected).await };
+        (info, id)
+    });
+    for (r, (info, id)) in join_all(all_back).await.into_iter().enumerate() {
+        assert_eq!(names(&info), members[r], "room {r}'s players");
         assert_eq!(info["host"], id, "room {r}'s host is {}", hosts[r]);
     }
     // Both daily results told on a draining node are kept.

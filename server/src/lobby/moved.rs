@@ -3,9 +3,10 @@
 //! - [`adopt_loop`]: a living node polls the mailbox (`crate::moves`) and
 //!   makes each posted room again under a fresh code and key; its members
 //!   are seats ([`Claims`]) until each says `hello` with their token;
-//! - [`claim`]: such a `hello` makes the seat the player's session, so the
-//!   resume that follows puts them in the room (`welcome` resumed, then the
-//!   room's snapshot);
+//! - [`claim`]: such a `hello` makes the seat the player's session (over
+//!   any session the token has here: the player's other tab is taken
+//!   over), so the resume that follows puts them in the room (`welcome`
+//!   resumed, then the room's snapshot);
 //! - [`Lobby::answer_moved`]: a join (or a resume) of an old code is
 //!   answered `room_moved` while the move is remembered.
 //!
@@ -18,6 +19,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use mazerace_protocol::close;
 use mazerace_protocol::messages::{PlayerId, RoomRef, ServerMsg};
 use mazerace_store::postgres::moves::{ClaimedMove, RoomMoves};
 use mazerace_store::PlayerKey;
@@ -63,18 +65,26 @@ impl Claims {
 }
 
 /// `hello` with `token`: a seat waiting for it becomes the player's
-/// session (detached, for the resume right after to pick up).
+/// session (detached, for the resume right after to pick up). If the token
+/// already has a session here (the player's other tab, or one waiting for
+/// its resume), the tab that follows its room's move takes the token over,
+/// as any resume by another connection does (`hello.rs`): the other tab is
+/// closed with `TAKEN_OVER`, and that session leaves the room it was in
+/// here, so the player is in the moved room, once.
 pub(super) async fn claim(env: &LobbyEnv, token: &str) {
     let key = PlayerKey::from_token(token);
     let Some(seat) = env.claims.seats().remove(key.as_str()) else { return };
-    if !env.sessions.adopt(seat.id, token, Arc::clone(&seat.name), seat.room.clone()) {
-        // The token already has a session here (another tab): that one
-        // stays as it is, and the seat leaves with the resume window.
-        tracing::info!(player = seat.id, "moved seat not claimed: the token has a session here");
-        env.claims.seats().insert(key.as_str().to_owned(), seat);
-        return;
-    }
+    let replaced = env.sessions.adopt(seat.id, token, Arc::clone(&seat.name), seat.room.clone());
     tracing::info!(player = seat.id, room = %seat.room.code, "moved seat claimed");
+    if let Some((old, conn)) = replaced {
+        tracing::info!(player = seat.id, was = old.id, "moved seat claimed over the token's session here");
+        if let Some(conn) = conn {
+            conn.close(close::TAKEN_OVER, "this session was resumed on another connection");
+        }
+        if let Some(room) = old.take_room() {
+            room.send(RoomCmd::Leave { id: old.id, expired: false }).await;
+        }
+    }
     // Before the reattach (same inbox, in order): the room's member gets its token.
     seat.room.send(RoomCmd::Claim { id: seat.id, token: token.into() }).await;
 }

@@ -6,7 +6,6 @@
 //! echo server with the very same frames.
 
 use mazerace_protocol::messages::PlayerId;
-use mazerace_protocol::Action;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
@@ -15,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::rooms::Player;
 use crate::route::Walker;
 use crate::stats::Meter;
-use crate::ws::{move_frame, parse, rewind_frame, In};
+use crate::ws::{action_frame, parse, In};
 
 /// Moves remembered per player, to time the `progress` that shows them.
 const MOVE_LOG_DEPTH: usize = 512;
@@ -109,10 +108,7 @@ impl Racer {
         let Some(plan) = self.walker.next() else { return };
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
-        let text = match plan.action {
-            Action::Move(d) => move_frame(d, seq),
-            Action::Rewind => rewind_frame(seq),
-        };
+        let text = action_frame(plan.action, seq);
         // Timed from just before the write: client-side costs can only make
         // the figure worse, never better.
         let t0 = Instant::now();

@@ -147,6 +147,14 @@ pub fn rewind_frame(seq: u32) -> String {
     format!(r#"{{"type":"rewind","seq":{seq}}}"#)
 }
 
+/// The frame that sends `action` as message `seq`.
+pub fn action_frame(action: mazerace_protocol::Action, seq: u32) -> String {
+    match action {
+        mazerace_protocol::Action::Move(d) => move_frame(d, seq),
+        mazerace_protocol::Action::Rewind => rewind_frame(seq),
+    }
+}
+
 /// A source address for the `i`-th connection: 127.0.0.1 for the first
 /// `per_source`, then 127.0.0.2, ... (each source address has its own
 /// ephemeral port range, about 28,000 ports on this kernel's default).

@@ -17,7 +17,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, RivalPick, ServerMsg};
-use mazerace_protocol::{Action, Size, Status};
+use mazerace_protocol::{Size, Status};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ use crate::rooms::{
 use crate::route::{Mode, Rng, Walker};
 use crate::stats::{fmt_dur, Lat};
 use crate::sys;
-use crate::ws::{move_frame, rewind_frame};
+use crate::ws::action_frame;
 
 const ROOM_SIZE: usize = 4;
 /// A race (countdown included) longer than this counts as failed.
@@ -344,10 +344,7 @@ async fn race_one(
     let mut moves = 0u64;
     while let Some(plan) = walker.next() {
         seq += 1;
-        let text = match plan.action {
-            Action::Move(d) => move_frame(d, seq),
-            Action::Rewind => rewind_frame(seq),
-        };
+        let text = action_frame(plan.action, seq);
         p.conn.send_text(text).await?;
         moves += 1;
         let (ok, steps, _) = await_ack(p, seq).await?;

@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, ServerMsg, Snapshot};
-use mazerace_protocol::{Action, Board, Size, Status};
+use mazerace_protocol::{Board, Size, Status};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -16,7 +16,7 @@ use crate::rooms::{
     Player, Target,
 };
 use crate::route::{Mode, Rng, Walker};
-use crate::ws::{move_frame, rewind_frame};
+use crate::ws::action_frame;
 
 /// Chance that a non-host player drops mid-race (and resumes).
 pub(super) const P_DROP: f64 = 0.25;
@@ -235,10 +235,7 @@ async fn race_inner(
             continue;
         }
         seq += 1;
-        let text = match plan.action {
-            Action::Move(d) => move_frame(d, seq),
-            Action::Rewind => rewind_frame(seq),
-        };
+        let text = action_frame(plan.action, seq);
         p.conn.send_text(text).await?;
         sent += 1;
         let (ok, steps, status) = await_ack(&mut p, seq).await?;

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
 use mazerace_protocol::messages::{ClientMsg, RoomInfo, ServerMsg};
-use mazerace_protocol::{Action, Board, Status};
+use mazerace_protocol::{Board, Status};
 
 use crate::rooms::{await_ack, send_start, Player};
 use crate::route::{Mode, Rng, Walker};
-use crate::ws::{move_frame, rewind_frame, source_for, Conn};
+use crate::ws::{action_frame, source_for, Conn};
 
 /// How long a member waits for its first move, or a race for its results.
 const MOVE_LIMIT: Duration = Duration::from_secs(30);
@@ -134,10 +134,7 @@ async fn race(p: &mut Player, board: &Board, share: f64) -> Result<()> {
     let mut seq = 0u32;
     while let Some(plan) = walker.next() {
         seq += 1;
-        let text = match plan.action {
-            Action::Move(d) => move_frame(d, seq),
-            Action::Rewind => rewind_frame(seq),
-        };
+        let text = action_frame(plan.action, seq);
         p.conn.send_text(text).await?;
         let (ok, steps, _) = await_ack(p, seq).await?;
         if (ok, steps) != (plan.ok, plan.steps) {

@@ -177,7 +177,7 @@ async fn a_moved_seat_is_claimed_over_the_players_other_tab_on_the_new_node() {
     let Some(admin) = postgres_or_skip("a_moved_seat_is_claimed_over_the_players_other_tab") else { return };
     let db = Schema::fresh(&admin).await;
     let logs = tempfile::tempdir().unwrap();
-    let mut a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "30"]).await;
+    let a = Node::start_with('A', &db.url, None, logs.path(), &["--drain-secs", "30"]).await;
     let b = Node::start('B', &db.url, None, logs.path()).await;
     let lb = Nginx::start(&a, &b).await;
 

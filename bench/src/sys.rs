@@ -31,16 +31,30 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// CPU time all processes on the machine have used so far (every core,
-/// idle and I/O wait excluded), from the first line of `/proc/stat`.
-pub fn machine_busy() -> Option<Duration> {
+/// The machine's CPU so far, every core, from the first line of `/proc/stat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MachineCpu {
+    /// Time not idle (idle and I/O wait excluded): every process, the
+    /// kernel's interrupt work, and what the hypervisor stole.
+    pub busy: Duration,
+    /// Stolen: time a virtual CPU wanted to run and the host ran another
+    /// guest. A part of `busy` that no process of this machine used.
+    pub stolen: Duration,
+}
+
+pub fn machine_cpu() -> Option<MachineCpu> {
     let stat = fs::read_to_string("/proc/stat").ok()?;
-    let line = stat.lines().next()?;
+    parse_cpu_line(stat.lines().next()?, clock_ticks_per_second())
+}
+
+/// `cpu  user nice system idle iowait irq softirq steal guest guest_nice`,
+/// in clock ticks (guest time is already in user).
+fn parse_cpu_line(line: &str, ticks_per_sec: u64) -> Option<MachineCpu> {
     let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
-    // user nice system idle iowait irq softirq steal (guest time is already in user).
     let total: u64 = v.iter().take(8).sum();
     let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
-    Some(Duration::from_secs_f64((total - idle) as f64 / clock_ticks_per_second() as f64))
+    let ticks = |t: u64| Duration::from_secs_f64(t as f64 / ticks_per_sec as f64);
+    Some(MachineCpu { busy: ticks(total - idle), stolen: ticks(v.get(7).copied().unwrap_or(0)) })
 }
 
 /// This thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`).
@@ -116,6 +130,18 @@ mod tests {
         std::hint::black_box(x);
         assert!(cpu_time(pid).unwrap() > Duration::ZERO);
         assert!(thread_cpu_time() > Duration::ZERO);
-        assert!(machine_busy().unwrap() > Duration::ZERO);
+        assert!(machine_cpu().unwrap().busy > Duration::ZERO);
+    }
+
+    #[test]
+    fn reads_busy_and_stolen_time_from_the_cpu_line() {
+        // user nice system idle iowait irq softirq steal guest guest_nice
+        let line = "cpu  6000 100 3000 80000 500 0 900 250 0 0";
+        let m = parse_cpu_line(line, 100).unwrap();
+        assert_eq!(m.busy, Duration::from_millis((6000 + 100 + 3000 + 900 + 250) * 10));
+        assert_eq!(m.stolen, Duration::from_millis(2500));
+        // A kernel too old to have the steal column: nothing stolen.
+        let old = parse_cpu_line("cpu  10 0 10 100 0 0 0", 100).unwrap();
+        assert_eq!((old.busy, old.stolen), (Duration::from_millis(200), Duration::ZERO));
     }
 }

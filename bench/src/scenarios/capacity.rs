@@ -56,6 +56,7 @@ pub const HEADERS: &[&str] = &[
     "server RSS",
     "loadgen CPU",
     "other CPU",
+    "stolen CPU",
     "send lag p99",
     "trouble",
     "goal",
@@ -122,7 +123,10 @@ pub async fn run(ctx: &Ctx) -> (Section, Vec<(usize, Vec<usize>)>) {
          received per move answered. \
          The open-file limit here is {} (hard {}), so one process holds at most about {} connections; \
          a goal that held at that size but cannot be tried at 20,000 reads CAPPED. \
-         'other CPU' is what the rest of the machine (other users) used during the window, out of 200%.",
+         'other CPU' is what the rest of the machine used during the window, out of 200%: other processes, \
+         the kernel's interrupt work (the loopback's receiving is some of it) and 'stolen CPU', the time the host \
+         ran other guests while this one wanted to run (steal): a point missed with much CPU stolen says more about \
+         the host than about the server.",
         ctx.files.soft,
         ctx.files.hard,
         ctx.connection_cap()
@@ -381,6 +385,7 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize, under: Under<'_>) -> Result<Po
         fmt_bytes(readings.server_rss as f64),
         format!("{:.0}%", f.client_cpu_share * 100.0),
         format!("{:.0}%", f.other_cpu_share * 100.0),
+        format!("{:.0}%", f.stolen_cpu_share * 100.0),
         fmt_dur(m.lag.quantile(0.99)),
         trouble(&m),
         if pass { "PASS".into() } else { "MISS".into() },

@@ -96,6 +96,10 @@ pub struct Readings {
     /// CPU time of everything else on the machine (other users' builds ...)
     /// during the window: the figures are only as clean as this is small.
     pub other_cpu: Duration,
+    /// The part of `other_cpu` the hypervisor stole (steal time): the host
+    /// running other guests while this machine's processors wanted to run.
+    /// The capacity misses on a shared host follow it.
+    pub stolen_cpu: Duration,
     pub server_rss: u64,
 }
 
@@ -117,10 +121,10 @@ pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>)
     let proxy_cpu = || proxy.map_or(Duration::ZERO, |p| sys::sample(p).cpu);
     tokio::time::sleep_until(window.start.into()).await;
     let (s0, p0, c0, m0) =
-        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_busy().unwrap_or_default());
+        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_cpu().unwrap_or_default());
     tokio::time::sleep_until(window.end.into()).await;
     let (s1, p1, c1, m1) =
-        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_busy().unwrap_or_default());
+        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_cpu().unwrap_or_default());
     let server_cpu = s1.0.saturating_sub(s0.0);
     let proxy_cpu = p1.saturating_sub(p0);
     let client_cpu = c1.cpu.saturating_sub(c0.cpu);
@@ -129,7 +133,8 @@ pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>)
         server_cpu,
         client_cpu,
         proxy_cpu,
-        other_cpu: m1.saturating_sub(m0).saturating_sub(server_cpu + client_cpu + proxy_cpu),
+        other_cpu: m1.busy.saturating_sub(m0.busy).saturating_sub(server_cpu + client_cpu + proxy_cpu),
+        stolen_cpu: m1.stolen.saturating_sub(m0.stolen),
         server_rss: s1.1,
     }
 }
@@ -239,6 +244,7 @@ pub struct PhaseFigures {
     pub server_cpu_share: f64,
     pub client_cpu_share: f64,
     pub other_cpu_share: f64,
+    pub stolen_cpu_share: f64,
 }
 
 pub fn figures(m: &Meter, r: &Readings) -> PhaseFigures {
@@ -253,6 +259,7 @@ pub fn figures(m: &Meter, r: &Readings) -> PhaseFigures {
         server_cpu_share: r.server_cpu.as_secs_f64() / secs,
         client_cpu_share: r.client_cpu.as_secs_f64() / secs,
         other_cpu_share: r.other_cpu.as_secs_f64() / secs,
+        stolen_cpu_share: r.stolen_cpu.as_secs_f64() / secs,
     }
 }
 

@@ -93,12 +93,15 @@ pub struct Readings {
     pub client_cpu: Duration,
     /// A proxy's CPU time (nginx in front of two nodes), else zero.
     pub proxy_cpu: Duration,
-    /// CPU time of everything else on the machine (other users' builds ...)
-    /// during the window: the figures are only as clean as this is small.
+    /// CPU time of everything else on the machine during the window: other
+    /// processes (other users' builds ...), the kernel's interrupt work
+    /// (the loopback's receiving, charged to no process) and `stolen_cpu`.
+    /// The figures are only as clean as this is small.
     pub other_cpu: Duration,
-    /// The part of `other_cpu` the hypervisor stole (steal time): the host
-    /// running other guests while this machine's processors wanted to run.
-    /// The capacity misses on a shared host follow it.
+    /// The hypervisor's steal over the window: the host running other
+    /// guests while this machine's processors wanted to run. Counted in
+    /// `other_cpu` too (which is clamped at zero, so rounding can leave it
+    /// the smaller).
     pub stolen_cpu: Duration,
     pub server_rss: u64,
 }

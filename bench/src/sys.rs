@@ -9,9 +9,23 @@ use std::time::Duration;
 
 pub use mazerace_server::fdlimit::{raise_file_limit, FileLimit};
 
-/// CPU time (user + system) a process has used so far, all threads together.
-pub fn cpu_time(pid: u32) -> Option<Duration> {
+/// A process's CPU time so far, all threads together, in user space and
+/// in the kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuSplit {
+    pub user: Duration,
+    /// System time: the process's system calls (a loopback send carries the
+    /// receiving side's TCP work with it) and the faults it took.
+    pub kernel: Duration,
+}
+
+pub fn cpu_split(pid: u32) -> Option<CpuSplit> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&stat, clock_ticks_per_second())
+}
+
+/// utime and stime of a `/proc/<pid>/stat` line.
+fn parse_stat(stat: &str, ticks_per_sec: u64) -> Option<CpuSplit> {
     // The command name (field 2) is in parentheses and may hold spaces: the
     // fields we want are counted from the last ')'.
     let rest = &stat[stat.rfind(')')? + 1..];
@@ -19,8 +33,8 @@ pub fn cpu_time(pid: u32) -> Option<Duration> {
     // After ')' come state (field 3) ...; utime is field 14, stime field 15.
     let utime: u64 = fields.get(14 - 3)?.parse().ok()?;
     let stime: u64 = fields.get(15 - 3)?.parse().ok()?;
-    let ticks = clock_ticks_per_second();
-    Some(Duration::from_secs_f64((utime + stime) as f64 / ticks as f64))
+    let ticks = |t: u64| Duration::from_secs_f64(t as f64 / ticks_per_sec as f64);
+    Some(CpuSplit { user: ticks(utime), kernel: ticks(stime) })
 }
 
 /// Resident set size in bytes (`VmRSS` of `/proc/<pid>/status`).
@@ -100,12 +114,16 @@ pub fn machine_summary() -> String {
 /// A CPU and memory reading of one process at one moment.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
+    /// User and system time together.
     pub cpu: Duration,
+    /// The system time in `cpu`.
+    pub kernel: Duration,
     pub rss: u64,
 }
 
 pub fn sample(pid: u32) -> Sample {
-    Sample { cpu: cpu_time(pid).unwrap_or_default(), rss: rss_bytes(pid).unwrap_or(0) }
+    let c = cpu_split(pid).unwrap_or_default();
+    Sample { cpu: c.user + c.kernel, kernel: c.kernel, rss: rss_bytes(pid).unwrap_or(0) }
 }
 
 #[cfg(test)]
@@ -120,7 +138,8 @@ mod tests {
         // wall-clock spin can get no CPU at all on a loaded machine.
         let spin = std::time::Instant::now();
         let mut x = 0u64;
-        while cpu_time(pid).unwrap() == Duration::ZERO && spin.elapsed() < Duration::from_secs(20) {
+        let cpu = || cpu_split(pid).map(|c| c.user + c.kernel).unwrap();
+        while cpu() == Duration::ZERO && spin.elapsed() < Duration::from_secs(20) {
             for _ in 0..100_000 {
                 x = x.wrapping_add(std::hint::black_box(1));
             }
@@ -128,7 +147,7 @@ mod tests {
         // The process may have had CPU counted before the loop (other tests
         // run beside this one): then it never spins, which is fine.
         std::hint::black_box(x);
-        assert!(cpu_time(pid).unwrap() > Duration::ZERO);
+        assert!(cpu() > Duration::ZERO);
         assert!(thread_cpu_time() > Duration::ZERO);
         assert!(machine_cpu().unwrap().busy > Duration::ZERO);
     }
@@ -143,5 +162,15 @@ mod tests {
         // A kernel too old to have the steal column: nothing stolen.
         let old = parse_cpu_line("cpu  10 0 10 100 0 0 0", 100).unwrap();
         assert_eq!((old.busy, old.stolen), (Duration::from_millis(200), Duration::ZERO));
+    }
+
+    #[test]
+    fn splits_user_and_system_time_past_a_name_with_spaces() {
+        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        let stat = "4242 (mazerace (x) y) S 1 4242 4242 0 -1 4194560 900 0 0 0 1250 375 0 0 20 0 3 0";
+        let c = parse_stat(stat, 100).unwrap();
+        assert_eq!(c.user, Duration::from_millis(12_500));
+        assert_eq!(c.kernel, Duration::from_millis(3_750));
+        assert!(parse_stat("4242 (cut short) S 1", 100).is_none());
     }
 }

@@ -52,6 +52,7 @@ pub const HEADERS: &[&str] = &[
     "stale p99",
     "server CPU s / 1k moves",
     "server CPU µs / frame",
+    "server kernel share",
     "server CPU",
     "server RSS",
     "loadgen CPU",
@@ -72,6 +73,10 @@ pub struct Point {
     pub stale_p99: Duration,
     /// Server CPU seconds per 1,000 moves.
     pub cpu_per_1k: f64,
+    /// The kernel's part of it.
+    pub kernel_per_1k: f64,
+    /// The load generator's CPU seconds per 1,000 moves.
+    pub client_per_1k: f64,
     /// Frames (answers and `progress`) received per move answered.
     pub frames_per_move: f64,
 }
@@ -238,6 +243,9 @@ async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) -> Vec<Point> {
         ),
         None => "no point passed".into(),
     };
+    if let Some(need) = heaviest_need(&points, GOAL_PLAYERS as f64 * ctx.rate) {
+        measured.push_str(&need);
+    }
     let mut verdict =
         if best.is_some_and(|b| b.players >= GOAL_PLAYERS) { Verdict::Pass } else { Verdict::Miss };
     if cap < GOAL_PLAYERS {
@@ -253,6 +261,27 @@ async fn sweep(ctx: &Ctx, s: usize, sec: &mut Section) -> Vec<Point> {
         verdict,
     ));
     points
+}
+
+/// What the goal's rate would cost at the per-move cost of the most
+/// loaded point run, against the cores this machine has: a straight line,
+/// an estimate, not a bound (in rooms of 8 a move costs less as the load
+/// grows, because the progress window widens and a move brings fewer
+/// frames). The server's kernel part is its system calls, which no change
+/// to its own code takes below the calls it makes.
+fn heaviest_need(points: &[Point], goal_moves_per_sec: f64) -> Option<String> {
+    let p = points.iter().filter(|p| p.cpu_per_1k > 0.0).max_by_key(|p| p.players)?;
+    let cores = |per_1k: f64| per_1k * goal_moves_per_sec / 1000.0;
+    let machine = std::thread::available_parallelism().map_or(0, |n| n.get());
+    Some(format!(
+        "; at the cost per move of N = {} the goal's {} moves/s need {:.2} cores of server ({:.2} of them in the \
+         kernel) and {:.2} of load generator, on {machine} cores",
+        fmt_count(p.players as f64),
+        fmt_count(goal_moves_per_sec),
+        cores(p.cpu_per_1k),
+        cores(p.kernel_per_1k),
+        cores(p.client_per_1k),
+    ))
 }
 
 /// What a point runs against.
@@ -381,6 +410,11 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize, under: Under<'_>) -> Result<Po
         } else {
             "-".into()
         },
+        if f.server_cpu_per_1k > 0.0 {
+            format!("{:.0}%", f.server_kernel_per_1k / f.server_cpu_per_1k * 100.0)
+        } else {
+            "-".into()
+        },
         format!("{:.0}%", f.server_cpu_share * 100.0),
         fmt_bytes(readings.server_rss as f64),
         format!("{:.0}%", f.client_cpu_share * 100.0),
@@ -405,6 +439,8 @@ pub async fn point(ctx: &Ctx, s: usize, n: usize, under: Under<'_>) -> Result<Po
         other_cpu: f.other_cpu_share,
         stale_p99,
         cpu_per_1k: f.server_cpu_per_1k,
+        kernel_per_1k: f.server_kernel_per_1k,
+        client_per_1k: f.client_cpu_per_1k,
         frames_per_move,
     })
 }

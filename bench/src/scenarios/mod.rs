@@ -90,6 +90,10 @@ impl Ctx {
 pub struct Readings {
     pub window: Window,
     pub server_cpu: Duration,
+    /// The system time in `server_cpu`: what its system calls cost, which
+    /// no change to the server's own code can take below the calls it
+    /// makes (one read a move, one send a frame).
+    pub server_kernel_cpu: Duration,
     pub client_cpu: Duration,
     /// A proxy's CPU time (nginx in front of two nodes), else zero.
     pub proxy_cpu: Duration,
@@ -119,7 +123,7 @@ pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>)
         servers
             .iter()
             .map(|&p| sys::sample(p))
-            .fold((Duration::ZERO, 0u64), |(c, r), s| (c + s.cpu, r + s.rss))
+            .fold((Duration::ZERO, Duration::ZERO, 0u64), |(c, k, r), s| (c + s.cpu, k + s.kernel, r + s.rss))
     };
     let proxy_cpu = || proxy.map_or(Duration::ZERO, |p| sys::sample(p).cpu);
     tokio::time::sleep_until(window.start.into()).await;
@@ -129,16 +133,18 @@ pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>)
     let (s1, p1, c1, m1) =
         (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_cpu().unwrap_or_default());
     let server_cpu = s1.0.saturating_sub(s0.0);
+    let server_kernel_cpu = s1.1.saturating_sub(s0.1);
     let proxy_cpu = p1.saturating_sub(p0);
     let client_cpu = c1.cpu.saturating_sub(c0.cpu);
     Readings {
         window,
         server_cpu,
+        server_kernel_cpu,
         client_cpu,
         proxy_cpu,
         other_cpu: m1.busy.saturating_sub(m0.busy).saturating_sub(server_cpu + client_cpu + proxy_cpu),
         stolen_cpu: m1.stolen.saturating_sub(m0.stolen),
-        server_rss: s1.1,
+        server_rss: s1.2,
     }
 }
 
@@ -244,6 +250,10 @@ pub fn shared_for(window: Window) -> Rc<Shared> {
 pub struct PhaseFigures {
     pub moves_per_sec: f64,
     pub server_cpu_per_1k: f64,
+    /// The kernel's part of `server_cpu_per_1k`.
+    pub server_kernel_per_1k: f64,
+    /// The load generator's CPU seconds per 1,000 moves.
+    pub client_cpu_per_1k: f64,
     pub server_cpu_share: f64,
     pub client_cpu_share: f64,
     pub other_cpu_share: f64,
@@ -252,13 +262,12 @@ pub struct PhaseFigures {
 
 pub fn figures(m: &Meter, r: &Readings) -> PhaseFigures {
     let secs = r.window.secs();
+    let per_1k = |d: Duration| if m.acked > 0 { d.as_secs_f64() * 1000.0 / m.acked as f64 } else { 0.0 };
     PhaseFigures {
         moves_per_sec: m.acked as f64 / secs,
-        server_cpu_per_1k: if m.acked > 0 {
-            r.server_cpu.as_secs_f64() * 1000.0 / m.acked as f64
-        } else {
-            0.0
-        },
+        server_cpu_per_1k: per_1k(r.server_cpu),
+        server_kernel_per_1k: per_1k(r.server_kernel_cpu),
+        client_cpu_per_1k: per_1k(r.client_cpu),
         server_cpu_share: r.server_cpu.as_secs_f64() / secs,
         client_cpu_share: r.client_cpu.as_secs_f64() / secs,
         other_cpu_share: r.other_cpu.as_secs_f64() / secs,

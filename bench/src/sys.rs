@@ -19,6 +19,12 @@ pub struct CpuSplit {
     pub kernel: Duration,
 }
 
+impl CpuSplit {
+    pub fn total(self) -> Duration {
+        self.user + self.kernel
+    }
+}
+
 pub fn cpu_split(pid: u32) -> Option<CpuSplit> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     parse_stat(&stat, clock_ticks_per_second())
@@ -123,7 +129,7 @@ pub struct Sample {
 
 pub fn sample(pid: u32) -> Sample {
     let c = cpu_split(pid).unwrap_or_default();
-    Sample { cpu: c.user + c.kernel, kernel: c.kernel, rss: rss_bytes(pid).unwrap_or(0) }
+    Sample { cpu: c.total(), kernel: c.kernel, rss: rss_bytes(pid).unwrap_or(0) }
 }
 
 #[cfg(test)]
@@ -138,7 +144,7 @@ mod tests {
         // wall-clock spin can get no CPU at all on a loaded machine.
         let spin = std::time::Instant::now();
         let mut x = 0u64;
-        let cpu = || cpu_split(pid).map(|c| c.user + c.kernel).unwrap();
+        let cpu = || cpu_split(pid).unwrap().total();
         while cpu() == Duration::ZERO && spin.elapsed() < Duration::from_secs(20) {
             for _ in 0..100_000 {
                 x = x.wrapping_add(std::hint::black_box(1));
@@ -171,6 +177,7 @@ mod tests {
         let c = parse_stat(stat, 100).unwrap();
         assert_eq!(c.user, Duration::from_millis(12_500));
         assert_eq!(c.kernel, Duration::from_millis(3_750));
+        assert_eq!(c.total(), Duration::from_millis(16_250));
         assert!(parse_stat("4242 (cut short) S 1", 100).is_none());
     }
 }

@@ -109,7 +109,9 @@ impl Server {
         // burst by default): thousands of players share each source address
         // here. (A scenario that measures a cap passes its own, later.)
         cmd.args(["--max-rooms-per-address", "1000000", "--max-sessions-per-address", "1000000"]);
-        cmd.args(["--room-joins", "1000000"]);
+        // Probes for a node's return (`moves`) are joins of unused codes:
+        // failed joins, from the one address every simulated player shares.
+        cmd.args(["--room-joins", "1000000", "--join-attempts", "1000000"]);
         cmd.args(args);
         cmd.args(&spec.extra_args);
         cmd.env("RUST_LOG", &spec.log);

@@ -15,6 +15,10 @@ pub const INVALID_DATA: u16 = 1007;
 pub const POLICY: u16 = 1008;
 /// A message or frame over the size limit.
 pub const TOO_BIG: u16 = 1009;
+/// The server could not send a message it owed this client (one larger
+/// than the socket's write limit: a bug the server logs and counts); only
+/// this one connection is closed.
+pub const SERVER_ERROR: u16 = 1011;
 /// The server is full (after `error {code: "server_full"}`).
 pub const TRY_LATER: u16 = 1013;
 /// No `hello` in time.

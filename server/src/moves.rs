@@ -90,24 +90,25 @@ impl Moves {
         memory.insert(old.code.clone(), Remembered { old_key: old.key.clone(), to: to.clone(), at: now });
     }
 
-    /// Where room `code` went, from memory only. `key`, if given, must be
-    /// the old room's (a wrong one learns nothing).
-    pub fn remembered(&self, code: &str, key: Option<&str>) -> Option<RoomRef> {
+    /// Where room `code` went, from memory only. `key` must be the old
+    /// room's: the answer holds the new room's key, so it goes only to
+    /// someone who was given the old one (a wrong key learns nothing).
+    pub fn remembered(&self, code: &str, key: &str) -> Option<RoomRef> {
         let memory = self.memory();
         let r = memory.get(code)?;
         let fresh = r.at.elapsed() < self.remember;
-        (fresh && key.is_none_or(|k| k == r.old_key)).then(|| r.to.clone())
+        (fresh && key == r.old_key).then(|| r.to.clone())
     }
 
     /// Where room `code` went: memory, then the database's rows (a node
     /// that restarted since the move knows it only from there).
-    pub async fn moved_to(&self, code: &str, key: Option<&str>) -> Option<RoomRef> {
+    pub async fn moved_to(&self, code: &str, key: &str) -> Option<RoomRef> {
         if let Some(to) = self.remembered(code, key) {
             return Some(to);
         }
         let mailbox = self.mailbox.as_ref().filter(|_| !self.remember.is_zero())?;
         match mailbox.lookup(code).await {
-            Ok(Some(m)) if key.is_none_or(|k| k == m.old_key) => Some(RoomRef { code: m.code, key: m.key }),
+            Ok(Some(m)) if key == m.old_key => Some(RoomRef { code: m.code, key: m.key }),
             Ok(_) => None,
             Err(e) => {
                 tracing::warn!(error = %e, "room moves: lookup failed");
@@ -200,13 +201,13 @@ mod tests {
     async fn a_move_is_remembered_for_its_time_and_only_with_the_right_key() {
         let moves = Moves::new(None, Duration::from_secs(60), Duration::ZERO);
         moves.remember(&r("AAAAA", "k1"), &r("BBBBB", "k2"));
-        assert_eq!(moves.remembered("AAAAA", None), Some(r("BBBBB", "k2")));
-        assert_eq!(moves.remembered("AAAAA", Some("k1")), Some(r("BBBBB", "k2")));
-        assert_eq!(moves.remembered("AAAAA", Some("guess")), None, "a wrong key learns nothing");
-        assert_eq!(moves.remembered("CCCCC", None), None);
+        assert_eq!(moves.remembered("AAAAA", "k1"), Some(r("BBBBB", "k2")));
+        assert_eq!(moves.remembered("AAAAA", "guess"), None, "a wrong key learns nothing");
+        assert_eq!(moves.remembered("AAAAA", ""), None, "nor does no key");
+        assert_eq!(moves.remembered("CCCCC", "k1"), None);
         tokio::time::advance(Duration::from_secs(61)).await;
-        assert_eq!(moves.remembered("AAAAA", None), None, "forgotten after --move-memory-secs");
-        assert_eq!(moves.moved_to("AAAAA", None).await, None);
+        assert_eq!(moves.remembered("AAAAA", "k1"), None, "forgotten after --move-memory-secs");
+        assert_eq!(moves.moved_to("AAAAA", "k1").await, None);
     }
 
     #[tokio::test(start_paused = true)]
@@ -217,7 +218,7 @@ mod tests {
             tokio::time::advance(Duration::from_micros(1)).await;
         }
         assert_eq!(moves.memory().len(), MAX_REMEMBERED);
-        assert_eq!(moves.remembered("A0", None), None, "the oldest went first");
-        assert!(moves.remembered(&format!("A{}", MAX_REMEMBERED + 9), None).is_some());
+        assert_eq!(moves.remembered("A0", "k"), None, "the oldest went first");
+        assert!(moves.remembered(&format!("A{}", MAX_REMEMBERED + 9), "k").is_some());
     }
 }

@@ -36,11 +36,14 @@ fn sizes() -> Vec<usize> {
 }
 
 /// The nodes' flags: a drain limit the test never reaches, and per-address
-/// budgets for 200 players on one address (joins, sessions, sockets).
-const FLAGS: [&str; 8] = [
+/// budgets for 200 players on one address (joins, sessions, sockets; the
+/// failed joins of the probes for a node's return).
+const FLAGS: [&str; 10] = [
     "--drain-secs",
     "30",
     "--room-joins",
+    "1000",
+    "--join-attempts",
     "1000",
     "--max-sessions-per-address",
     "1000",
@@ -48,10 +51,11 @@ const FLAGS: [&str; 8] = [
     "0",
 ];
 
-/// One room as the test knows it: its code, and its players (the host
-/// first) with their names.
+/// One room as the test knows it: its code and key, and its players (the
+/// host first) with their names.
 struct Room {
     code: String,
+    key: String,
     players: Vec<(String, Client)>,
 }
 
@@ -90,6 +94,7 @@ async fn racing_room(r: usize, size: usize, host_at: &str, lb: &str) -> Room {
     let mut host = player(host_at, "/ws", &host_name).await;
     let made = host.create(json!({"game": "maze", "size": "easy", "seed": "1", "max_players": 8})).await;
     let code = made["code"].as_str().expect("a code").to_owned();
+    let key = made["key"].as_str().expect("a key").to_owned();
     let mut players = vec![(host_name, host)];
     for p in 1..size {
         let name = format!("R{r}P{p}");
@@ -99,7 +104,7 @@ async fn racing_room(r: usize, size: usize, host_at: &str, lb: &str) -> Room {
     }
     players[0].1.send(json!({"type": "start"})).await;
     join_all(players.iter_mut().map(|(_, c)| c.recv_type("race_start"))).await;
-    Room { code, players }
+    Room { code, key, players }
 }
 
 /// Every player of `rooms` follows its move, all at once; each room's code
@@ -182,9 +187,10 @@ async fn a_rolling_restart_of_both_nodes_keeps_every_room_and_result() {
     let hosts: Vec<String> = rooms.iter().map(|r| r.players[0].0.clone()).collect();
     let members: Vec<Vec<String>> =
         rooms.iter().map(|r| r.players.iter().map(|p| p.0.clone()).collect()).collect();
-    let old_a: Vec<(usize, String)> = (rooms.iter().enumerate())
+    // A's rooms as their invite links name them: code and key.
+    let old_a: Vec<(usize, String, String)> = (rooms.iter().enumerate())
         .filter(|(_, r)| r.code.starts_with('A'))
-        .map(|(i, r)| (i, r.code.clone()))
+        .map(|(i, r)| (i, r.code.clone(), r.key.clone()))
         .collect();
     let (mut day_a, rest_a, seq_a) = daily_halfway(&a.addr, "DayA", &date).await;
 
@@ -214,8 +220,8 @@ async fn a_rolling_restart_of_both_nodes_keeps_every_room_and_result() {
     //    lead to where they went, from the database's memory of the moves
     //    (the new A never saw A's old rooms). Everyone is read meanwhile.
     let port = a.port();
-    let links: Vec<(String, String)> =
-        old_a.iter().map(|(i, old)| (old.clone(), rooms[*i].code.clone())).collect();
+    let links: Vec<(&str, &str, String)> =
+        old_a.iter().map(|(i, old, key)| (old.as_str(), key.as_str(), rooms[*i].code.clone())).collect();
     let restart = async {
         let status = a.exited_within(Duration::from_secs(20)).await.expect("A exited after its moves");
         assert!(status.success(), "{status:?}");
@@ -223,9 +229,9 @@ async fn a_rolling_restart_of_both_nodes_keeps_every_room_and_result() {
         let a2 = Node::start_with('A', &db.url, Some(port), logs.path(), &FLAGS).await;
         nginx_routes_to(&lb.addr, 'A').await;
         let lb = &lb.addr;
-        join_all(links.iter().map(|(old, new)| async move {
+        join_all(links.iter().map(|(old, key, new)| async move {
             let mut c = player(lb, &format!("/ws?room={old}"), "Link").await;
-            c.send(json!({"type": "join_room", "code": old})).await;
+            c.send(json!({"type": "join_room", "code": old, "key": key})).await;
             let moved = c.recv().await;
             assert_eq!((&moved["type"], &moved["code"]), (&json!("room_moved"), &json!(new)), "{old}");
         }))

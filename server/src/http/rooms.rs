@@ -51,7 +51,7 @@ async fn preview(
     // The same lookup as a socket's join, bounded by the same budget.
     let ip = peer.ip();
     if let Some(k) = q.k.as_deref() {
-        if let Some(to) = env.conn.lobby().where_moved(&code, Some(k), ip).await {
+        if let Some(to) = env.conn.lobby().where_moved(&code, k, ip).await {
             return Json(serde_json::json!({ "moved": to })).into_response();
         }
     }
@@ -59,5 +59,6 @@ async fn preview(
         return api_error(StatusCode::TOO_MANY_REQUESTS, "too many failed joins; wait a minute");
     }
     env.joins.failed(ip);
+    crate::metrics::join_failed();
     api_error(StatusCode::NOT_FOUND, "no such room")
 }

@@ -54,8 +54,9 @@ impl Lobby {
                 if let Some(room) = s.room() {
                     if !room.reattach(s.id, self.outbox.clone()).await {
                         s.set_room(None);
-                        // It may have moved to another node while we were away.
-                        self.answer_moved(&room.code, None).await;
+                        // It may have moved to another node while we were
+                        // away; a member was given its key.
+                        self.answer_moved(&room.code, room.key()).await;
                     }
                 }
                 s

@@ -7,8 +7,11 @@
 //!   any session the token has here: the player's other tab is taken
 //!   over), so the resume that follows puts them in the room (`welcome`
 //!   resumed, then the room's snapshot);
-//! - [`Lobby::answer_moved`]: a join (or a resume) of an old code is
-//!   answered `room_moved` while the move is remembered.
+//! - [`Lobby::answer_moved`]: a join (or a resume) of an old code that
+//!   brings the old room's key is answered `room_moved` while the move is
+//!   remembered. The answer holds the new room's key, so without the old
+//!   key nothing is looked up: an old code alone is a miss like any other
+//!   (a failed join), never an oracle that hands out the new room.
 //!
 //! Bounds: a poll claims at most [`CLAIM_BATCH`] rooms; seats live for the
 //! resume window, then leave the room as an expired player would; rows are
@@ -28,6 +31,7 @@ use tracing::Instrument;
 
 use super::{Lobby, LobbyEnv};
 use crate::ids::is_code_shaped;
+use crate::metrics;
 use crate::room::{RoomCmd, RoomExport, RoomHandle};
 
 /// How often a living node looks for rooms to adopt.
@@ -180,12 +184,14 @@ fn adopt_room(env: &Arc<LobbyEnv>, x: RoomExport) -> Result<RoomHandle, String> 
 }
 
 impl LobbyEnv {
-    /// Where room `code` went, if it moved away and the move is remembered
-    /// (`key`, if given, must be the old room's). A code of this node (or of
-    /// no node) may be looked up in the database too while `ip`'s failed-join
-    /// budget allows; another node's only in memory. The socket's joins and
-    /// resumes and the HTTP invite preview all ask here.
-    pub async fn where_moved(&self, code: &str, key: Option<&str>, ip: IpAddr) -> Option<RoomRef> {
+    /// Where room `code` went, if it moved away, the move is remembered and
+    /// `key` is the old room's (the answer is the new room's key: only who
+    /// was given the old one may have it). A code of this node (or of no
+    /// node) may be looked up in the database too while `ip`'s failed-join
+    /// budget allows; another node's only in memory. The socket's keyed
+    /// joins and resumes and the HTTP invite preview all ask here; a miss is
+    /// the caller's to count as a failed join.
+    pub async fn where_moved(&self, code: &str, key: &str, ip: IpAddr) -> Option<RoomRef> {
         if !is_code_shaped(code) || self.rooms.get(code).is_some() {
             return None;
         }
@@ -199,12 +205,13 @@ impl LobbyEnv {
 }
 
 impl Lobby {
-    /// A join (or a resume) of room `code` that moved away: answered with
-    /// `room_moved` (`true`) while the move is remembered
-    /// ([`LobbyEnv::where_moved`]).
-    pub(super) async fn answer_moved(&self, code: &str, key: Option<&str>) -> bool {
+    /// A join (or a resume) of room `code` that moved away, with the old
+    /// room's `key`: answered with `room_moved` (`true`) while the move is
+    /// remembered ([`LobbyEnv::where_moved`]).
+    pub(super) async fn answer_moved(&self, code: &str, key: &str) -> bool {
         let Some(to) = self.env.where_moved(code, key, self.ip).await else { return false };
         tracing::info!(old = %code, room = %to.code, "told where a moved room is");
+        metrics::moved_answered();
         self.send(&ServerMsg::RoomMoved { code: to.code, key: to.key });
         true
     }

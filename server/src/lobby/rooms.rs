@@ -12,6 +12,7 @@ use tokio::time::timeout;
 
 use super::store::STORE_WAIT;
 use super::Lobby;
+use crate::metrics;
 use crate::config::MAX_PLAYERS_CAP;
 use crate::daily::{DailyError, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
@@ -179,6 +180,11 @@ impl Lobby {
     /// a failed join, so keys cannot be guessed either. Every join that
     /// reaches a room spends from the address's join budget, link or not:
     /// each one is a `room` update to everyone in it.
+    ///
+    /// A code that is no room here is a failed join whatever it is: a guess,
+    /// a typo, another node's code (the load balancer sent it here), or the
+    /// old code of a room that moved (answered `room_moved`, with the new
+    /// room's key, only to who brings the old room's key).
     pub(super) async fn join_room(
         &mut self,
         s: &Arc<Session>,
@@ -190,17 +196,14 @@ impl Lobby {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
         }
         let code = code.trim().to_ascii_uppercase();
-        if self.answer_moved(&code, key).await {
-            return;
-        }
-        if let Some(owner) = self.other_nodes(&code) {
-            // Not a guess at this node's rooms: the load balancer sent the
-            // join to the wrong place, so no failed join is counted.
-            tracing::info!(%owner, "join for another node's room");
-            let message = format!("room {code} is on node {owner}; connect with /ws?room={code}");
-            return self.error(ErrorCode::WrongNode, message);
-        }
         let found = if is_code_shaped(&code) { self.env.rooms.get(&code) } else { None };
+        if found.is_none() {
+            if let Some(k) = key {
+                if self.answer_moved(&code, k).await {
+                    return;
+                }
+            }
+        }
         let invited = matches!((&found, key), (Some(room), Some(k)) if room.key_is(k));
         if !invited && !self.env.joins.allowed(self.ip) {
             tracing::warn!("join refused: too many failed joins from this address");
@@ -208,6 +211,15 @@ impl Lobby {
         }
         let Some(room) = found.filter(|_| invited || key.is_none()) else {
             self.env.joins.failed(self.ip);
+            metrics::join_failed();
+            if let Some(owner) = self.other_nodes(&code) {
+                // Likely the load balancer sent the join to the wrong place;
+                // still a failed join, so that another node's codes (and old
+                // codes of rooms moved here) are no free guesses.
+                tracing::info!(%owner, "join for another node's room");
+                let message = format!("room {code} is on node {owner}; connect with /ws?room={code}");
+                return self.error(ErrorCode::WrongNode, message);
+            }
             let shown: String = code.chars().take(8).collect();
             return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
         };

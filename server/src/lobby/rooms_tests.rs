@@ -171,17 +171,17 @@ async fn a_draining_node_makes_no_room() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_code_of_another_node_is_sent_there_and_costs_no_failed_join() {
-    let env = env_with(Config { node_id: Some('B'), join_attempts: 1, ..Config::default() }, None);
+async fn a_code_of_another_node_is_sent_there_and_counts_as_a_failed_join() {
+    let env = env_with(Config { node_id: Some('B'), join_attempts: 2, ..Config::default() }, None);
     let mut ann = Player::hello(&env, "Ann").await;
-    for _ in 0..3 {
+    for _ in 0..2 {
         ann.say(&join("AK7M2")).await;
         let (code, message) = ann.error();
         assert_eq!(code, ErrorCode::WrongNode);
         assert_eq!(message, "room AK7M2 is on node A; connect with /ws?room=AK7M2");
     }
     ann.say(&join("BK7M2")).await;
-    assert_eq!(ann.error().0, ErrorCode::RoomNotFound, "this node's codes are still looked up");
+    assert_eq!(ann.error().0, ErrorCode::TooManyJoins, "another node's codes are no free guesses");
 }
 
 #[tokio::test(start_paused = true)]
@@ -197,15 +197,50 @@ async fn a_daily_room_needs_the_daily_store() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_join_to_a_moved_rooms_old_code_is_told_where_it_went() {
-    let env = env();
+async fn a_join_to_a_moved_rooms_old_code_is_told_where_it_went_with_the_old_key_only() {
+    let env = env_with(Config { join_attempts: 3, ..Config::default() }, None);
     let old = RoomRef { code: "K7M2Q".into(), key: "3f9a0c1d5e7b2a64".into() };
     let to = RoomRef { code: "P3XQ9".into(), key: "00112233aabbccdd".into() };
     env.moves.remember(&old, &to);
     let mut ann = Player::hello(&env, "Ann").await;
-    ann.say(&join(" k7m2q")).await;
+    ann.say(r#"{"type":"join_room","code":" k7m2q","key":"3f9a0c1d5e7b2a64"}"#).await;
     assert_eq!(ann.heard(), [ServerMsg::RoomMoved { code: to.code.clone(), key: to.key.clone() }]);
     assert!(ann.room().is_none(), "the player goes there themselves");
     ann.say(r#"{"type":"join_room","code":"K7M2Q","key":"0000000000000000"}"#).await;
     assert_eq!(ann.error().0, ErrorCode::RoomNotFound, "a wrong key learns nothing");
+    ann.say(&join("K7M2Q")).await;
+    assert_eq!(ann.error().0, ErrorCode::RoomNotFound, "nor does no key: the old code is a miss");
+    ann.say(&join("K7M2Q")).await;
+    assert_eq!(ann.error().0, ErrorCode::RoomNotFound);
+    // Both misses and the wrong key were failed joins: the budget is spent.
+    ann.say(&join("K7M2Q")).await;
+    assert_eq!(ann.error().0, ErrorCode::TooManyJoins);
+    // The old key still gets its answer: it proves the player was given the room.
+    ann.say(r#"{"type":"join_room","code":"K7M2Q","key":"3f9a0c1d5e7b2a64"}"#).await;
+    assert_eq!(ann.heard(), [ServerMsg::RoomMoved { code: to.code, key: to.key }]);
+}
+
+/// Issue 34's oracle: a node that adopted rooms from another node (B, with
+/// A's old codes remembered) is asked A's codes without keys by a guesser.
+/// Before, a miss was `wrong_node` for free and a hit `room_moved` with the
+/// new room's key; now a hit answers as a miss does, and every guess is a
+/// failed join, so the guesser is stopped at the budget.
+#[tokio::test(start_paused = true)]
+async fn a_guesser_on_a_node_that_adopted_moved_rooms_learns_nothing_and_is_stopped() {
+    let env = env_with(Config { node_id: Some('B'), join_attempts: 5, ..Config::default() }, None);
+    let moved = RoomRef { code: "AK7M2".into(), key: "3f9a0c1d5e7b2a64".into() };
+    env.moves.remember(&moved, &RoomRef { code: "BP3XQ".into(), key: "00112233aabbccdd".into() });
+    let mut eve = Player::hello(&env, "Eve").await;
+    let mut answers = Vec::new();
+    for guess in ["AAAAA", "AK7M2", "AZZZZ", "AK7M2", "AQQQQ", "AK7M2", "AK7M2"] {
+        eve.say(&join(guess)).await;
+        let heard = eve.heard();
+        assert!(!heard.iter().any(|m| matches!(m, ServerMsg::RoomMoved { .. })), "{guess}: {heard:?}");
+        answers.push(match heard.as_slice() {
+            [ServerMsg::Error { code, .. }] => *code,
+            other => panic!("{guess}: {other:?}"),
+        });
+    }
+    use ErrorCode::{TooManyJoins, WrongNode};
+    assert_eq!(answers, [WrongNode, WrongNode, WrongNode, WrongNode, WrongNode, TooManyJoins, TooManyJoins]);
 }

@@ -121,6 +121,23 @@ pub fn log_dropped() {
     M.log_lines_dropped.inc();
 }
 
+/// `mazerace_frames_too_large_total`: a message larger than a socket's
+/// write limit, not sent; that socket is closed (`outbox.rs`).
+pub fn frame_too_large() {
+    M.frames_too_large.inc();
+}
+
+/// `mazerace_joins_failed_total`: a join that reached no room, counted
+/// against its address's failed-join budget.
+pub fn join_failed() {
+    M.joins_failed.inc();
+}
+
+/// `mazerace_room_moves_answered_total`: an old code answered `room_moved`.
+pub fn moved_answered() {
+    M.moves_answered.inc();
+}
+
 /// `mazerace_progress_coalesced_total`.
 pub fn progress_coalesced() {
     M.progress_coalesced.inc();
@@ -224,6 +241,9 @@ mod tests {
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
         store_queue_depth(7);
+        frame_too_large();
+        join_failed();
+        moved_answered();
         let after = render();
         for (series, by) in [
             ("mazerace_moves_accepted_total", 1.0),
@@ -236,6 +256,9 @@ mod tests {
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),
             ("mazerace_move_ack_seconds_count", 1.0),
+            ("mazerace_frames_too_large_total", 1.0),
+            ("mazerace_joins_failed_total", 1.0),
+            ("mazerace_room_moves_answered_total", 1.0),
         ] {
             assert!(value(&after, series) - value(&before, series) >= by, "{series}");
         }

@@ -39,13 +39,14 @@ pub(super) const PEER_LEFT: [(PeerLeft, &str); 4] = [
 ];
 
 /// Close codes with a series of their own; any other is counted as `other`.
-pub(super) const CLOSE_CODES: [(u16, &str); 11] = [
+pub(super) const CLOSE_CODES: [(u16, &str); 12] = [
     (close::NORMAL, "normal"),
     (close::GOING_AWAY, "shutdown"),
     (close::PROTOCOL_ERROR, "protocol_error"),
     (close::INVALID_DATA, "invalid_data"),
     (close::POLICY, "flood"),
     (close::TOO_BIG, "too_big"),
+    (close::SERVER_ERROR, "server_error"),
     (close::TRY_LATER, "server_full"),
     (close::HELLO_TIMEOUT, "hello_timeout"),
     (close::IDLE_TIMEOUT, "idle_timeout"),
@@ -87,6 +88,9 @@ pub(super) struct Metrics {
     pub(super) progress_sent: IntCounter,
     pub(super) progress_coalesced: IntCounter,
     pub(super) log_lines_dropped: IntCounter,
+    pub(super) frames_too_large: IntCounter,
+    pub(super) joins_failed: IntCounter,
+    pub(super) moves_answered: IntCounter,
     pub(super) moves_accepted: IntCounter,
     pub(super) moves_rejected: [IntCounter; REJECTS.len()],
     pub(super) moves_not_racing: IntCounter,
@@ -201,6 +205,21 @@ impl Metrics {
                 &r,
                 "mazerace_log_lines_dropped_total",
                 "log lines over a connection's or room's log budget, not written",
+            ),
+            frames_too_large: counter(
+                &r,
+                "mazerace_frames_too_large_total",
+                "Server messages larger than a socket can take: not sent, that one socket closed (1011)",
+            ),
+            joins_failed: counter(
+                &r,
+                "mazerace_joins_failed_total",
+                "Joins that reached no room (unknown, wrong key, another node's or an old code without its key)",
+            ),
+            moves_answered: counter(
+                &r,
+                "mazerace_room_moves_answered_total",
+                "Old codes answered room_moved (the old key brought)",
             ),
             moves_accepted: counter(&r, "mazerace_moves_accepted_total", "Moves and rewinds applied"),
             moves_rejected: REJECTS.map(|(_, why)| rejected.with_label_values(&[why])),

@@ -2,7 +2,9 @@
 //! begun and recorded, the table through joins, leaves and returns,
 //! rivals who race but never score, winners and the room's tally.
 
-use mazerace_protocol::matches::{count_wins, Match, MatchSettings, Plan, Rounds, TallyLine};
+use mazerace_protocol::matches::{
+    count_wins, Match, MatchSettings, Plan, Rounds, TallyLine, MAX_TABLE_LINES,
+};
 use mazerace_protocol::messages::{RacerStatus, RankBy, Ranking};
 use mazerace_protocol::race::{self, Entry};
 use mazerace_protocol::Size;
@@ -53,13 +55,13 @@ fn a_match_of_ten_rounds_begins_and_records_each_in_turn() {
     assert_eq!(table(&m)[1], (2, 2, 10, vec![Some(1); 10], false));
     assert_eq!(m.winners(), [1]);
     let over = m.over();
-    assert_eq!(over.rounds.len(), 10);
+    assert_eq!(over.played, 10);
     assert_eq!(over.share, "mazerace match - 10 rounds, alternate - #1 p1 20 pts - #2 p2 10 pts");
     assert_eq!(m.view(false).boards.len(), 10);
 }
 
 #[test]
-fn joins_race_from_the_next_round_on_zero_and_leavers_stay_marked() {
+fn joins_race_from_the_next_round_on_zero_and_scored_leavers_stay_marked() {
     let mut m = Match::new(settings(3), Size::Small, 7, 7);
     for id in [1, 2, 3] {
         m.join(id, &format!("p{id}"));
@@ -67,24 +69,32 @@ fn joins_race_from_the_next_round_on_zero_and_leavers_stay_marked() {
     m.begin();
     m.join(4, "p4"); // joins mid-round: watches it
     m.record(results(&[fin(1, 900), fin(2, 1000), dnf(3, RacerStatus::OutOfSteps)], &[]), RankBy::Time);
-    m.leave(3); // raced round 1 (scored 0): stays, marked left
+    m.leave(3); // raced round 1 but scored nothing: dropped, nothing lost
     m.join(5, "p5");
     m.leave(5); // never raced: dropped
+    m.join(6, "p6");
     m.begin();
-    m.record(results(&[fin(4, 800), dnf(1, RacerStatus::GaveUp), fin(2, 1200)], &[]), RankBy::Time);
+    m.record(
+        results(&[fin(4, 800), dnf(1, RacerStatus::GaveUp), fin(2, 1200), fin(6, 1300)], &[]),
+        RankBy::Time,
+    );
+    m.leave(6); // scored a point: stays, marked left
     assert_eq!(
         table(&m),
         [
-            (2, 1, 4, vec![Some(2), Some(2)], false),
-            (4, 2, 3, vec![None, Some(3)], false),
+            (2, 1, 5, vec![Some(2), Some(3)], false),
+            (4, 2, 4, vec![None, Some(4)], false),
             (1, 3, 3, vec![Some(3), Some(0)], false),
-            (3, 4, 0, vec![Some(0), None], true),
+            (6, 4, 2, vec![None, Some(2)], true),
         ],
-        "p4 and p1: 3 points and a round won each, p4 in less total time (800 ms against 900)"
+        "p4 and p1 a round won each, p4 with more points"
     );
-    m.join(3, "Cy"); // back in the room: unmarked, renamed
-    let back = m.lines().into_iter().find(|l| l.player_id == 3).unwrap();
+    m.join(6, "Cy"); // back in the room: unmarked, renamed
+    let back = m.lines().into_iter().find(|l| l.player_id == 6).unwrap();
     assert!(!back.left && back.name == "Cy");
+    m.join(3, "p3"); // back after being dropped: a line again, their round kept
+    let back = m.lines().into_iter().find(|l| l.player_id == 3).unwrap();
+    assert_eq!((back.points, back.rounds, back.left), (0, vec![Some(0), None], false));
 }
 
 #[test]
@@ -150,6 +160,42 @@ fn the_tally_keeps_members_and_drops_departed_fewest_wins_first() {
     assert_eq!(wins, [(1, 2), (2, 1), (4, 1)], "the departed with the fewest wins (last listed) goes");
     count_wins(&mut t, &[name(5), name(6)], |id| id != 2, 3);
     assert_eq!(t.len(), 4, "members' lines are kept over the cap");
+}
+
+/// Issue 34: a match whose players race a round each and leave (puppets,
+/// each scoring) grew its table, and with it every `room` and `match_over`,
+/// until no socket could take them. The table sent is cut to its cap, the
+/// lines of players who left going first, lowest first; every rank is
+/// still counted over everyone.
+#[test]
+fn the_table_sent_has_at_most_its_cap_and_the_players_here_stay_in_it() {
+    let mut m = Match::new(settings(10), Size::Easy, 7, 42);
+    let mut next = 100;
+    for round in 0..10u32 {
+        m.begin();
+        // Player 1 stays all match and finishes last; 64 newcomers a round
+        // finish ahead of them and leave.
+        let mut es: Vec<Entry> = (next..next + 64).map(|id| fin(id, 1000 + u64::from(id))).collect();
+        es.push(fin(1, 900_000));
+        m.record(results(&es, &[]), RankBy::Time);
+        for id in next..next + 64 {
+            m.leave(id);
+        }
+        next += 64;
+        assert_eq!(m.lines().len(), 1 + 64 * (round as usize + 1));
+    }
+    let (shown, more) = m.shown_lines();
+    assert_eq!((shown.len(), more as usize), (MAX_TABLE_LINES, 641 - MAX_TABLE_LINES));
+    let one = shown.iter().find(|l| l.player_id == 1).expect("the player here stays listed");
+    // 10 points: behind the 56 a round who scored 10 or more (65 down to
+    // 10, the one on 10 in far less time), the departed included.
+    assert_eq!(one.rank, 561, "ranked over everyone");
+    let ranks: Vec<u32> = shown.iter().map(|l| l.rank).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "in the table's order: {ranks:?}");
+    assert_eq!(shown[0].rank, 1, "the top of the table is kept");
+    let over = m.over();
+    assert_eq!((over.lines, over.more_lines), (shown.clone(), more));
+    assert_eq!(m.view(false).lines, shown);
 }
 
 #[test]

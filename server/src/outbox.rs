@@ -26,6 +26,15 @@
 //!   costs at most the outbox, tungstenite's write buffer and the socket's
 //!   send buffer (SECURITY.md).
 //!
+//! - A frame larger than the socket can take (`max_frame`: tungstenite's
+//!   write limit, less what may wait in its buffer and the frame's header)
+//!   is not queued: tungstenite would fail the write and drop the
+//!   connection with nothing said. The server bounds every message it
+//!   builds under that limit (a test measures the largest room's largest
+//!   message), so this is a bug caught, not a policy: that one socket is
+//!   closed with 1011 after what is queued, logged and counted
+//!   (`mazerace_frames_too_large_total`); its room is not touched.
+//!
 //! Every close the server asks for is counted by code, and every `progress`
 //! handed to the socket or superseded in its slot ([`crate::metrics`]).
 
@@ -93,6 +102,8 @@ struct Inner {
     /// so that the task checks it on every wake without the lock.
     killed: AtomicBool,
     capacity: usize,
+    /// The largest frame the socket can take (see the module header).
+    max_frame: usize,
     conn: u64,
     /// The connection's socket, when served by the accept loop.
     socket: Option<SockCtl>,
@@ -116,13 +127,15 @@ pub enum Taken {
 
 impl Outbox {
     /// An outbox for connection `conn` on `socket` (none for a connection
-    /// not served by the accept loop).
-    pub fn new(capacity: usize, conn: u64, socket: Option<SockCtl>) -> Self {
+    /// not served by the accept loop): at most `capacity` frames queued, none
+    /// larger than `max_frame` bytes.
+    pub fn new(capacity: usize, max_frame: usize, conn: u64, socket: Option<SockCtl>) -> Self {
         Outbox {
             inner: Arc::new(Inner {
                 state: Mutex::new(State::default()),
                 killed: AtomicBool::new(false),
                 capacity: capacity.max(1),
+                max_frame,
                 conn,
                 socket,
             }),
@@ -156,6 +169,9 @@ impl Outbox {
     /// that an answer and a `progress` go out in one batch, one write).
     /// Whether there is anything to wake it for.
     pub fn push(&self, f: Frame) -> bool {
+        if self.too_large(&f) {
+            return false;
+        }
         let mut st = self.lock();
         if st.close.is_some() {
             return false;
@@ -167,6 +183,26 @@ impl Outbox {
             return false;
         }
         st.queue.push_back(f);
+        true
+    }
+
+    /// A frame the socket could not take: dropped, and the connection closed
+    /// (1011) after what is queued (see the module header).
+    fn too_large(&self, f: &Frame) -> bool {
+        if f.len() <= self.inner.max_frame {
+            return false;
+        }
+        // Every message begins with its type (our own word, never a name).
+        let kind = f.as_str().strip_prefix(r#"{"type":""#).and_then(|r| r.split('"').next()).unwrap_or("?");
+        tracing::error!(
+            conn = self.inner.conn,
+            bytes = f.len(),
+            limit = self.inner.max_frame,
+            kind,
+            "a message larger than the socket can take: not sent, closing this connection with 1011"
+        );
+        metrics::frame_too_large();
+        self.close(close::SERVER_ERROR, "the server could not send you a message");
         true
     }
 
@@ -196,12 +232,17 @@ impl Outbox {
         if st.close.is_some() {
             return false;
         }
-        st.progress = Some(if st.progress.is_some() {
+        let next = if st.progress.is_some() {
             metrics::progress_coalesced();
             full()
         } else {
             delta.clone()
-        });
+        };
+        if next.len() > self.inner.max_frame {
+            drop(st);
+            return self.too_large(&next);
+        }
+        st.progress = Some(next);
         // The full list supersedes what was missed up to now: it goes after
         // everything queued so far.
         st.progress_at = st.queue.len();
@@ -304,7 +345,7 @@ mod tests {
 
     #[test]
     fn progress_is_replaced_by_the_full_list_when_unsent() {
-        let o = Outbox::new(8, 1, None);
+        let o = Outbox::new(8, usize::MAX, 1, None);
         let full = || Utf8Bytes::from_static("full");
         o.progress(&Utf8Bytes::from_static("d1"), &mut || full());
         assert_eq!(texts(&o), ["d1"], "a free slot takes the delta");
@@ -315,7 +356,7 @@ mod tests {
 
     #[test]
     fn progress_keeps_its_place_in_line() {
-        let o = Outbox::new(8, 1, None);
+        let o = Outbox::new(8, usize::MAX, 1, None);
         let full = || Utf8Bytes::from_static("full");
         o.send(Utf8Bytes::from_static("welcome"));
         o.send(Utf8Bytes::from_static("snapshot"));
@@ -331,7 +372,7 @@ mod tests {
 
     #[test]
     fn progress_goes_before_what_is_queued_after_it() {
-        let o = Outbox::new(8, 1, None);
+        let o = Outbox::new(8, usize::MAX, 1, None);
         o.progress(&Utf8Bytes::from_static("p"), &mut || Utf8Bytes::from_static("full"));
         o.send(Utf8Bytes::from_static("results"));
         assert_eq!(texts(&o), ["p", "results"]);
@@ -339,7 +380,7 @@ mod tests {
 
     #[test]
     fn a_full_queue_closes_with_4002() {
-        let o = Outbox::new(3, 1, None);
+        let o = Outbox::new(3, usize::MAX, 1, None);
         for i in 0..3 {
             o.send(Utf8Bytes::from(format!("m{i}")));
         }
@@ -350,6 +391,37 @@ mod tests {
         assert!(texts(&o).is_empty(), "the backlog is dropped, not sent");
         o.send(Utf8Bytes::from_static("later"));
         assert!(texts(&o).is_empty(), "nothing after the close");
+    }
+
+    /// Issue 34: a 64-player, 10-round `match_over` one frame over the write
+    /// limit failed every member's socket (1006, nothing said). A frame the
+    /// socket cannot take is not queued: that one connection gets what was
+    /// queued before it, then 1011; a room's other outboxes are untouched.
+    #[test]
+    fn a_frame_larger_than_the_socket_takes_closes_only_that_connection_with_1011() {
+        let (o, other) = (Outbox::new(8, 10, 1, None), Outbox::new(8, 10, 2, None));
+        o.send(Utf8Bytes::from_static("room"));
+        let huge = Utf8Bytes::from_static(r#"{"type":"match_over","lines":[]}"#);
+        let before = crate::metrics::render();
+        o.send(huge.clone());
+        other.send(Utf8Bytes::from_static("ok"));
+        assert_eq!(o.close_code(), Some(close::SERVER_ERROR));
+        assert!(!o.is_killed(), "what was queued before it still goes");
+        let mut frames = Vec::new();
+        let taken = o.take_batch(&mut frames, std::task::Waker::noop());
+        assert!(matches!(taken, Taken::Batch { close: Some(CloseReq { code: close::SERVER_ERROR, .. }), .. }));
+        assert_eq!(frames, [Utf8Bytes::from_static("room")], "the large frame is not sent");
+        o.progress(&huge, &mut || huge.clone());
+        assert!(texts(&o).is_empty(), "nothing after the close");
+        assert_eq!(texts(&other), ["ok"]);
+        assert_eq!(other.close_code(), None);
+        let count = |t: &str| {
+            t.lines().find_map(|l| l.strip_prefix("mazerace_frames_too_large_total ")?.parse::<f64>().ok())
+        };
+        assert!(count(&crate::metrics::render()) > count(&before), "counted in /metrics");
+        let p = Outbox::new(8, 10, 3, None);
+        p.progress(&huge, &mut || huge.clone());
+        assert_eq!(p.close_code(), Some(close::SERVER_ERROR), "a progress frame is held to it too");
     }
 
     /// Filling an empty outbox wakes the connection's task, once it has
@@ -366,7 +438,7 @@ mod tests {
         }
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(Arc::clone(&count));
-        let o = Outbox::new(8, 1, None);
+        let o = Outbox::new(8, usize::MAX, 1, None);
         let mut frames = Vec::new();
         assert!(matches!(o.take_batch(&mut frames, &waker), Taken::Nothing));
         o.send(Utf8Bytes::from_static("a"));

@@ -11,7 +11,9 @@ mod score;
 mod state;
 
 pub use score::{rank_table, round_points, share_line, MatchLine, RoundScore};
-pub use state::{count_wins, Match, MatchOver, MatchPlayer, MatchRound, MatchView, TallyLine};
+pub use state::{
+    count_wins, Match, MatchOver, MatchPlayer, MatchRound, MatchView, TallyLine, MAX_TABLE_LINES,
+};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

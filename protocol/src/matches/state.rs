@@ -3,6 +3,12 @@
 //! The room keeps it and calls its few methods as the match goes on; being
 //! plain data (serde), it can be carried elsewhere whole, and every number
 //! the table shows is computed from it here, once.
+//!
+//! What goes on the wire is bounded whatever the match's length and however
+//! many players come and go (a message must fit the socket's write limit):
+//! each round's results go out once, as the round ends (`match_round`, at
+//! most the room's racers), never all together; the table sent
+//! ([`MatchView`], [`MatchOver`]) has at most [`MAX_TABLE_LINES`] lines.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +21,10 @@ use crate::race::Entry;
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One round played.
@@ -30,6 +40,14 @@ pub struct MatchRound {
     /// Each player's points (rivals do not score).
     pub scores: Vec<RoundScore>,
 }
+
+/// The most lines a table carries on the wire. The room's racers (at most
+/// 64) always fit; past it the lines of players who left make way, the
+/// lowest ranked first (their points still counted in every rank), and the
+/// table says how many it leaves out. A match of 10 rounds whose players
+/// race one round each and leave (puppets, each with a point) would
+/// otherwise list 640.
+pub const MAX_TABLE_LINES: usize = 64;
 
 /// A player of the match table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,8 +90,11 @@ pub struct MatchView {
     pub round: u32,
     /// The boards of the rounds begun so far, round 1 first.
     pub boards: Vec<RoundBoard>,
-    /// The match table, ranked.
+    /// The match table, ranked: at most [`MAX_TABLE_LINES`].
     pub lines: Vec<MatchLine>,
+    /// Lines left out of `lines` (players who left, ranked below them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more_lines: u32,
     /// The host is holding the intermission.
     #[serde(default, skip_serializing_if = "is_false")]
     pub held: bool,
@@ -82,15 +103,20 @@ pub struct MatchView {
     pub over: bool,
 }
 
-/// The end of a match: everything its podium and table need.
+/// The end of a match: everything its podium and table need. Each round's
+/// results went out as it ended (`match_round`), so they are not repeated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchOver {
     /// The match's seed (rounds 2 on), now that no round is left to study.
     pub seed: Seed,
-    /// Every round: its board, results and points.
-    pub rounds: Vec<MatchRound>,
-    /// The final table, ranked (the podium is its ranks 1 to 3).
+    /// Rounds played (fewer than the match's when it ended early).
+    pub played: u32,
+    /// The final table, ranked (the podium is its ranks 1 to 3): at most
+    /// [`MAX_TABLE_LINES`].
     pub lines: Vec<MatchLine>,
+    /// Lines left out of `lines` (players who left, ranked below them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more_lines: u32,
     /// Who won the match (rank 1 with points; none if it ended early).
     pub winners: Vec<PlayerId>,
     /// Text to share.
@@ -169,11 +195,13 @@ impl Match {
         }
     }
 
-    /// A player left the room: marked left if they raced a round, else
-    /// dropped (a line of nothing but `null`s says nothing).
+    /// A player left the room: marked left if they scored a point, else
+    /// dropped (their points can change no more, and a line of noughts and
+    /// `null`s says nothing: a finish is a point, so no win or time is lost).
     pub fn leave(&mut self, id: PlayerId) {
-        let raced = self.rounds.iter().any(|r| r.scores.iter().any(|s| s.player_id == id));
-        if raced {
+        let scored =
+            self.rounds.iter().any(|r| r.scores.iter().any(|s| s.player_id == id && s.points > 0));
+        if scored {
             self.players.iter_mut().filter(|p| p.id == id).for_each(|p| p.left = true);
         } else {
             self.players.retain(|p| p.id != id);
@@ -246,12 +274,28 @@ impl Match {
         lines
     }
 
+    /// The table as sent: [`Match::lines`] cut to [`MAX_TABLE_LINES`], the
+    /// lines of players who left going first, lowest ranked first; how many
+    /// were left out.
+    pub fn shown_lines(&self) -> (Vec<MatchLine>, u32) {
+        let mut lines = self.lines();
+        let mut more = 0;
+        while lines.len() > MAX_TABLE_LINES {
+            let at = lines.iter().rposition(|l| l.left).unwrap_or(lines.len() - 1);
+            lines.remove(at);
+            more += 1;
+        }
+        (lines, more)
+    }
+
     /// The room's view of it; `held`: the host holds the intermission.
     pub fn view(&self, held: bool) -> MatchView {
+        let (lines, more_lines) = self.shown_lines();
         MatchView {
             round: self.begun,
             boards: (1..=self.begun).map(|k| self.board(k)).collect(),
-            lines: self.lines(),
+            lines,
+            more_lines,
             held,
             over: self.is_over(),
         }
@@ -268,13 +312,15 @@ impl Match {
 
     /// The end of the match, for `match_over`.
     pub fn over(&self) -> MatchOver {
-        let lines = self.lines();
+        let (lines, more_lines) = self.shown_lines();
+        let played = self.rounds.len() as u32;
         MatchOver {
             seed: self.seed,
-            rounds: self.rounds.clone(),
-            share: share_line(&self.settings, self.rounds.len() as u32, &lines),
+            played,
+            share: share_line(&self.settings, played, &lines),
             winners: self.winners(),
             lines,
+            more_lines,
         }
     }
 }

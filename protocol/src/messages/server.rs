@@ -9,7 +9,7 @@ use crate::board::PublicBoard;
 use crate::daily::DailyDate;
 use crate::grid::{Dir, Game, Pos, Size};
 use crate::league::{League, LeagueBoard, LeaguePlace, LeagueStandings};
-use crate::matches::{MatchOver, MatchSettings, MatchView, TallyLine};
+use crate::matches::{MatchOver, MatchRound, MatchSettings, MatchView, TallyLine};
 use crate::play::GameView;
 use crate::race::Clock;
 
@@ -377,7 +377,13 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "is_false")]
         held: bool,
     },
-    /// The match is over (after its last round's `results`).
+    /// A round of a match is scored (after its `results`): its board, its
+    /// results and each player's points. Sent once per round as it ends, and
+    /// again, round by round, to a member who resumes or joins mid-match,
+    /// so the podium can show every round without one message holding them
+    /// all.
+    MatchRound(Box<MatchRound>),
+    /// The match is over (after its last round's `results` and `match_round`).
     MatchOver(Box<MatchOver>),
     /// Sent after `welcome` on a resume, and to a spectator joining mid-race.
     Snapshot(Box<Snapshot>),

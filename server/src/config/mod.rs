@@ -38,6 +38,21 @@ pub const MAX_PLAYERS_CAP: u32 = 64;
 /// room fills.
 pub const WRITE_BUFFER_BYTES: usize = 512;
 
+/// The bytes tungstenite may hold for one socket before a write fails
+/// ([`Config::write_buffer_max`]'s value).
+pub const WRITE_BUFFER_MAX: usize = 64 * 1024;
+
+/// The largest message the server may send on a socket whose write limit
+/// is `write_buffer_max`: tungstenite refuses a frame that does not fit
+/// beside what waits in its buffer (at most [`WRITE_BUFFER_BYTES`] when a
+/// frame is handed over: it writes out past that, and a blocked write is
+/// flushed whole before the next frame) with the frame's header (at most
+/// 10 bytes from server to client). Every message the server builds stays
+/// under it: `server/src/room/size_tests.rs` measures the largest room's.
+pub const fn max_frame_bytes(write_buffer_max: usize) -> usize {
+    write_buffer_max.saturating_sub(WRITE_BUFFER_BYTES + 16)
+}
+
 /// The server's settings and the `serve` flags (see the module header).
 #[derive(clap::Args, Clone, Debug)]
 pub struct Config {
@@ -145,7 +160,7 @@ pub struct Config {
     #[arg(long, env = "MAZERACE_READ_BUFFER_BYTES", default_value = "512")]
     pub read_buffer_bytes: usize,
     /// Bytes tungstenite may hold for one socket before writes fail.
-    #[arg(skip = 64 * 1024_usize)]
+    #[arg(skip = WRITE_BUFFER_MAX)]
     pub write_buffer_max: usize,
     /// Largest accepted client message (text frame) in bytes; larger closes with 1009.
     #[arg(skip = 4096_usize)]

@@ -14,7 +14,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config::{Config, WRITE_BUFFER_BYTES};
+use crate::config::{max_frame_bytes, Config, WRITE_BUFFER_BYTES};
 use crate::daily::DailyHook;
 use crate::drain::Drain;
 use crate::edge::limits::JoinLimiter;
@@ -51,6 +51,11 @@ impl ConnLimits {
             idle_timeout: cfg.idle_timeout,
             ping_interval: cfg.ping_interval,
         }
+    }
+
+    /// The largest message a socket can take (see [`max_frame_bytes`]).
+    pub fn max_frame_bytes(&self) -> usize {
+        max_frame_bytes(self.write_buffer_max)
     }
 
     /// The WebSocket's buffers and limits (see the config fields).

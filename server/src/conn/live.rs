@@ -83,7 +83,7 @@ mod tests {
     #[test]
     fn shutdown_tells_members_and_latecomers() {
         let live = Arc::new(Live::default());
-        let (a, b) = (Outbox::new(8, 1, None), Outbox::new(8, 2, None));
+        let (a, b) = (Outbox::new(8, usize::MAX, 1, None), Outbox::new(8, usize::MAX, 2, None));
         let _a = live.join(&a);
         let gone = live.join(&b);
         drop(gone);
@@ -91,7 +91,7 @@ mod tests {
         live.shut_down();
         assert_eq!(a.close_code(), Some(close::GOING_AWAY));
         assert_eq!(b.close_code(), None, "gone before the shutdown");
-        let late = Outbox::new(8, 3, None);
+        let late = Outbox::new(8, usize::MAX, 3, None);
         let _late = live.join(&late);
         assert_eq!(late.close_code(), Some(close::GOING_AWAY), "told at once");
         assert_eq!(live.len(), 0);

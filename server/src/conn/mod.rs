@@ -93,7 +93,7 @@ pub fn run(env: Arc<ConnEnv>, ws: Ws, sock: Option<SockCtl>, peer: SocketAddr) -
     );
     // A reference, not a copy: the config would cost every connection its size.
     let cfg = &env.limits;
-    let outbox = Outbox::new(cfg.outbox_capacity, id, sock);
+    let outbox = Outbox::new(cfg.outbox_capacity, cfg.max_frame_bytes(), id, sock);
     let socket = Socket::new(ws, outbox.clone());
     let Ok(slot) = Arc::clone(&env.conn_slots).try_acquire_owned() else {
         // Boxed: rare, and its future would size every connection's.

@@ -51,7 +51,7 @@ pub(super) struct Player {
 impl Player {
     pub fn at(env: &Arc<LobbyEnv>, ip: impl Into<IpAddr>) -> Player {
         static CONN: AtomicU64 = AtomicU64::new(1);
-        let outbox = Outbox::new(256, CONN.fetch_add(1, Ordering::Relaxed), None);
+        let outbox = Outbox::new(256, usize::MAX, CONN.fetch_add(1, Ordering::Relaxed), None);
         Player { lobby: Lobby::new(Arc::clone(env), ip.into(), outbox) }
     }
 

@@ -137,10 +137,14 @@ fn a_match_of_three_rounds_goes_from_countdown_to_podium_with_no_click_between_r
         let e = fx(&mut r);
         let msgs = to(&e, 3);
         let results = msgs.iter().position(|m| matches!(m, ServerMsg::Results { .. })).expect("results");
+        // The round's points follow its results, once.
+        let ServerMsg::MatchRound(scored) = msgs[results + 1] else { panic!("{:?}", &msgs[results..]) };
+        assert_eq!((scored.round, scored.rankings.len(), scored.scores.len()), (k, 3, 3));
+        assert_eq!(msgs.iter().filter(|m| matches!(m, ServerMsg::MatchRound(_))).count(), 1);
         if k < 3 {
             assert_eq!(r.phase(), Phase::Intermission);
             assert!(
-                matches!(msgs[results + 1], ServerMsg::Intermission { round, seconds: Some(10), held: false } if *round == k + 1),
+                matches!(msgs[results + 2], ServerMsg::Intermission { round, seconds: Some(10), held: false } if *round == k + 1),
                 "the intermission follows the results: {:?}",
                 &msgs[results..]
             );
@@ -153,7 +157,7 @@ fn a_match_of_three_rounds_goes_from_countdown_to_podium_with_no_click_between_r
             assert_eq!(r.phase(), Phase::Results, "over after the last round");
             let Some(ServerMsg::MatchOver(over)) = msgs.last() else { panic!("match_over last: {msgs:?}") };
             assert_eq!(over.winners, [2]);
-            assert_eq!(over.rounds.len(), 3);
+            assert_eq!(over.played, 3);
             assert_eq!(over.lines[0].player_id, 2);
             assert_eq!(
                 over.share,

@@ -6,8 +6,9 @@
 //! numbers are the protocol crate's ([`Match`]); this is only when they are
 //! applied. Same [`Room`] as `state.rs`.
 //!
-//! Everything a member sees of a match goes out in `room` (its `standings`
-//! and `tally`), through the room's one broadcast ([`Room::broadcast_room`]).
+//! A member sees a match's table in `room` (its `standings` and `tally`),
+//! through the room's one broadcast ([`Room::broadcast_room`]), and each
+//! round's results and points once, in `match_round` as the round ends.
 
 use std::time::Duration;
 
@@ -171,6 +172,25 @@ impl Room {
             }
             _ => None,
         }
+    }
+
+    /// Rounds of the room's match scored so far (0 with no match).
+    pub(super) fn rounds_played(&self) -> usize {
+        self.the_match.as_ref().map_or(0, |m| m.rounds.len())
+    }
+
+    /// `match_round` for the match's last round scored.
+    pub(super) fn last_round_message(&self) -> Option<ServerMsg> {
+        let last = self.the_match.as_ref()?.rounds.last()?;
+        Some(ServerMsg::MatchRound(Box::new(last.clone())))
+    }
+
+    /// `match_round` for every round played so far, in order: what a member
+    /// who resumes or joins mid-match has missed. One message a round, so
+    /// none grows with the match.
+    pub(super) fn round_messages(&self) -> Vec<ServerMsg> {
+        let rounds = self.the_match.as_ref().map_or(&[][..], |m| &m.rounds[..]);
+        rounds.iter().map(|r| ServerMsg::MatchRound(Box::new(r.clone()))).collect()
     }
 
     /// `match_over`, once the match is over and nothing else is on (its

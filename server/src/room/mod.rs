@@ -48,6 +48,8 @@ mod rival_run;
 mod rival_tests;
 #[cfg(test)]
 mod secret_tests;
+#[cfg(test)]
+mod size_tests;
 mod state;
 #[cfg(test)]
 mod tests;

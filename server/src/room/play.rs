@@ -156,9 +156,15 @@ impl Room {
         let results = race.results(&self.settings.board, self.settings.rank_by, self.solution_hidden_until());
         self.stage = Stage::Results { race, results: results.clone(), intermission: None };
         // In a match: scored first, so `room` shows the table with it.
+        let played = self.rounds_played();
         let match_over = self.round_over(&results, now);
         self.broadcast_room();
         self.announce(results);
+        if self.rounds_played() > played {
+            if let Some(scored) = self.last_round_message() {
+                self.announce(scored);
+            }
+        }
         let then = if match_over { self.match_over_message() } else { self.intermission_message() };
         if let Some(msg) = then {
             self.announce(msg);

@@ -15,6 +15,7 @@ use mazerace_protocol::messages::{
 };
 use tokio::time::Instant;
 
+use super::matches::MAX_TALLY;
 use super::race::Race;
 use super::state::{Member, Room, Stage};
 
@@ -77,7 +78,9 @@ impl Room {
             more_spectators,
             format: self.settings.format,
             standings: self.the_match.as_ref().map(|m| Box::new(m.view(self.held()))),
-            tally: self.tally.clone(),
+            // The top of the tally: members' lines are kept past its cap, and
+            // a room's members are not bounded by its racers.
+            tally: self.tally.iter().take(MAX_TALLY).cloned().collect(),
         }
     }
 
@@ -167,7 +170,11 @@ impl Room {
             let results = results.clone();
             self.fx.to(id, results);
         }
-        // In a match: where the intermission stands, or the match's end.
+        // In a match: every round so far, then where the intermission
+        // stands, or the match's end.
+        for round in self.round_messages() {
+            self.fx.to(id, round);
+        }
         if let Some(msg) = self.intermission_message().or_else(|| self.match_over_message()) {
             self.fx.to(id, msg);
         }

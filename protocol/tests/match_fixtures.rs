@@ -101,6 +101,7 @@ fn a_match(rng: &mut BoardRng, i: usize) -> Value {
         "match": settings,
         "rank_by": by,
         "rounds": played,
+        "played": over.played,
         "lines": over.lines,
         "winners": over.winners,
         "share": over.share,
@@ -128,7 +129,7 @@ fn a_tie() -> Value {
         m.record(rankings, RankBy::Time);
     }
     let over = m.over();
-    json!({"match": settings, "rank_by": RankBy::Time, "rounds": played, "lines": over.lines, "winners": over.winners, "share": over.share})
+    json!({"match": settings, "rank_by": RankBy::Time, "rounds": played, "played": over.played, "lines": over.lines, "winners": over.winners, "share": over.share})
 }
 
 fn fixtures() -> Value {

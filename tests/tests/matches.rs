@@ -105,7 +105,16 @@ async fn a_match_of_three_rounds_plays_from_countdown_to_podium_with_no_message_
             .map(|s| json!({"type": "intermission", "round": round + 1, "seconds": s}))
             .collect();
         assert_eq!(ticks, want.iter().collect::<Vec<_>>(), "10, 9, ... 1 between round {round} and the next");
-        assert_eq!(between[done + 1], want[0], "the intermission follows the results");
+        // The round's points follow its results, then the intermission.
+        // (Its board follows from the match's seed, checked at the end.)
+        let scored = &between[done + 1];
+        let mine = serde_json::to_value(local.rounds.last().unwrap()).unwrap();
+        assert_eq!(scored["type"], "match_round");
+        for field in ["round", "rankings", "scores"] {
+            assert_eq!(scored[field], mine[field], "match_round's {field}: the protocol's scoring");
+        }
+        assert_eq!(scored["seed"], boards[k]["seed"], "the round's own board");
+        assert_eq!(between[done + 2], want[0], "the intermission follows the round's points");
         let shown = between[..done].iter().rev().find(|v| v["type"] == "room").unwrap();
         assert_eq!(shown["phase"], "intermission");
         let lines = serde_json::to_value(local.lines()).unwrap();

@@ -107,6 +107,7 @@ fn server_examples_are_exact() {
         "finished",
         "results",
         "intermission",
+        "match_round",
         "match_over",
         "snapshot",
         "daily_result",
@@ -143,23 +144,31 @@ fn board_examples_are_the_real_boards() {
 }
 
 #[test]
-fn the_match_over_example_is_the_protocols_own_scoring() {
-    // Its boards, points, table, winners and share line are what
-    // `mazerace_protocol::matches` makes of its rounds' results.
+fn the_match_examples_are_the_protocols_own_scoring() {
+    // The `match_round` examples are a match's rounds, and its boards,
+    // points, table, winners and share line in `match_over` are what
+    // `mazerace_protocol::matches` makes of their results.
     use mazerace_protocol::matches::{Match, MatchSettings, Plan, Rounds};
     let (_, server) = blocks();
     let doc = server.iter().find(|b| type_of(b) == "match_over").expect("a match_over example");
     let doc: Value = serde_json::from_str(doc).unwrap();
+    let rounds: Vec<Value> = (server.iter().filter(|b| type_of(b) == "match_round"))
+        .map(|b| serde_json::from_str(b).unwrap())
+        .collect();
+    assert_eq!(rounds.len(), 3, "the match's three rounds");
     let settings = MatchSettings { rounds: Rounds::try_from(3).unwrap(), plan: Plan::Same };
     let seed = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
-    let (first, secret) = (seed(&doc["rounds"][0]["seed"]), seed(&doc["seed"]));
+    let (first, secret) = (seed(&rounds[0]["seed"]), seed(&doc["seed"]));
     let mut m = Match::new(settings, mazerace_protocol::Size::Easy, first, secret);
-    for round in doc["rounds"].as_array().unwrap() {
+    for round in &rounds {
         m.begin();
         m.record(
             serde_json::from_value(round["rankings"].clone()).unwrap(),
             mazerace_protocol::messages::RankBy::Time,
         );
+        let mut want = serde_json::to_value(m.rounds.last().unwrap()).unwrap();
+        want["type"] = Value::from("match_round");
+        assert_eq!(*round, want);
     }
     let mut want = serde_json::to_value(m.over()).unwrap();
     want["type"] = Value::from("match_over");

@@ -32,10 +32,10 @@ pub(super) async fn match_over(host: &mut Player, rounds: u32, ids: &[u32]) -> R
             _ => None,
         })
         .await?;
-    if over.rounds.len() as u32 != rounds || over.lines.len() != ids.len() {
+    if over.played != rounds || over.lines.len() != ids.len() {
         bail!(
             "{} rounds and {} lines, expected {rounds} and {}",
-            over.rounds.len(),
+            over.played,
             over.lines.len(),
             ids.len()
         );

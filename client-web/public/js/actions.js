@@ -34,7 +34,7 @@ export function leftRoom(s, fx) {
   s.room = null;
   clearRace(s);
   Object.assign(s.daily, { result: null, ranked: null, rankedAt: null, practice: null });
-  Object.assign(s.match, { intermission: null, heldRound: 0, over: null });
+  Object.assign(s.match, { intermission: null, heldRound: 0, over: null, rounds: [] });
   if (fx.path() !== '/') fx.go('/');
 }
 

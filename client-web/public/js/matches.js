@@ -1,5 +1,5 @@
-// Matches (RULES.md, "Matches") as the page keeps them: the `intermission`
-// and `match_over` messages and a match's part of `room` into the state,
+// Matches (RULES.md, "Matches") as the page keeps them: the `intermission`,
+// `match_round` and `match_over` messages and a match's part of `room` into the state,
 // the host's choices (set_match, hold, next_round, another match), and what
 // the live region says. The page shows the server's points, ranks and times
 // and computes none: its tables (matchtable.js) only lay out what was sent.
@@ -34,8 +34,11 @@ export function onRoom(s, info) {
   const st = info.standings;
   if (!st || !st.over) s.match.over = null;
   if (info.phase !== 'intermission') s.match.intermission = null;
-  if (!st) s.match.heldRound = 0;
+  if (!st) Object.assign(s.match, { heldRound: 0, rounds: [] });
 }
+
+/** The rounds of the match just over, as the server scored them: the first `played` kept (`match_round`). */
+export const roundsOver = (s, over) => F.list(s.match.rounds).slice(0, Number(over.played) || 0);
 
 /** The winners in words, from the server's `winners` (none: nobody scored, or the match ended early). */
 export function winnersWords(over, rounds) {
@@ -45,7 +48,7 @@ export function winnersWords(over, rounds) {
     .filter((n) => typeof n === 'string');
   if (names.length === 1) return `${names[0]} wins the match.`;
   if (names.length) return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} share the win.`;
-  return F.list(over.rounds).length < rounds ? 'The match ended early: nobody wins it.' : 'Nobody scored: nobody wins it.';
+  return over.played < rounds ? 'The match ended early: nobody wins it.' : 'Nobody scored: nobody wins it.';
 }
 
 const startsIn = (m) => `Round ${m.round} starts in ${F.plural(m.seconds, 'second')}.`;
@@ -62,6 +65,12 @@ export const MATCH_HANDLERS = {
     if (held && !(was && was.held)) fx.announce(`The host holds the match: round ${m.round} waits.`);
     else if (!held && (!was || was.round !== m.round)) fx.announce(`${placed(s)}${startsIn(m)}`);
     else if (!held && was.held) fx.announce(startsIn(m));
+  },
+
+  /** One round scored, as it ends (again, round by round, on a resume): round 1 begins the match's list. */
+  match_round(s, m) {
+    if (m.round === 1) s.match.rounds = [];
+    s.match.rounds[m.round - 1] = m;
   },
 
   match_over(s, m, fx) {

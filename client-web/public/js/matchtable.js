@@ -1,5 +1,5 @@
 // A match's tables as the page lays them out, from the server's lines
-// (`room.standings`, `match_over`): the match table, the podium, each
+// (`room.standings`, `match_over`, `match_round`): the match table, the podium, each
 // round's result. Every number is the server's, only turned into text;
 // none is computed here, so what the page shows is what the server sent
 // (test/unit/matchtable.test.mjs holds it to test/fixtures/match.json). Pure.
@@ -48,7 +48,7 @@ export const podium = (lines) =>
     }));
 
 /**
- * One round of `match_over`: its results lines (the race's ranks, rivals
+ * One round of a match (`match_round`): its results lines (the race's ranks, rivals
  * included and marked) with each player's points from its `scores`; a
  * rival never scores ('–'), a player who did not finish says why.
  */

@@ -8,7 +8,7 @@
 
 import { $, el, badge, btn, nm } from './dom.js';
 import { isHost, member } from './state.js';
-import { matchOf, standingsOf, roundLabel, winnersWords, chooseMatch, hold, nextRound, anotherMatch } from './matches.js';
+import { matchOf, standingsOf, roundLabel, winnersWords, roundsOver, chooseMatch, hold, nextRound, anotherMatch } from './matches.js';
 import { tableRows, podium, roundRows, roundWinners, tallyRows } from './matchtable.js';
 import * as F from './format.js';
 import { fillMatchChoice } from './home.js';
@@ -119,7 +119,7 @@ function statusWords(s) {
 function renderTable(s, st) {
   const players = s.room.players;
   const rows = tableRows(st.lines, { me: s.me.id, players });
-  const key = JSON.stringify([rows, st.round]);
+  const key = JSON.stringify([rows, st.round, st.more_lines]);
   if (built.table === key) return;
   built.table = key;
   const n = Math.max(st.round || 0, ...rows.map((r) => r.rounds.length));
@@ -154,6 +154,16 @@ function renderTable(s, st) {
         ),
       ),
     ),
+    // The server sends at most 64 lines: those it leaves out are players who left, ranked below.
+    ...(st.more_lines > 0
+      ? [
+          el(
+            'tfoot',
+            {},
+            el('tr', {}, el('td', { colspan: String(head.length), text: `and ${F.plural(st.more_lines, 'more player')} who left` })),
+          ),
+        ]
+      : []),
   );
 }
 
@@ -186,7 +196,7 @@ function renderOver(s, over) {
       ),
     ),
   );
-  $('m-rounds-out').replaceChildren(...F.list(over.rounds).map((r) => roundBlock(s, r)));
+  $('m-rounds-out').replaceChildren(...roundsOver(s, over).map((r) => roundBlock(s, r)));
   $('m-share').textContent = String(over.share || '');
 }
 

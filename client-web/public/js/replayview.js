@@ -38,7 +38,7 @@ export async function watchRun(id, known = null) {
 }
 
 /**
- * A match round's best line (`match_over`'s round: its game, size, seed),
+ * A match round's best line (a `match_round`: its game, size, seed),
  * built in the page as offline play builds boards (js/offline/): the board
  * and the optimal line the server would reveal, played back on this screen.
  * The rounds' own runs are not kept by the server, so the best line is what

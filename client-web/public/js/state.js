@@ -133,6 +133,8 @@ export function createState() {
       heldRound: 0,
       /** The `match_over`, until a new match or single races begin. */
       over: null,
+      /** The match's rounds as the server scored them (`match_round`), in order: round 1 begins a match's list. */
+      rounds: [],
     },
     /** The moves paced below the server's message rate (actions.js sendPaced). */
     outbox: { tokens: null, at: 0, queue: [] },

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createState } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
-import { chooseMatch, hold, nextRound, anotherMatch, matchOn, roundLabel } from '../../public/js/matches.js';
+import { chooseMatch, hold, nextRound, anotherMatch, matchOn, roundLabel, roundsOver } from '../../public/js/matches.js';
 import { fakeFx, player, room, welcome } from './fakes.mjs';
 
 const standings = (extra = {}) => ({
@@ -80,7 +80,7 @@ test('match_over is kept until the table is gone; "Play another match" is the ho
   const over = {
     type: 'match_over',
     seed: '9',
-    rounds: [],
+    played: 3,
     lines: standings().lines,
     winners: [1],
     share: 'mazerace match - 3 rounds, same board - #1 Ann 2 pts - #2 Bob 1 pts',
@@ -110,4 +110,29 @@ test('match_over is kept until the table is gone; "Play another match" is the ho
   );
   assert.equal(s.match.over, null);
   assert.equal(matchOn(s), false);
+});
+
+test('match_round keeps each round as the server scored it, round 1 begins a list, match_over takes the first it played', () => {
+  const { s, fx } = inMatch(1, 'results');
+  const scored = (round) => ({ type: 'match_round', round, game: 'maze', size: 'easy', seed: String(round), rankings: [], scores: [] });
+  for (const k of [1, 2, 3]) handle(s, scored(k), fx);
+  // A resume sends every round again, in order: the list is the same.
+  for (const k of [1, 2, 3]) handle(s, scored(k), fx);
+  assert.deepEqual(
+    s.match.rounds.map((r) => r.seed),
+    ['1', '2', '3'],
+  );
+  assert.deepEqual(
+    roundsOver(s, { played: 3 }).map((r) => r.round),
+    [1, 2, 3],
+  );
+  // The next match ended before its first round: none of the last one's rounds are its.
+  assert.deepEqual(roundsOver(s, { played: 0 }), []);
+  handle(s, scored(1), fx);
+  assert.deepEqual(
+    s.match.rounds.map((r) => r.round),
+    [1],
+    'a new match begins a new list',
+  );
+  assert.deepEqual(fx.drain(), [], 'nothing is sent for it');
 });

@@ -75,6 +75,7 @@ test('the podium is the final table’s ranks 1 to 3 as sent, shared places show
 test('the winners named are the server’s `winners`, none when it names none', () => {
   for (const [i, m] of FIX.matches.entries()) {
     const words = winnersWords(m, m.match.rounds);
+    assert.equal(m.played, m.rounds.length, `match ${i}`);
     const names = m.winners.map((id) => m.lines.find((l) => l.player_id === id).name);
     for (const n of names) assert.ok(words.includes(n), `match ${i}: ${words}`);
     for (const l of m.lines) if (!m.winners.includes(l.player_id)) assert.ok(!words.includes(`${l.name} `), `match ${i}: ${words}`);

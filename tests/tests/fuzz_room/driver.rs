@@ -171,6 +171,7 @@ pub(crate) async fn run_case(case: &Case) -> R<()> {
                 races: HashMap::new(),
                 rooms_made: 0,
                 held: Vec::new(),
+                rounds: Vec::new(),
             })
             .collect(),
         rooms: HashMap::new(),

@@ -38,6 +38,8 @@ pub(crate) struct Player {
     pub(crate) rooms_made: u32,
     /// Intermissions (room, round) this player saw held: held once each.
     pub(crate) held: Vec<(String, u32)>,
+    /// The rounds of the match this connection heard (`match_round`), in order.
+    pub(crate) rounds: Vec<mazerace_protocol::matches::MatchRound>,
 }
 
 impl Player {

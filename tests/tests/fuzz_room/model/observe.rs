@@ -249,6 +249,7 @@ impl Fuzz {
                 );
                 Ok(())
             }
+            ServerMsg::MatchRound(r) => self.on_match_round(who, r),
             ServerMsg::MatchOver(over) => self.on_match_over(who, over),
             ServerMsg::ServerShutdown if self.shutting_down => Ok(()),
             other => Err(format!("player {who}: unasked {other:?}")),
@@ -288,9 +289,23 @@ impl Fuzz {
         Ok(())
     }
 
-    /// `match_over`: its rounds are their boards (from its seeds) and the
-    /// protocol's scoring of their results, its table adds them up in its
-    /// order, its winners and share line follow.
+    /// `match_round`: a match's rounds come in order, one each, from round 1
+    /// (again from 1 on a resume, and for the next match).
+    pub(crate) fn on_match_round(&mut self, who: usize, r: &mazerace_protocol::matches::MatchRound) -> R<()> {
+        let p = &mut self.players[who];
+        let v = p.view.as_ref().ok_or("match_round outside a room")?;
+        ensure!(v.standings.is_some() && v.format.is_some(), "match_round with no match: {v:?}");
+        if r.round == 1 {
+            p.rounds.clear();
+        }
+        ensure!(r.round as usize == p.rounds.len() + 1, "match_round {} after {}", r.round, p.rounds.len());
+        p.rounds.push(r.clone());
+        Ok(())
+    }
+
+    /// `match_over`: the rounds heard (`match_round`) are their boards (from
+    /// its seeds) and the protocol's scoring of their results, its table
+    /// adds them up in its order, its winners and share line follow.
     pub(crate) fn on_match_over(
         &mut self,
         who: usize,
@@ -305,25 +320,31 @@ impl Fuzz {
             "match_over in {v:?}"
         );
         let base = self.rooms.get(&v.code).ok_or("match_over of a room the model lacks")?.base;
-        let first = over.rounds.first().map_or(0, |r| r.board.seed.0);
+        // The first `played` heard: a match that ended before its first
+        // round heard none of its own (those heard were an earlier match's).
+        let rounds = p.rounds.get(..over.played as usize).ok_or(format!(
+            "played {}, {} rounds heard",
+            over.played,
+            p.rounds.len()
+        ))?;
+        let first = rounds.first().map_or(0, |r| r.board.seed.0);
         let mut m = Match::new(format, base, first, over.seed.0);
-        for r in &over.rounds {
+        for r in rounds {
             m.begin();
             m.record(r.rankings.clone(), rank_by);
         }
-        ensure!(m.rounds == over.rounds, "match_over's rounds are not their boards and points: {over:?}");
+        ensure!(m.rounds == rounds, "the rounds are not their boards and points: {rounds:?}");
         let mut ranked = over.lines.clone();
         mazerace_protocol::matches::rank_table(&mut ranked);
         ensure!(ranked == over.lines, "the final table is not in its order");
         for l in &over.lines {
-            let mine: Vec<Option<u32>> = over
-                .rounds
+            let mine: Vec<Option<u32>> = rounds
                 .iter()
                 .map(|r| r.scores.iter().find(|s| s.player_id == l.player_id).map(|s| s.points))
                 .collect();
             ensure!(l.rounds == mine && l.points == mine.iter().flatten().sum::<u32>(), "line {l:?}");
         }
-        let complete = over.rounds.len() as u32 == format.rounds.get();
+        let complete = over.played == format.rounds.get();
         let winners: Vec<u32> = over
             .lines
             .iter()
@@ -331,7 +352,7 @@ impl Fuzz {
             .map(|l| l.player_id)
             .collect();
         ensure!(over.winners == winners, "winners {:?}, the table says {winners:?}", over.winners);
-        let share = mazerace_protocol::matches::share_line(&format, over.rounds.len() as u32, &over.lines);
+        let share = mazerace_protocol::matches::share_line(&format, over.played, &over.lines);
         ensure!(over.share == share, "share {:?}", over.share);
         Ok(())
     }

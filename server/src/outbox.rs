@@ -409,7 +409,10 @@ mod tests {
         assert!(!o.is_killed(), "what was queued before it still goes");
         let mut frames = Vec::new();
         let taken = o.take_batch(&mut frames, std::task::Waker::noop());
-        assert!(matches!(taken, Taken::Batch { close: Some(CloseReq { code: close::SERVER_ERROR, .. }), .. }));
+        assert!(matches!(
+            taken,
+            Taken::Batch { close: Some(CloseReq { code: close::SERVER_ERROR, .. }), .. }
+        ));
         assert_eq!(frames, [Utf8Bytes::from_static("room")], "the large frame is not sent");
         o.progress(&huge, &mut || huge.clone());
         assert!(texts(&o).is_empty(), "nothing after the close");

@@ -33,12 +33,7 @@ pub(super) async fn match_over(host: &mut Player, rounds: u32, ids: &[u32]) -> R
         })
         .await?;
     if over.played != rounds || over.lines.len() != ids.len() {
-        bail!(
-            "{} rounds and {} lines, expected {rounds} and {}",
-            over.played,
-            over.lines.len(),
-            ids.len()
-        );
+        bail!("{} rounds and {} lines, expected {rounds} and {}", over.played, over.lines.len(), ids.len());
     }
     for l in &over.lines {
         let points: Option<u32> = l.rounds.iter().copied().sum();

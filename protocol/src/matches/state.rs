@@ -199,8 +199,7 @@ impl Match {
     /// dropped (their points can change no more, and a line of noughts and
     /// `null`s says nothing: a finish is a point, so no win or time is lost).
     pub fn leave(&mut self, id: PlayerId) {
-        let scored =
-            self.rounds.iter().any(|r| r.scores.iter().any(|s| s.player_id == id && s.points > 0));
+        let scored = self.rounds.iter().any(|r| r.scores.iter().any(|s| s.player_id == id && s.points > 0));
         if scored {
             self.players.iter_mut().filter(|p| p.id == id).for_each(|p| p.left = true);
         } else {

@@ -269,7 +269,12 @@ impl Socket {
 }
 
 fn failed(e: WsError) -> Written {
-    tracing::debug!(error = %e, "socket write failed");
+    match e {
+        // The outbox keeps every frame under the write limit, so this is
+        // a bug, not a peer gone: said where an operator looks.
+        WsError::WriteBufferFull(_) => tracing::error!(error = %e, "socket write failed"),
+        _ => tracing::debug!(error = %e, "socket write failed"),
+    }
     Written::Failed
 }
 

@@ -12,10 +12,10 @@ use tokio::time::timeout;
 
 use super::store::STORE_WAIT;
 use super::Lobby;
-use crate::metrics;
 use crate::config::MAX_PLAYERS_CAP;
 use crate::daily::{DailyError, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
+use crate::metrics;
 use crate::room::{JoinError, NewMember, RoomHandle, RoomSettings};
 use crate::sessions::Session;
 

@@ -263,6 +263,7 @@ pub(crate) async fn drive(f: &mut Fuzz, case: &Case) -> R<()> {
                     | ServerMsg::Finished { .. }
                     | ServerMsg::Results { .. }
                     | ServerMsg::Intermission { .. }
+                    | ServerMsg::MatchRound(_)
                     | ServerMsg::MatchOver(_)
                     | ServerMsg::Countdown { .. }
                     | ServerMsg::RaceStart { .. },

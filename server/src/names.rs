@@ -7,6 +7,8 @@
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
+use crate::metrics::{self, NameRefusal};
+
 /// The longest name, in characters (not bytes).
 pub const MAX_NAME_CHARS: usize = 24;
 
@@ -98,29 +100,39 @@ fn has_no_picture(c: char) -> bool {
 }
 
 /// Checks a name and returns it trimmed of surrounding white space, or a
-/// human reason for the `bad_name` error.
+/// human reason for the `bad_name` error (counted by its kind in
+/// `mazerace_names_refused_total`).
 pub fn validate(raw: &str) -> Result<String, &'static str> {
-    let name = raw.trim();
+    check(raw.trim()).map(str::to_owned).map_err(|(kind, why)| {
+        metrics::name_refused(kind);
+        why
+    })
+}
+
+fn check(name: &str) -> Result<&str, (NameRefusal, &'static str)> {
     // First, so a lone placeholder is told why rather than "empty".
     if name.chars().any(has_no_picture) {
-        return Err("a name cannot contain private-use, placeholder or non-characters");
+        return Err((
+            NameRefusal::NoPicture,
+            "a name cannot contain private-use, placeholder or non-characters",
+        ));
     }
     if !name.chars().any(is_visible) {
-        return Err("a name cannot be empty");
+        return Err((NameRefusal::Blank, "a name cannot be empty"));
     }
     if name.chars().count() > MAX_NAME_CHARS {
-        return Err("a name is at most 24 characters");
+        return Err((NameRefusal::TooLong, "a name is at most 24 characters"));
     }
     // U+2028/U+2029 are line breaks that `char::is_control` does not cover.
     if name.chars().any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')) {
-        return Err("a name cannot contain control characters");
+        return Err((NameRefusal::Control, "a name cannot contain control characters"));
     }
     // Bidi embeddings, overrides and isolates can make a name run over its
     // neighbours in a list (or disguise itself as someone else's).
     if name.chars().any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')) {
-        return Err("a name cannot contain bidirectional control characters");
+        return Err((NameRefusal::Control, "a name cannot contain bidirectional control characters"));
     }
-    Ok(name.to_owned())
+    Ok(name)
 }
 
 #[cfg(test)]
@@ -211,8 +223,11 @@ mod tests {
                 assert_eq!(validate(&name), Err("a name cannot be empty"), "{what} (U+{:04X})", c as u32);
             }
         }
+        let counted = r#"mazerace_names_refused_total{reason="blank"}"#;
+        let before = crate::metrics::read(counted);
         let all: String = cases.iter().map(|(c, ..)| *c).collect();
         assert_eq!(validate(&all), Err("a name cannot be empty"), "all of them at once");
+        assert!(crate::metrics::read(counted) > before, "counted for the operator");
         assert_eq!(validate("\u{200D}\u{0600}\u{1D455}"), Err("a name cannot be empty"), "with a ZWJ");
         // Beside something visible they are kept: digits after the number sign.
         assert_eq!(validate("\u{0600}123").unwrap(), "\u{0600}123");

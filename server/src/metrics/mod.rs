@@ -18,8 +18,8 @@ use mazerace_protocol::messages::Phase;
 use mazerace_protocol::Reject;
 use prometheus::{Encoder, IntGauge};
 
-use series::{Metrics, CLOSE_CODES, PEER_LEFT, PHASES, REJECTS};
-pub use series::{PeerLeft, Refusal};
+pub use series::{Budget, NameRefusal, PeerLeft, Refusal};
+use series::{Metrics, BUDGETS, CLOSE_CODES, NAME_REFUSALS, PEER_LEFT, PHASES, REJECTS};
 
 static M: LazyLock<Metrics> = LazyLock::new(Metrics::new);
 
@@ -126,6 +126,29 @@ pub fn progress_coalesced() {
     M.progress_coalesced.inc();
 }
 
+// ---- budgets per address, names (lobby, leagues) ----
+
+/// `mazerace_budget_refusals_total{budget}`: a request refused because its
+/// address spent that budget (`room_joins`, `league_joins`).
+pub fn budget_refused(budget: Budget) {
+    if let Some(i) = BUDGETS.iter().position(|(b, _)| *b == budget) {
+        M.budget_refusals[i].inc();
+    }
+}
+
+/// `mazerace_names_refused_total{reason}`: a player or league name refused
+/// (`bad_name`), by why.
+pub fn name_refused(why: NameRefusal) {
+    if let Some(i) = NAME_REFUSALS.iter().position(|(r, _)| *r == why) {
+        M.names_refused[i].inc();
+    }
+}
+
+/// `mazerace_league_codes_changed_total`: an owner gave a league a new code.
+pub fn league_code_changed() {
+    M.league_codes_changed.inc();
+}
+
 // ---- moves and rooms (for room.rs) ----
 
 /// `mazerace_moves_accepted_total`: a move or rewind the rules applied.
@@ -201,11 +224,19 @@ pub fn store_commit(d: Duration) {
     M.store_commit.observe(d.as_secs_f64());
 }
 
+/// `series` (with its labels, as rendered) now: for tests elsewhere that
+/// check their refusal was counted. Series are process-wide and tests run
+/// side by side, so check that it moved by at least what the test did.
+#[cfg(test)]
+pub(crate) fn read(series: &str) -> f64 {
+    tests::value(&render(), series)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn value(text: &str, series: &str) -> f64 {
+    pub(super) fn value(text: &str, series: &str) -> f64 {
         text.lines()
             .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
             .unwrap_or_else(|| panic!("{series} not in\n{text}"))
@@ -224,6 +255,9 @@ mod tests {
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
         store_queue_depth(7);
+        budget_refused(Budget::LeagueJoins);
+        name_refused(NameRefusal::Blank);
+        league_code_changed();
         let after = render();
         for (series, by) in [
             ("mazerace_moves_accepted_total", 1.0),
@@ -236,6 +270,9 @@ mod tests {
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),
             ("mazerace_move_ack_seconds_count", 1.0),
+            ("mazerace_budget_refusals_total{budget=\"league_joins\"}", 1.0),
+            ("mazerace_names_refused_total{reason=\"blank\"}", 1.0),
+            ("mazerace_league_codes_changed_total", 1.0),
         ] {
             assert!(value(&after, series) - value(&before, series) >= by, "{series}");
         }

@@ -1,8 +1,9 @@
 //! Leagues over HTTP (issue 15), beside the socket's messages: the league
 //! link `/l/{code}` (the web client, which reads the code from the path),
 //! `GET /api/leagues` (yours, with today's standing), `POST /api/leagues`
-//! (make one), `POST /api/leagues/{code}/join`, `/leave` and `/remove`
-//! (the owner removes a member), a league's
+//! (make one), `POST /api/leagues/{code}/join`, `/leave`, `/remove` (the
+//! owner removes a member) and `/new-code` (the owner gives the league a
+//! new code), a league's
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
 //! A lookup by code may bring the league's invite key as `?k=KEY` (the
@@ -37,6 +38,7 @@ pub fn routes() -> Router<Arc<HttpEnv>> {
         .route("/api/leagues/{code}/join", post(join))
         .route("/api/leagues/{code}/leave", post(leave))
         .route("/api/leagues/{code}/remove", post(remove))
+        .route("/api/leagues/{code}/new-code", post(new_code))
         .route("/api/leagues/{code}/standings", get(standings))
         .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
 }
@@ -162,6 +164,17 @@ async fn remove(
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
     run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Remove { code, member: body.member }).await
+}
+
+/// The owner gives the league a new code (`new_league_code`).
+async fn new_code(
+    State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&env, peer.ip(), Some(token), String::new(), LeagueOp::NewCode { code }).await
 }
 
 #[derive(Deserialize)]

@@ -29,6 +29,7 @@ pub(super) fn op_of(msg: ClientMsg) -> Option<LeagueOp> {
         ClientMsg::JoinLeague { code, key } => LeagueOp::Join { code, key },
         ClientMsg::LeaveLeague { code } => LeagueOp::Leave { code },
         ClientMsg::RemoveMember { code, member } => LeagueOp::Remove { code, member },
+        ClientMsg::NewLeagueCode { code } => LeagueOp::NewCode { code },
         ClientMsg::MyLeagues {} => LeagueOp::Mine,
         ClientMsg::LeagueBoard { code, game, size, date, key } => {
             LeagueOp::Board { code, game, size, date, key }

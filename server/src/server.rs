@@ -97,6 +97,8 @@ impl Server {
         // free for `/healthz` and new clients (see `gate`).
         let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
+        // One league-join budget per address for the socket and HTTP alike.
+        let league_joins = Arc::new(JoinLimiter::new(config.league_joins, config.league_join_refill));
         let penalties = Arc::new(Penalties::new(config.violation_penalty));
         let drain = Arc::new(Drain::default());
         let conn = Arc::new(ConnEnv::new(
@@ -104,6 +106,7 @@ impl Server {
             ConnParts {
                 daily: daily.clone(),
                 joins: Arc::clone(&joins),
+                league_joins: Arc::clone(&league_joins),
                 penalties: Arc::clone(&penalties),
                 shutdown: shutdown.clone(),
                 tracker: tracker.clone(),
@@ -117,6 +120,7 @@ impl Server {
             conn: Arc::clone(&conn),
             daily,
             joins,
+            league_joins,
             penalties,
             urls: Arc::clone(&urls),
             tracker: tracker.clone(),

@@ -101,6 +101,15 @@ pub enum LeagueRequest {
         code: String,
         member: String,
     },
+    /// `owner` gives the league `code` the code `new_code` if `owner` is its
+    /// owner (as for `Remove`): the old code, its link and its invite key
+    /// stop working, and only members (by `Mine`) and whoever the owner
+    /// sends the new link learn the new one.
+    NewCode {
+        owner: String,
+        code: String,
+        new_code: String,
+    },
     /// The player's leagues; with `name`, the player's member name in
     /// each becomes it first (a renamed player's tables follow the rename).
     Mine {
@@ -132,13 +141,13 @@ pub enum LeagueAnswer {
     TooMany,
     /// The maker's address made its [`MakerCap::limit`] leagues today.
     AddressCap,
-    /// A new league's code is taken: try another.
+    /// A new league's code (or a league's new code) is taken: try another.
     CodeTaken,
     /// `Leave`: whether the player was a member.
     Left(bool),
     /// `Remove`: whether that member was removed (not: no such member, or the owner themself).
     Removed(bool),
-    /// `Remove` by someone who is not the league's owner (or of no league).
+    /// `Remove` or `NewCode` by someone who is not the league's owner (or of no league).
     NotOwner,
     Leagues(Vec<League>),
     Members(League, Vec<Member>),

@@ -148,3 +148,28 @@ both!(async fn an_address_makes_its_daily_cap_of_leagues_then_none_until_the_nex
     // A refused make left nothing behind: its code is free.
     assert!(matches!(join(&b, 15, codes[5], 9).await, LeagueAnswer::NotFound));
 });
+
+both!(async fn only_the_owner_gives_a_league_a_new_code_and_the_old_one_is_gone(db) {
+    let b = db.store().await;
+    create(&b, 1, "EEEE2222").await;
+    join(&b, 2, "EEEE2222", 5).await;
+    create(&b, 3, "FFFF3333").await;
+    let new_code = |by: u32, code: &str, new_code: &str| LeagueRequest::NewCode {
+        owner: key(by),
+        code: code.into(),
+        new_code: new_code.into(),
+    };
+    assert_eq!(b.league(new_code(2, "EEEE2222", "GGGG4444")).await.unwrap(), LeagueAnswer::NotOwner, "a member is not the owner");
+    assert_eq!(b.league(new_code(1, "ZZZZ2222", "GGGG4444")).await.unwrap(), LeagueAnswer::NotOwner, "no such league");
+    assert_eq!(b.league(new_code(1, "EEEE2222", "FFFF3333")).await.unwrap(), LeagueAnswer::CodeTaken, "another league's");
+    let LeagueAnswer::League(l) = b.league(new_code(1, "EEEE2222", "GGGG4444")).await.unwrap() else { panic!("a new code") };
+    assert_eq!((l.code.as_str(), l.name.as_str(), l.members), ("GGGG4444", "<b>Club</b>", 2));
+    // The old code names nothing now: a join with it is a miss.
+    assert_eq!(join(&b, 4, "EEEE2222", 5).await, LeagueAnswer::NotFound);
+    assert!(matches!(join(&b, 4, "GGGG4444", 5).await, LeagueAnswer::League(l) if l.members == 3));
+    // Members keep their league (and find its new code in theirs).
+    let LeagueAnswer::Leagues(mine) = b.league(LeagueRequest::Mine { player: key(2), name: None }).await.unwrap() else { panic!() };
+    assert_eq!(mine.iter().map(|l| l.code.as_str()).collect::<Vec<_>>(), ["GGGG4444"]);
+    let LeagueAnswer::Members(_, members) = b.league(LeagueRequest::Members { code: "GGGG4444".into() }).await.unwrap() else { panic!() };
+    assert_eq!(members.first().map(|m| m.player.clone()), Some(key(1)), "the owner is still the owner");
+});

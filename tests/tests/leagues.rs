@@ -199,14 +199,16 @@ async fn leagues_over_http_make_join_leave_and_are_limited_per_address() {
     assert_eq!(mine["leagues"][0]["code"], code.as_str());
     let left = post(&srv, &format!("/api/leagues/{code}/leave"), &auth("tok-bob"), "").await;
     assert_eq!(serde_json::from_str::<Value>(&left.text()).unwrap()["left"], true);
-    // 20 writes from one address, then 429 (three are spent above).
+    // 10 joins from one address (the socket's budget too), then 429: two
+    // are spent above (Bob's, and the unknown code's); making a league
+    // spends none (it has its own budget).
     let mut statuses = Vec::new();
-    for i in 0..18 {
+    for i in 0..9 {
         let body = format!(r#"{{"player_name":"P{i}"}}"#);
         statuses.push(post(&srv, &join, &auth(&format!("tok-{i}")), &body).await.status);
     }
-    assert_eq!(&statuses[..17], &[200; 17][..], "{statuses:?}");
-    assert_eq!(statuses[17], 429, "{statuses:?}");
+    assert_eq!(&statuses[..8], &[200; 8][..], "{statuses:?}");
+    assert_eq!(statuses[8], 429, "{statuses:?}");
     srv.stop().await;
 }
 
@@ -408,5 +410,128 @@ async fn league_making_is_limited_per_address_across_connections_and_paths() {
     )
     .await;
     assert_eq!(http.status, 409, "{}", http.text());
+    srv.stop().await;
+}
+
+/// Issue 34, item 3: puppets from one address join leagues no faster than
+/// the address's league-join budget (`--league-joins`: 10, one more a
+/// minute), one budget for the socket and HTTP, invite key or not: before,
+/// 49 fresh tokens on as many connections filled a league in 0.11 s and a
+/// friend with the keyed link got `league_full`. A friend at another
+/// address is not held up.
+#[tokio::test]
+async fn puppets_from_one_address_join_no_faster_than_its_league_join_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).await.unwrap();
+    let hook =
+        StoreHook::new(store, Some(SALT.to_vec()), Arc::new(FixedClock::at_unix_ms(NOON))).await.unwrap();
+    let cfg = mazerace_server::Config { trusted_proxies: "127.0.0.1".parse().unwrap(), ..test_config() };
+    assert_eq!(cfg.league_joins, 10, "the default");
+    let srv = TestServer::with_daily(cfg, Arc::new(hook)).await;
+    let mut ann = srv.player("Ann").await;
+    let made = ask(&mut ann, json!({"type": "create_league", "name": "Club"})).await;
+    let code = made["code"].as_str().unwrap_or_default().to_owned();
+    let key = made["key"].as_str().unwrap_or_default().to_owned();
+    // Six puppets on connections of their own, with the key ...
+    for i in 0..6 {
+        let mut p = srv.player(&format!("Ann{i}")).await;
+        let joined = ask(&mut p, json!({"type": "join_league", "code": code, "key": key})).await;
+        assert_eq!(joined["type"], "league", "puppet {i}: {joined}");
+    }
+    // ... and four over HTTP, from the same address.
+    let join = format!("/api/leagues/{code}/join?k={key}");
+    for i in 6..10 {
+        let auth = format!("Authorization: Bearer tok-puppet-{i}\r\n");
+        let r = post(&srv, &join, &auth, &format!(r#"{{"player_name":"Ann{i}"}}"#)).await;
+        assert_eq!(r.status, 200, "puppet {i}: {}", r.text());
+    }
+    // The eleventh is refused on either path.
+    let mut p = srv.player("Ann10").await;
+    let refused = ask(&mut p, json!({"type": "join_league", "code": code, "key": key})).await;
+    assert_eq!(refused["code"], "joins_too_fast", "{refused}");
+    assert_eq!(
+        refused["message"], "too many league joins from your network address; wait a minute",
+        "{refused}"
+    );
+    let r = post(&srv, &join, "Authorization: Bearer tok-puppet-11\r\n", r#"{"player_name":"Ann11"}"#).await;
+    assert_eq!(r.status, 429, "{}", r.text());
+    // A friend elsewhere joins with the link: 1 + 10 puppets + the friend.
+    let friend = post(
+        &srv,
+        &join,
+        "X-Forwarded-For: 192.0.2.44\r\nAuthorization: Bearer tok-friend\r\n",
+        r#"{"player_name":"Friend"}"#,
+    )
+    .await;
+    assert_eq!(friend.status, 200, "{}", friend.text());
+    assert_eq!(serde_json::from_str::<Value>(&friend.text()).unwrap()["members"], 12);
+    srv.stop().await;
+}
+
+/// Issue 34, item 3: removing a member does not keep them out (a fresh
+/// token, or the same one, joins again with the code and key it knows);
+/// the owner giving the league a new code does. The old code, link and
+/// key name nothing any more; members find the new ones in their leagues;
+/// anyone but the owner gets `not_host` (HTTP 403).
+#[tokio::test]
+async fn the_owner_gives_the_league_a_new_code_and_removed_puppets_stay_out() {
+    let (_dir, srv) = league_server().await;
+    let mut ann = srv.player("Ann").await;
+    let made = ask(&mut ann, json!({"type": "create_league", "name": "Club"})).await;
+    let code = made["code"].as_str().unwrap_or_default().to_owned();
+    let key = made["key"].as_str().unwrap_or_default().to_owned();
+    let join = json!({"type": "join_league", "code": code, "key": key});
+    let mut bob = srv.player("Bob").await;
+    let mut puppet = srv.player("Ann").await;
+    for c in [&mut bob, &mut puppet] {
+        let joined = ask(c, join.clone()).await;
+        assert_eq!(joined["type"], "league", "{joined}");
+    }
+    let st = ask(&mut ann, json!({"type": "league_standings", "code": code, "days": 7})).await;
+    let lines = st["lines"].as_array().cloned().unwrap_or_default();
+    let tag = lines.iter().find(|l| l["name"] == "Ann" && l["you"] != true).map(|l| l["member"].clone());
+    let remove = json!({"type": "remove_member", "code": code, "member": tag.unwrap_or_default()});
+    assert_eq!(ask(&mut ann, remove.clone()).await["removed"], true);
+    // Removing alone: the puppet is back at once with what it knows.
+    let back = ask(&mut puppet, join.clone()).await;
+    assert_eq!((back["type"].clone(), back["members"].clone()), (json!("league"), json!(3)), "{back}");
+    assert_eq!(ask(&mut ann, remove).await["removed"], true);
+    // Only the owner changes the code.
+    let by_bob = ask(&mut bob, json!({"type": "new_league_code", "code": code})).await;
+    assert_eq!(by_bob["code"], "not_host", "{by_bob}");
+    let changed = ask(&mut ann, json!({"type": "new_league_code", "code": code})).await;
+    assert_eq!(changed["type"], "league_code_changed", "{changed}");
+    assert_eq!(changed["old_code"], code.as_str());
+    let league = &changed["league"];
+    let (new_code, new_key) =
+        (league["code"].as_str().unwrap_or_default(), league["key"].as_str().unwrap_or_default());
+    assert!(new_code.len() == 8 && new_code != code && new_key.len() == 16 && new_key != key, "{changed}");
+    assert_eq!((league["name"].clone(), league["members"].clone()), (json!("Club"), json!(2)));
+    // The removed puppet's code and key lead nowhere, on either path.
+    let shut = ask(&mut puppet, join.clone()).await;
+    assert_eq!(shut["code"], "league_not_found", "{shut}");
+    let old_link = format!("/api/leagues/{code}/join?k={key}");
+    let r = post(&srv, &old_link, "Authorization: Bearer tok-fresh\r\n", r#"{"player_name":"Ann"}"#).await;
+    assert_eq!(r.status, 404, "{}", r.text());
+    // A member finds the new code and key in their leagues.
+    let mine = ask(&mut bob, json!({"type": "my_leagues"})).await;
+    assert_eq!(
+        (mine["leagues"][0]["code"].clone(), mine["leagues"][0]["key"].clone()),
+        (json!(new_code), json!(new_key))
+    );
+    // A friend sent the new link joins.
+    let link = format!("/api/leagues/{new_code}/join?k={new_key}");
+    let friend =
+        post(&srv, &link, "Authorization: Bearer tok-friend\r\n", r#"{"player_name":"Friend"}"#).await;
+    assert_eq!(friend.status, 200, "{}", friend.text());
+    // Over HTTP alike: 403 for a member, the new code for the owner.
+    let again = format!("/api/leagues/{new_code}/new-code");
+    let r = post(&srv, &again, &format!("Authorization: Bearer {}\r\n", bob.token), "").await;
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = post(&srv, &again, &format!("Authorization: Bearer {}\r\n", ann.token), "").await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let body: Value = serde_json::from_str(&r.text()).unwrap();
+    assert_eq!(body["old_code"], new_code, "{body}");
+    assert_eq!(body["league"]["members"], 3, "{body}");
     srv.stop().await;
 }

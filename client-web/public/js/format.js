@@ -167,10 +167,17 @@ export const entryName = (e) => (e.at_floor ? `${e.name} (floor pace)` : e.name)
  */
 export const shownEntries = (entries, hide, youRunId) => (hide ? entries.filter((e) => !e.at_floor || e.run_id === youRunId) : entries);
 /** The members the owner may remove (`member` tags): every line but their own; none for anyone else. */
+/** Whether I own the league these standings are of (I may remove members and change its code). */
+export function owns(st) {
+  const me = list(st && st.lines).find((l) => l.you);
+  return Boolean(me && me.owner);
+}
 export function removable(st) {
-  const lines = list(st && st.lines);
-  const me = lines.find((l) => l.you);
-  return me && me.owner ? lines.filter((l) => !l.you).map((l) => l.member) : [];
+  return owns(st)
+    ? list(st.lines)
+        .filter((l) => !l.you)
+        .map((l) => l.member)
+    : [];
 }
 export const standingCells = (l) => [l.rank, l.name, l.points, l.wins, l.days, l.streak || 0].map(String);
 

@@ -208,6 +208,14 @@ export const HANDLERS = {
     if (m.code === s.leagues.open) openLeague(s, fx, m.code); // the standings without them
   },
 
+  league_code_changed(s, m, fx) {
+    const L = s.leagues;
+    const league = m.league || {};
+    L.mine = (L.mine || []).map((l) => (l.code === m.old_code ? { ...l, ...league } : l));
+    if (L.open === m.old_code) openLeague(s, fx, league.code);
+    fx.toast('The league has a new code and link; the old ones no longer work. Send the new link to your friends.');
+  },
+
   league_left(s, m, fx) {
     const L = s.leagues;
     L.pending = null;

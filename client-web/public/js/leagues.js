@@ -19,6 +19,8 @@ export function init(c) {
   c.on('lg-leave', 'click', () => act({ type: 'leave_league', code: s.leagues.open }));
   c.on('lg-back', 'click', () => (fx.go('/'), (s.view = 'home')));
   c.on('lg-copy', 'click', () => c.copy($('lg-link').value, 'Link copied.', $('lg-link')));
+  // Removing a puppet does not keep it out: a new code does (remove first, then this).
+  c.on('lg-newcode', 'click', () => fx.send({ type: 'new_league_code', code: s.leagues.open }));
   for (const days of [7, 30]) {
     c.on(`lg-${days}`, 'click', () => {
       s.leagues.days = days;
@@ -106,6 +108,7 @@ function renderLeague(s) {
   $('lg-meta').textContent =
     `Code ${code}${info.members ? ` · ${info.members} in it` : ''}${info.today ? ` · you: ${F.leagueToday(info.today)}` : ''}`;
   $('lg-link').value = `${siteUrl(s)}${F.leaguePath(code, info.key)}`;
+  $('lg-owner').hidden = !F.owns(st);
   for (const d of [7, 30]) $(`lg-${d}`).setAttribute('aria-pressed', String(L.days === d));
   $('lg-range').textContent = st && st.from ? `${st.from} to ${st.to} (UTC)` : '';
   if (standings !== st) {

@@ -91,6 +91,29 @@ test('a removed member: the open league asks for its standings again', () => {
   );
 });
 
+test('a new league code (issue 34): the open league moves to it, with its new key, and says why', () => {
+  const { s, fx } = welcomed();
+  handle(s, { type: 'leagues', leagues: [{ code: 'K7M2QX9P', name: 'Club', members: 3, key: '3f9a0c1d5e7b2a64' }] }, fx);
+  s.leagues.open = 'K7M2QX9P';
+  s.view = 'league';
+  fx.sent.length = 0;
+  const league = { code: 'R4TW8NCE', name: 'Club', members: 3, key: '7c20e9b14fa3d658' };
+  handle(s, { type: 'league_code_changed', old_code: 'K7M2QX9P', league }, fx);
+  assert.equal(s.leagues.open, 'R4TW8NCE');
+  assert.equal(fx.path(), '/l/R4TW8NCE');
+  assert.deepEqual(
+    s.leagues.mine.map((l) => [l.code, l.key]),
+    [['R4TW8NCE', '7c20e9b14fa3d658']],
+  );
+  const lookups = fx.sent.filter((m) => m.type === 'league_standings' || m.type === 'league_board');
+  assert.ok(lookups.length && lookups.every((m) => m.code === 'R4TW8NCE' && m.key === '7c20e9b14fa3d658'), JSON.stringify(lookups));
+  assert.match(fx.toasts.at(-1), /old ones no longer work/);
+  // Only the owner is offered the button.
+  assert.equal(F.owns({ lines: [{ you: true, owner: true }] }), true);
+  assert.equal(F.owns({ lines: [{ you: true }, { owner: true }] }), false);
+  assert.equal(F.owns(null), false);
+});
+
 test("a member's lookups carry the league's invite key, so a spent address budget cannot lock them out", () => {
   const { s, fx } = welcomed();
   handle(s, { type: 'leagues', leagues: [] }, fx);

@@ -189,6 +189,13 @@ pub enum ClientMsg {
         /// The member's `member` in `league_standings`.
         member: String,
     },
+    /// The league's owner gives it a new code (and so a new link and invite
+    /// key); the old ones stop working. Answered with `league_code_changed`,
+    /// or `not_host` for anyone else.
+    NewLeagueCode {
+        /// The league's code (now).
+        code: String,
+    },
     /// Your leagues with today's standing in each; answered with `leagues`.
     MyLeagues {},
     /// A league's table for one daily board (today when `date` is absent).

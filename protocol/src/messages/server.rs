@@ -416,6 +416,13 @@ pub enum ServerMsg {
         /// False if they were not a member (already gone, or yourself).
         removed: bool,
     },
+    /// The answer to `new_league_code`.
+    LeagueCodeChanged {
+        /// The code the league had.
+        old_code: String,
+        /// The league under its new code, with its new invite key.
+        league: League,
+    },
     /// The answer to `my_leagues`.
     Leagues {
         /// Your leagues, in the order you joined them, each with `today`.

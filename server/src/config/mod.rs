@@ -198,6 +198,19 @@ pub struct Config {
     /// The time to earn one more room join (`room_joins`).
     #[arg(skip = Duration::from_secs(1))]
     pub room_join_refill: Duration,
+    /// League joins per address (IPv6: per /64) in a burst (one more every 60 s).
+    ///
+    /// `join_league` and `POST /api/leagues/{code}/join` spend the same
+    /// budget, with the invite key or without: player tokens are free, so
+    /// this is what bounds one address filling a league with puppets (50
+    /// members). 10: a household or a LAN party joining at once; raise it
+    /// where many players share one address (a campus NAT, a proxy not
+    /// named with --trusted-proxy).
+    #[arg(long, env = "MAZERACE_LEAGUE_JOINS", default_value = "10")]
+    pub league_joins: u32,
+    /// The time to earn one more league join (`league_joins`).
+    #[arg(skip = Duration::from_secs(60))]
+    pub league_join_refill: Duration,
     /// Live rooms per network address (IPv6: per /64).
     #[arg(long, env = "MAZERACE_MAX_ROOMS_PER_ADDRESS", default_value = "64")]
     pub max_rooms_per_address: u32,

@@ -149,6 +149,8 @@ mod tests {
             "7",
             "--room-joins",
             "5",
+            "--league-joins",
+            "3",
         ]);
         assert_eq!(c.progress_interval, Duration::from_millis(200));
         assert_eq!(c.progress_max, Duration::from_millis(400));
@@ -156,6 +158,7 @@ mod tests {
         assert_eq!(c.read_buffer_bytes, 4096);
         assert_eq!(c.resume_window, Duration::from_secs(7));
         assert_eq!(c.room_joins, 5);
+        assert_eq!(c.league_joins, 3);
         assert_eq!(c.max_players, MAX_PLAYERS_CAP, "capped");
         let hardened = parse(&[
             "--metrics-bind",
@@ -200,6 +203,7 @@ mod tests {
         assert_eq!(d.progress_interval, Duration::from_millis(50), "at most one per 50 ms");
         assert_eq!(d.progress_max, Duration::from_millis(200), "under 250 ms stale");
         assert_eq!((d.room_interval, d.room_joins), (Duration::from_millis(250), 40), "issue 24");
+        assert_eq!((d.league_joins, d.league_join_refill), (10, Duration::from_secs(60)), "issue 34");
         assert_eq!(d.metrics_bind, Some(SocketAddr::from(([127, 0, 0, 1], 9464))), "loopback");
         assert_eq!(d.node_lease, mazerace_store::DEFAULT_LEASE);
         assert_eq!(d.worker_threads, None);
@@ -235,6 +239,7 @@ mod tests {
             format!("one more every {} s", d.room_refill.as_secs()),
             format!("one more every {} s", d.join_refill.as_secs()),
             format!("one more every {} s", d.room_join_refill.as_secs()),
+            format!("one more every {} s", d.league_join_refill.as_secs()),
         ] {
             assert!(help.contains(&phrase), "{phrase:?} not in\n{help}");
         }

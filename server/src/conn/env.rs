@@ -92,6 +92,8 @@ pub struct ConnEnv {
 pub struct ConnParts {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
+    /// League joins per address, shared with the HTTP league routes.
+    pub league_joins: Arc<JoinLimiter>,
     pub penalties: Arc<Penalties>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
@@ -103,8 +105,10 @@ pub struct ConnParts {
 
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
-        let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain, moves } = parts;
-        let lobby = LobbyEnv::new(cfg, LobbyParts { daily, joins, shutdown, tracker, drain, moves })?;
+        let ConnParts { daily, joins, league_joins, penalties, shutdown, tracker, websockets, drain, moves } =
+            parts;
+        let parts = LobbyParts { daily, joins, league_joins, shutdown, tracker, drain, moves };
+        let lobby = LobbyEnv::new(cfg, parts)?;
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
             lobby: Arc::new(lobby),

@@ -91,7 +91,9 @@ impl DailyError {
                 ErrorCode::LeagueNotFound | ErrorCode::RivalNotFound => StatusCode::NOT_FOUND,
                 ErrorCode::RivalHidden | ErrorCode::NotHost => StatusCode::FORBIDDEN,
                 ErrorCode::LeagueFull | ErrorCode::TooManyLeagues => StatusCode::CONFLICT,
-                ErrorCode::TooManyJoins | ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::TooManyJoins | ErrorCode::JoinsTooFast | ErrorCode::RateLimited => {
+                    StatusCode::TOO_MANY_REQUESTS
+                }
                 _ => StatusCode::BAD_REQUEST,
             },
         };

@@ -1,5 +1,6 @@
 //! Leagues on the store (issue 15), for [`super::StoreHook`]: create, join
-//! and leave with their limits, the owner removing a member, a player's leagues with today's standing,
+//! and leave with their limits, the owner removing a member or giving the
+//! league a new code, a player's leagues with today's standing,
 //! a league's table per board and its standings (7 or 30 days), and where
 //! a ranked daily result placed in each of the player's leagues.
 //!
@@ -22,6 +23,7 @@ use super::error::DailyError;
 use super::seam::{LeagueAsker, LeagueOp};
 use crate::edge::address::AddressKey;
 use crate::edge::limits::JoinLimiter;
+use crate::metrics;
 
 /// Leagues one network address (IPv4, or an IPv6 /64) may make: a burst of
 /// 5, one more every 2 minutes (held in memory, per node), and at most 20 a
@@ -33,7 +35,8 @@ pub const MAKE_REFILL: std::time::Duration = std::time::Duration::from_secs(120)
 pub const MAKES_PER_ADDRESS_DAY: u32 = 20;
 
 /// What a league request needs beyond the store: the per-address budget on
-/// making leagues and the salt that keys the stored address hash.
+/// making leagues (a new code for a league spends from it too: it draws a
+/// code as making one does) and the salt that keys the stored address hash.
 pub(crate) struct Makers {
     pub budget: JoinLimiter,
     pub salt: Vec<u8>,
@@ -76,6 +79,15 @@ impl Makers {
 
 fn not_found() -> DailyError {
     DailyError::denied(ErrorCode::LeagueNotFound, "no league with that code")
+}
+
+/// `remove_member` or `new_league_code` from anyone but the owner, or for
+/// a code with no league: the same answer, so it tells a guesser nothing.
+fn not_owner(what: &str) -> DailyError {
+    DailyError::denied(
+        ErrorCode::NotHost,
+        format!("only the league's owner (its longest-standing member) may {what}"),
+    )
 }
 
 fn too_many() -> DailyError {
@@ -177,14 +189,37 @@ pub(crate) async fn handle(
             let req = LeagueRequest::Remove { owner: me, code: code.clone(), member: member.clone() };
             match store.league(req).await? {
                 LeagueAnswer::Removed(removed) => Ok(ServerMsg::MemberRemoved { code, member, removed }),
-                // No league, or not its owner: the same answer, so it tells
-                // a guesser nothing about the code.
-                LeagueAnswer::NotOwner => Err(DailyError::denied(
-                    ErrorCode::NotHost,
-                    "only the league's owner (its longest-standing member) may remove a member",
-                )),
+                LeagueAnswer::NotOwner => Err(not_owner("remove a member")),
                 _ => Err(unexpected("remove_member")),
             }
+        }
+        LeagueOp::NewCode { code } => {
+            // Issue 34: removing a puppet did not keep it out, since a fresh
+            // token joins again with the code it knows. A new code does:
+            // the old code, link and key name nothing from now on, and the
+            // new ones reach only the members (in `leagues`) and whoever
+            // the owner sends the link. Remove first, then change the code.
+            let code = code_of(&code)?;
+            if !makers.budget.take(address) {
+                let why =
+                    "too many leagues made or given new codes from your network address; wait a few minutes";
+                return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
+            }
+            for _ in 0..4 {
+                let req =
+                    LeagueRequest::NewCode { owner: me.clone(), code: code.clone(), new_code: new_code()? };
+                match store.league(req).await? {
+                    LeagueAnswer::League(l) => {
+                        metrics::league_code_changed();
+                        let league = makers.keyed(l);
+                        return Ok(ServerMsg::LeagueCodeChanged { old_code: code, league });
+                    }
+                    LeagueAnswer::NotOwner => return Err(not_owner("give it a new code")),
+                    LeagueAnswer::CodeTaken => continue,
+                    _ => return Err(unexpected("new_league_code")),
+                }
+            }
+            Err(DailyError::internal("no free league code after four tries"))
         }
         LeagueOp::Mine => {
             // Listed after every welcome and rename: the member name follows.

@@ -187,6 +187,10 @@ pub enum LeagueOp {
         code: String,
         member: String,
     },
+    /// The owner gives the league a new code (the old code, link and key stop working).
+    NewCode {
+        code: String,
+    },
     Mine,
     Board {
         code: String,

@@ -1,24 +1,26 @@
 //! Leagues over HTTP (issue 15), beside the socket's messages: the league
 //! link `/l/{code}` (the web client, which reads the code from the path),
 //! `GET /api/leagues` (yours, with today's standing), `POST /api/leagues`
-//! (make one), `POST /api/leagues/{code}/join`, `/leave` and `/remove`
-//! (the owner removes a member), a league's
+//! (make one), `POST /api/leagues/{code}/join`, `/leave`, `/remove` (the
+//! owner removes a member) and `/new-code` (the owner gives the league a
+//! new code), a league's
 //! table per board and its standings. The player is the one whose token
 //! comes in `Authorization: Bearer <token>`; the reads need none (no `you`).
 //! A lookup by code may bring the league's invite key as `?k=KEY` (the
 //! link's), which spares it the address's failed-join budget.
-//! Thin: the leagues themselves are [`crate::daily`]'s; a refusal's status
-//! is [`crate::daily::DailyError::http`]'s.
+//! Thin: the leagues themselves are [`crate::daily`]'s, and so are the
+//! per-address budgets ([`guard::league`]: failed joins, league joins,
+//! shared with the socket; the daily hook: leagues made); a refusal's
+//! status is [`crate::daily::DailyError::http`]'s.
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use serde::Deserialize;
 
 use mazerace_protocol::daily::DailyDate;
@@ -27,43 +29,18 @@ use mazerace_protocol::{Game, Size};
 use super::HttpEnv;
 use super::{api_error, bearer};
 use crate::daily::{guard, DailyError, LeagueAsker, LeagueOp};
-use crate::edge::limits::JoinLimiter;
 use crate::edge::ClientAddr;
 
-/// League writes (make, join) over HTTP per source address: a burst of
-/// 20, one more every 30 s (the socket has its own per-connection budget).
-const HTTP_WRITES: u32 = 20;
-const HTTP_WRITE_REFILL: Duration = Duration::from_secs(30);
-
-type Writes = Arc<JoinLimiter>;
-
 pub fn routes() -> Router<Arc<HttpEnv>> {
-    let writes: Writes = Arc::new(JoinLimiter::new(HTTP_WRITES, HTTP_WRITE_REFILL));
     Router::new()
         .route("/l/{code}", get(league_page))
         .route("/api/leagues", get(mine).post(create))
         .route("/api/leagues/{code}/join", post(join))
         .route("/api/leagues/{code}/leave", post(leave))
         .route("/api/leagues/{code}/remove", post(remove))
+        .route("/api/leagues/{code}/new-code", post(new_code))
         .route("/api/leagues/{code}/standings", get(standings))
         .route("/api/leagues/{code}/{date}/{game}/{size}", get(board))
-        .layer(Extension(writes))
-}
-
-/// Takes one of `ip`'s league writes; `false` when none is left.
-fn take_write(writes: &JoinLimiter, ip: IpAddr) -> bool {
-    if !writes.allowed(ip) {
-        return false;
-    }
-    writes.failed(ip); // "failed" is the limiter's word for spending a token
-    true
-}
-
-fn too_many() -> Response {
-    api_error(
-        StatusCode::TOO_MANY_REQUESTS,
-        "too many leagues made or joined from your address; wait a little",
-    )
 }
 
 async fn league_page(Path(_code): Path<String>, headers: HeaderMap) -> Response {
@@ -77,7 +54,7 @@ async fn run(env: &HttpEnv, address: IpAddr, token: Option<String>, name: String
         return super::daily::failed(&DailyError::NotConfigured, "leagues");
     };
     let asker = LeagueAsker { token: token.unwrap_or_default(), name, address };
-    match guard::league(hook.as_ref(), &env.joins, asker, op).await {
+    match guard::league(hook.as_ref(), &env.joins, &env.league_joins, asker, op).await {
         // The body is the message without its `type` (as the other daily routes).
         Ok(msg) => {
             let mut v = serde_json::to_value(&msg).unwrap_or_default();
@@ -118,17 +95,15 @@ fn player_name(raw: &str) -> Result<String, &'static str> {
     crate::names::validate(raw)
 }
 
+/// Making a league is held to the address's budget for making them, the
+/// socket's too (in the daily hook).
 async fn create(
     State(env): State<Arc<HttpEnv>>,
-    Extension(writes): Extension<Writes>,
     ClientAddr(peer): ClientAddr,
     headers: HeaderMap,
     Json(body): Json<CreateBody>,
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
-    if !take_write(&writes, peer.ip()) {
-        return too_many();
-    }
     let name = match player_name(&body.player_name) {
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
@@ -136,9 +111,11 @@ async fn create(
     run(&env, peer.ip(), Some(token), name, LeagueOp::Create { name: body.name }).await
 }
 
+/// Joining spends the address's league joins, and a code without its key
+/// is held to the failed-join budget: both in `run` ([`guard::league`]),
+/// one budget each with the socket's `join_league`.
 async fn join(
     State(env): State<Arc<HttpEnv>>,
-    Extension(writes): Extension<Writes>,
     ClientAddr(peer): ClientAddr,
     Path(code): Path<String>,
     Query(invite): Query<Invite>,
@@ -147,16 +124,6 @@ async fn join(
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
     let op = LeagueOp::Join { code, key: invite.k };
-    // Guessing codes costs the address failed joins (in `run`), as on the
-    // socket; a spent budget is refused before it costs a write (unless
-    // the join brings the league's invite key).
-    let keyed = env.daily.as_ref().is_some_and(|hook| guard::keyed(hook.as_ref(), &op));
-    if !keyed && !env.joins.allowed(peer.ip()) {
-        return api_error(StatusCode::TOO_MANY_REQUESTS, guard::TOO_MANY_MISSES);
-    }
-    if !take_write(&writes, peer.ip()) {
-        return too_many();
-    }
     let name = match player_name(&body.player_name) {
         Ok(n) => n,
         Err(why) => return api_error(StatusCode::BAD_REQUEST, why),
@@ -197,6 +164,17 @@ async fn remove(
 ) -> Response {
     let Some(token) = bearer(&headers) else { return needs_token() };
     run(&env, peer.ip(), Some(token), String::new(), LeagueOp::Remove { code, member: body.member }).await
+}
+
+/// The owner gives the league a new code (`new_league_code`).
+async fn new_code(
+    State(env): State<Arc<HttpEnv>>,
+    ClientAddr(peer): ClientAddr,
+    Path(code): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(token) = bearer(&headers) else { return needs_token() };
+    run(&env, peer.ip(), Some(token), String::new(), LeagueOp::NewCode { code }).await
 }
 
 #[derive(Deserialize)]

@@ -32,13 +32,15 @@ use crate::edge::{ClientAddr, SockCtl};
 
 /// What the HTTP routes are given: the connections' environment (to hand
 /// each upgraded socket over, and for the counts in `/healthz`), the daily
-/// hook, the failed-join limiter the league joins share with the socket's
-/// room joins, the violation penalty the upgrade waits on, and the URLs to
-/// show.
+/// hook, the failed-join limiter the league lookups share with the socket's
+/// room and league joins, the league-join budget shared with the socket's
+/// `join_league`, the violation penalty the upgrade waits on, and the URLs
+/// to show.
 pub struct HttpEnv {
     pub conn: Arc<ConnEnv>,
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
+    pub league_joins: Arc<JoinLimiter>,
     pub penalties: Arc<Penalties>,
     /// Set once the listener is bound.
     pub urls: Arc<OnceLock<Urls>>,

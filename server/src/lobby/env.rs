@@ -1,7 +1,7 @@
 //! What the lobby service is given, and all it may reach: [`LobbyEnv`]
 //! holds the room registry and the sessions it creates and resumes, the
 //! per-address slots (rooms, sessions), the join budgets (failed joins,
-//! and joins), the daily hook, the drain (no new rooms while it lasts),
+//! room joins, league joins), the daily hook, the drain (no new rooms while it lasts),
 //! the task tracker and shutdown token its resume timers run under, the
 //! room moves and the seats of rooms moved here (`moved.rs`), and
 //! [`LobbyLimits`], the handful of settings it reads. Every part is the
@@ -87,6 +87,8 @@ pub struct LobbyEnv {
     pub(super) joins: Arc<JoinLimiter>,
     /// Room joins per address (a join/leave loop makes every member hear of each).
     pub(super) room_joins: JoinLimiter,
+    /// Shared with the HTTP league routes: one league-join budget per address.
+    pub(super) league_joins: Arc<JoinLimiter>,
     /// Live rooms per network address.
     pub(super) room_slots: Arc<PerAddress>,
     /// Live sessions per network address.
@@ -109,6 +111,7 @@ pub struct LobbyEnv {
 pub struct LobbyParts {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
+    pub league_joins: Arc<JoinLimiter>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
     pub drain: Arc<Drain>,
@@ -117,7 +120,7 @@ pub struct LobbyParts {
 
 impl LobbyEnv {
     pub fn new(cfg: &Config, parts: LobbyParts) -> anyhow::Result<LobbyEnv> {
-        let LobbyParts { daily, joins, shutdown, tracker, drain, moves } = parts;
+        let LobbyParts { daily, joins, league_joins, shutdown, tracker, drain, moves } = parts;
         let room_env = RoomEnv::new(
             cfg,
             daily.clone(),
@@ -134,6 +137,7 @@ impl LobbyEnv {
             sessions: Sessions::default(),
             joins,
             room_joins: JoinLimiter::new(cfg.room_joins, cfg.room_join_refill),
+            league_joins,
             room_slots: PerAddress::new(cfg.max_rooms_per_address),
             session_slots: PerAddress::new(cfg.max_sessions_per_address),
             daily,

@@ -285,6 +285,7 @@ impl Lobby {
             | ClientMsg::JoinLeague { .. }
             | ClientMsg::LeaveLeague { .. }
             | ClientMsg::RemoveMember { .. }
+            | ClientMsg::NewLeagueCode { .. }
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. }) => {

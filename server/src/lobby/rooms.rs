@@ -15,7 +15,7 @@ use super::Lobby;
 use crate::config::MAX_PLAYERS_CAP;
 use crate::daily::{DailyError, NOT_CONFIGURED};
 use crate::ids::is_code_shaped;
-use crate::metrics;
+use crate::metrics::{self, Budget};
 use crate::room::{JoinError, NewMember, RoomHandle, RoomSettings};
 use crate::sessions::Session;
 
@@ -178,8 +178,8 @@ impl Lobby {
     /// joiner was given the room, so it is let in whatever others on the
     /// same address (a LAN party, a NAT) have guessed. A wrong key counts as
     /// a failed join, so keys cannot be guessed either. Every join that
-    /// reaches a room spends from the address's join budget, link or not:
-    /// each one is a `room` update to everyone in it.
+    /// reaches a room spends from the address's join budget, link or not
+    /// ([`Lobby::enter`]).
     ///
     /// A code that is no room here is a failed join whatever it is: a guess,
     /// a typo, another node's code (the load balancer sent it here), or the
@@ -223,15 +223,19 @@ impl Lobby {
             let shown: String = code.chars().take(8).collect();
             return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
         };
-        if !self.env.room_joins.take(self.ip) {
-            tracing::warn!("join refused: too many joins from this address");
-            return self.error(ErrorCode::JoinsTooFast, "you are joining rooms too fast; wait a few seconds");
-        }
         self.enter(s, room, spectate).await
     }
 
-    /// Puts the player in `room` (a join that found it).
+    /// Puts the player in `room` (a join that found it: by code, by invite
+    /// link, or by `create_room`'s `replaces`). Every way in spends from the
+    /// address's join budget here, in one place: each is a `room` update to
+    /// everyone in the room (before, a join through `replaces` spent none).
     async fn enter(&mut self, s: &Arc<Session>, room: RoomHandle, spectate: bool) {
+        if !self.env.room_joins.take(self.ip) {
+            tracing::warn!("join refused: too many joins from this address");
+            metrics::budget_refused(Budget::RoomJoins);
+            return self.error(ErrorCode::JoinsTooFast, "you are joining rooms too fast; wait a few seconds");
+        }
         match room.join(self.member(s), spectate).await {
             Ok(()) => {
                 tracing::info!(room = %room.code, spectate, "joined");

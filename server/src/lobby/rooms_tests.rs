@@ -244,3 +244,41 @@ async fn a_guesser_on_a_node_that_adopted_moved_rooms_learns_nothing_and_is_stop
     use ErrorCode::{TooManyJoins, WrongNode};
     assert_eq!(answers, [WrongNode, WrongNode, WrongNode, WrongNode, WrongNode, TooManyJoins, TooManyJoins]);
 }
+
+/// Issue 34, item 6: being put in a lost room's replacement by
+/// `create_room` with `replaces` is a join, and spends the address's join
+/// budget as `join_room` does: before, 90 of 90 such joins went into one
+/// room from one address, against 40 for `join_room`.
+#[tokio::test(start_paused = true)]
+async fn a_join_through_replaces_spends_the_room_join_budget() {
+    const REPLACE: &str = r#"{"type":"create_room","game":"maze","size":"easy","max_players":64,"replaces":{"code":"BK7M2","key":"3f9a0c1d5e7b2a64"}}"#;
+    const REFUSED: &str = r#"mazerace_budget_refusals_total{budget="room_joins"}"#;
+    let env = env_with(Config { room_joins: 3, ..Config::default() }, None);
+    let refused_before = crate::metrics::read(REFUSED);
+    let mut ann = Player::hello(&env, "Ann").await;
+    ann.say(REPLACE).await;
+    let made = ann.room().expect("the first to ask makes the replacement").code;
+    for i in 0..3 {
+        let mut p = Player::hello(&env, &format!("P{i}")).await;
+        p.say(REPLACE).await;
+        assert_eq!(p.room().map(|r| r.code), Some(made.clone()), "join {i} of the budget");
+    }
+    let mut late = Player::hello(&env, "Late").await;
+    late.say(REPLACE).await;
+    assert!(late.room().is_none());
+    let too_fast =
+        (ErrorCode::JoinsTooFast, "you are joining rooms too fast; wait a few seconds".to_string());
+    assert_eq!(late.error(), too_fast);
+    let mut typed = Player::hello(&env, "Typed").await;
+    typed.say(&join(&made)).await;
+    assert_eq!(typed.error(), too_fast, "one budget for both ways in");
+    assert_eq!(env.room_count(), 1, "no room of its own either");
+    assert!(crate::metrics::read(REFUSED) - refused_before >= 2.0, "the operator sees both refusals");
+    let mut away = Player::at(&env, [10, 0, 0, 2]);
+    away.say(r#"{"type":"hello","name":"Away"}"#).await;
+    away.say(REPLACE).await;
+    assert_eq!(away.room().map(|r| r.code), Some(made.clone()), "another address is not held up");
+    tokio::time::advance(Duration::from_secs(1)).await;
+    late.say(REPLACE).await;
+    assert_eq!(late.room().map(|r| r.code), Some(made), "one more a second");
+}

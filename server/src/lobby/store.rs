@@ -2,8 +2,9 @@
 //! the league messages (issue 15). Each league message goes to the hook
 //! through [`guard::league`] (an unknown code, on any league message, costs
 //! the address a failed join, as a room code does, so codes cannot be
-//! guessed); `create_league` and `join_league` are also held to a small
-//! budget per connection. A store that does not answer within
+//! guessed), and a `join_league` spends one of the address's league joins;
+//! `create_league` and `join_league` are also held to a small budget per
+//! connection. A store that does not answer within
 //! [`STORE_WAIT`] counts as unavailable.
 
 use std::sync::Arc;
@@ -28,6 +29,7 @@ pub(super) fn op_of(msg: ClientMsg) -> Option<LeagueOp> {
         ClientMsg::JoinLeague { code, key } => LeagueOp::Join { code, key },
         ClientMsg::LeaveLeague { code } => LeagueOp::Leave { code },
         ClientMsg::RemoveMember { code, member } => LeagueOp::Remove { code, member },
+        ClientMsg::NewLeagueCode { code } => LeagueOp::NewCode { code },
         ClientMsg::MyLeagues {} => LeagueOp::Mine,
         ClientMsg::LeagueBoard { code, game, size, date, key } => {
             LeagueOp::Board { code, game, size, date, key }
@@ -67,7 +69,7 @@ impl Lobby {
             return self.error(ErrorCode::TooManyLeagues, "too many leagues made or joined; wait a little");
         }
         let asker = LeagueAsker { token: s.token.to_string(), name: s.name().to_string(), address: self.ip };
-        let asked = guard::league(hook.as_ref(), &self.env.joins, asker, op);
+        let asked = guard::league(hook.as_ref(), &self.env.joins, &self.env.league_joins, asker, op);
         match timeout(STORE_WAIT, asked).await.unwrap_or_else(|_| Err(DailyError::late())) {
             Ok(msg) => self.send(&msg),
             Err(e) => self.daily_failed(&e, "leagues"),

@@ -102,3 +102,36 @@ async fn an_unknown_league_code_costs_a_failed_join_as_a_room_code_does() {
     eve.say(r#"{"type":"join_room","code":"ZZZZZ"}"#).await;
     assert_eq!(eve.error().0, ErrorCode::TooManyJoins, "one budget for room and league codes");
 }
+
+/// Issue 34, item 3: league joins are budgeted per address, not per
+/// connection: puppets on connections of their own from one address get
+/// `joins_too_fast` past `--league-joins`, counted for the operator; a
+/// player at another address is not held up.
+#[tokio::test]
+async fn league_joins_are_budgeted_per_address_across_connections() {
+    const REFUSED: &str = r#"mazerace_budget_refusals_total{budget="league_joins"}"#;
+    let (env, _hook) = daily_env(Config { league_joins: 2, ..Config::default() }).await;
+    let mut ann = Player::hello(&env, "Ann").await;
+    ann.say(r#"{"type":"create_league","name":"Club"}"#).await;
+    let heard = ann.heard();
+    let [ServerMsg::League(league)] = &heard[..] else { panic!("a league: {heard:?}") };
+    let join = format!(r#"{{"type":"join_league","code":"{}"}}"#, league.code);
+    let before = crate::metrics::read(REFUSED);
+    for i in 0..2 {
+        let mut p = Player::hello(&env, &format!("Puppet{i}")).await;
+        p.say(&join).await;
+        assert!(matches!(&p.heard()[..], [ServerMsg::League(_)]), "puppet {i}");
+    }
+    let mut third = Player::hello(&env, "Puppet2").await;
+    third.say(&join).await;
+    assert_eq!(
+        third.error(),
+        (ErrorCode::JoinsTooFast, "too many league joins from your network address; wait a minute".into())
+    );
+    assert!(crate::metrics::read(REFUSED) - before >= 1.0, "counted");
+    let mut friend = Player::at(&env, [10, 0, 0, 2]);
+    friend.say(r#"{"type":"hello","name":"Friend"}"#).await;
+    friend.heard();
+    friend.say(&join).await;
+    assert!(matches!(&friend.heard()[..], [ServerMsg::League(l)] if l.members == 4));
+}

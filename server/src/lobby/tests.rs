@@ -30,6 +30,7 @@ pub(super) fn env_with(cfg: Config, daily: Option<Arc<dyn DailyHook>>) -> Arc<Lo
     let parts = LobbyParts {
         daily,
         joins: Arc::new(JoinLimiter::new(cfg.join_attempts, cfg.join_refill)),
+        league_joins: Arc::new(JoinLimiter::new(cfg.league_joins, cfg.league_join_refill)),
         shutdown: CancellationToken::new(),
         tracker: TaskTracker::new(),
         drain: Arc::new(Drain::default()),

@@ -18,8 +18,8 @@ use mazerace_protocol::messages::Phase;
 use mazerace_protocol::Reject;
 use prometheus::{Encoder, IntGauge};
 
-use series::{Metrics, CLOSE_CODES, PEER_LEFT, PHASES, REJECTS};
-pub use series::{PeerLeft, Refusal};
+pub use series::{Budget, NameRefusal, PeerLeft, Refusal};
+use series::{Metrics, BUDGETS, CLOSE_CODES, NAME_REFUSALS, PEER_LEFT, PHASES, REJECTS};
 
 static M: LazyLock<Metrics> = LazyLock::new(Metrics::new);
 
@@ -143,6 +143,29 @@ pub fn progress_coalesced() {
     M.progress_coalesced.inc();
 }
 
+// ---- budgets per address, names (lobby, leagues) ----
+
+/// `mazerace_budget_refusals_total{budget}`: a request refused because its
+/// address spent that budget (`room_joins`, `league_joins`).
+pub fn budget_refused(budget: Budget) {
+    if let Some(i) = BUDGETS.iter().position(|(b, _)| *b == budget) {
+        M.budget_refusals[i].inc();
+    }
+}
+
+/// `mazerace_names_refused_total{reason}`: a player or league name refused
+/// (`bad_name`), by why.
+pub fn name_refused(why: NameRefusal) {
+    if let Some(i) = NAME_REFUSALS.iter().position(|(r, _)| *r == why) {
+        M.names_refused[i].inc();
+    }
+}
+
+/// `mazerace_league_codes_changed_total`: an owner gave a league a new code.
+pub fn league_code_changed() {
+    M.league_codes_changed.inc();
+}
+
 // ---- moves and rooms (for room.rs) ----
 
 /// `mazerace_moves_accepted_total`: a move or rewind the rules applied.
@@ -218,11 +241,19 @@ pub fn store_commit(d: Duration) {
     M.store_commit.observe(d.as_secs_f64());
 }
 
+/// `series` (with its labels, as rendered) now: for tests elsewhere that
+/// check their refusal was counted. Series are process-wide and tests run
+/// side by side, so check that it moved by at least what the test did.
+#[cfg(test)]
+pub(crate) fn read(series: &str) -> f64 {
+    tests::value(&render(), series)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn value(text: &str, series: &str) -> f64 {
+    pub(super) fn value(text: &str, series: &str) -> f64 {
         text.lines()
             .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
             .unwrap_or_else(|| panic!("{series} not in\n{text}"))
@@ -244,6 +275,9 @@ mod tests {
         frame_too_large();
         join_failed();
         moved_answered();
+        budget_refused(Budget::LeagueJoins);
+        name_refused(NameRefusal::Blank);
+        league_code_changed();
         let after = render();
         for (series, by) in [
             ("mazerace_moves_accepted_total", 1.0),
@@ -259,6 +293,9 @@ mod tests {
             ("mazerace_frames_too_large_total", 1.0),
             ("mazerace_joins_failed_total", 1.0),
             ("mazerace_room_moves_answered_total", 1.0),
+            ("mazerace_budget_refusals_total{budget=\"league_joins\"}", 1.0),
+            ("mazerace_names_refused_total{reason=\"blank\"}", 1.0),
+            ("mazerace_league_codes_changed_total", 1.0),
         ] {
             assert!(value(&after, series) - value(&before, series) >= by, "{series}");
         }

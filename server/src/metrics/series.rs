@@ -54,6 +54,39 @@ pub(super) const CLOSE_CODES: [(u16, &str); 12] = [
     (close::TAKEN_OVER, "taken_over"),
 ];
 
+/// A budget per network address whose refusals are counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// Room joins (`--room-joins`): by code, by invite link, through `replaces`.
+    RoomJoins,
+    /// League joins (`--league-joins`), socket and HTTP alike.
+    LeagueJoins,
+}
+
+pub(super) const BUDGETS: [(Budget, &str); 2] =
+    [(Budget::RoomJoins, "room_joins"), (Budget::LeagueJoins, "league_joins")];
+
+/// Why a name was refused (`names::validate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRefusal {
+    /// Nothing visible: empty, white space, invisible, marks, format or
+    /// unassigned characters alone.
+    Blank,
+    /// Over the length limit.
+    TooLong,
+    /// A control, line or bidi control character.
+    Control,
+    /// A character with no agreed picture (private use, noncharacter, placeholder).
+    NoPicture,
+}
+
+pub(super) const NAME_REFUSALS: [(NameRefusal, &str); 4] = [
+    (NameRefusal::Blank, "blank"),
+    (NameRefusal::TooLong, "too_long"),
+    (NameRefusal::Control, "control"),
+    (NameRefusal::NoPicture, "no_picture"),
+];
+
 pub(super) const REJECTS: [(Reject, &str); 5] = [
     (Reject::Wall, "wall"),
     (Reject::GateClosed, "gate_closed"),
@@ -102,6 +135,9 @@ pub(super) struct Metrics {
     pub(super) daily_finishes: IntCounter,
     pub(super) store_queue: IntGauge,
     pub(super) store_commit: Histogram,
+    pub(super) budget_refusals: [IntCounter; BUDGETS.len()],
+    pub(super) names_refused: [IntCounter; NAME_REFUSALS.len()],
+    pub(super) league_codes_changed: IntCounter,
 }
 
 /// Registers a series; the names are ours and fixed, so a clash (or a bad
@@ -165,6 +201,14 @@ impl Metrics {
         let rejected =
             counters(&r, "mazerace_moves_rejected_total", "Moves and rewinds refused", &["reason"]);
         let rooms = gauges(&r, "mazerace_rooms", "Open rooms by phase", &["phase"]);
+        let budgets = counters(
+            &r,
+            "mazerace_budget_refusals_total",
+            "Requests refused because their address spent a budget (room_joins, league_joins)",
+            &["budget"],
+        );
+        let names =
+            counters(&r, "mazerace_names_refused_total", "Names refused (bad_name), by why", &["reason"]);
         Metrics {
             sockets_http: conns.with_label_values(&["http"]),
             sockets_ws: conns.with_label_values(&["websocket"]),
@@ -246,6 +290,13 @@ impl Metrics {
                 &r,
                 "mazerace_store_commit_seconds",
                 "One daily-store transaction's commit",
+            ),
+            budget_refusals: BUDGETS.map(|(_, name)| budgets.with_label_values(&[name])),
+            names_refused: NAME_REFUSALS.map(|(_, why)| names.with_label_values(&[why])),
+            league_codes_changed: counter(
+                &r,
+                "mazerace_league_codes_changed_total",
+                "League codes changed by their owners (the old code and link stop working)",
             ),
             registry: r,
         }

@@ -69,14 +69,32 @@ impl Rival {
         Ok(())
     }
 
-    /// Whether `other` is the same run: the same stored run (by id), or the
-    /// same finish of the room's last race (`pick: "last"`, one script).
+    /// Whether `other` is the same run: two stored runs by their ids;
+    /// otherwise (one of them a finish of the room's last race, `pick:
+    /// "last"`, which has no id) the same moves at the same times from the
+    /// first move. That is how a last run is known for the stored run it
+    /// also is (a daily room stores every attempt):
+    /// before, `run_id` then `last` raced it twice. Its script starts at
+    /// the race's clock (the start signal, with a rival or a second racer),
+    /// the stored one at the first move, so times are compared from each
+    /// one's first action (wrapping: equal shifts, and never a panic on an
+    /// odd stored time).
     pub fn same_run(&self, other: &Rival) -> bool {
-        match (self.run_id, other.run_id) {
-            (Some(a), Some(b)) => a == b,
-            (None, None) => Arc::ptr_eq(&self.script, &other.script),
-            _ => false,
+        if let (Some(a), Some(b)) = (self.run_id, other.run_id) {
+            return a == b;
         }
+        let (mine, theirs) = (&self.script, &other.script);
+        if Arc::ptr_eq(mine, theirs) {
+            return true;
+        }
+        let (Some(&(_, t0)), Some(&(_, u0))) = (mine.first(), theirs.first()) else {
+            return mine.is_empty() && theirs.is_empty();
+        };
+        mine.len() == theirs.len()
+            && mine
+                .iter()
+                .zip(theirs.iter())
+                .all(|(&(a, t), &(b, u))| a == b && t.wrapping_sub(t0) == u.wrapping_sub(u0))
     }
 
     /// The rival as a racer (not yet started: [`Race::new`] puts its clock

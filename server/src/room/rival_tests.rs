@@ -347,3 +347,51 @@ fn my_last_run_is_a_rival_once() {
     assert_eq!(refused(&fx(&mut r), 1), Some(ErrorCode::RivalRefused));
     assert_eq!(r.rivals.len(), 1);
 }
+
+/// Issue 34, item 7: the run of the room's last race and that run as the
+/// store keeps it (every attempt in a daily room is stored, with a
+/// `run_id`) are one run, asked for either way round: before, `run_id`
+/// then `pick: "last"` raced it twice. With one racer the clock starts at
+/// the first move; with two, at the start signal, and the last run's
+/// script is shifted by the wait before the first move: the same run.
+#[test]
+fn a_stored_run_and_the_same_run_as_the_last_are_one_rival() {
+    for (players, by_id_first) in [(1, true), (1, false), (2, true), (2, false)] {
+        let mut r = room(players);
+        let t = race(&mut r, Instant::now());
+        let line = solution();
+        for (i, &a) in line.iter().enumerate() {
+            let at = t + Duration::from_secs(2) + Duration::from_millis(40 * i as u64);
+            r.handle(at, Input::Act { id: 1, seq: i as u32, action: a });
+        }
+        if players == 2 {
+            r.handle(t + Duration::from_secs(9), Input::GiveUp { id: 2 });
+        }
+        assert_eq!(r.phase(), Phase::Results);
+        r.handle(
+            t + Duration::from_secs(9),
+            Input::Rematch { id: 1, same_board: true, seed: 0, match_seed: 1 },
+        );
+        fx(&mut r);
+        // The same moves at the same times from the first move, as stored.
+        let as_stored = stored(40, true);
+        let last = Input::AddRival { id: 1, run_id: None, pick: Some(RivalPick::Last) };
+        let second = if by_id_first {
+            load(&mut r, as_stored);
+            assert_eq!(refused(&fx(&mut r), 1), None, "{players} players: by its id");
+            r.handle(t + Duration::from_secs(9), last);
+            fx(&mut r)
+        } else {
+            r.handle(t + Duration::from_secs(9), last);
+            assert_eq!(refused(&fx(&mut r), 1), None, "{players} players: as the last");
+            load(&mut r, as_stored);
+            fx(&mut r)
+        };
+        assert_eq!(refused(&second, 1), Some(ErrorCode::RivalRefused), "{players} players, {by_id_first}");
+        assert_eq!(refusal_text(&second, 1), Some("that run is already a rival in this room"));
+        assert_eq!(r.rivals.len(), 1);
+        // Another run of the same board still comes in.
+        load(&mut r, RivalRun { run_id: 8, ..stored(100, true) });
+        assert_eq!(refused(&fx(&mut r), 1), None);
+    }
+}

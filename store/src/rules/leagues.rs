@@ -43,6 +43,7 @@ static MINE: Sql = Sql::new(
 static MEMBERS: Sql =
     Sql::new("SELECT player, name FROM league_members WHERE league = $1 ORDER BY joined_at, player");
 static REMOVE: Sql = Sql::new("DELETE FROM league_members WHERE league = $1 AND player = $2");
+static NEW_CODE: Sql = Sql::new("UPDATE leagues SET code = $2 WHERE id = $1");
 static MEMBER_RUNS: Sql = Sql::new(
     "SELECT r.player, m.name, r.date, r.game, r.size, r.state, r.steps, r.time_ms, r.id, r.at_floor
      FROM leagues l JOIN league_members m ON m.league = l.id
@@ -66,6 +67,7 @@ pub(crate) static STATEMENTS: &[&Sql] = &[
     &MINE,
     &MEMBERS,
     &REMOVE,
+    &NEW_CODE,
     &MEMBER_RUNS,
 ];
 
@@ -169,6 +171,22 @@ pub(crate) async fn league(db: &mut dyn Db, req: LeagueRequest) -> Result<League
                 Some(m) => LeagueAnswer::Removed(db.execute(&REMOVE, &params![id, &m.player]).await? > 0),
                 None => LeagueAnswer::Removed(false),
             }
+        }
+        LeagueRequest::NewCode { owner, code, new_code } => {
+            // The league's row locked, as for `Remove`: the owner read here
+            // is the owner at the commit, and a join waits for the new code.
+            let Some((id, league, maker)) = league_row(db, &code, true).await? else {
+                return Ok(LeagueAnswer::NotOwner);
+            };
+            let members = members_of(db, id, maker.as_deref()).await?;
+            if members.first().map(|m| &m.player) != Some(&owner) {
+                return Ok(LeagueAnswer::NotOwner);
+            }
+            if db.opt(&LEAGUE, &params![&new_code]).await?.is_some() {
+                return Ok(LeagueAnswer::CodeTaken);
+            }
+            db.execute(&NEW_CODE, &params![id, &new_code]).await?;
+            LeagueAnswer::League(League { code: new_code, ..league })
         }
         LeagueRequest::Mine { player, name } => {
             if let Some(name) = name {

@@ -43,6 +43,7 @@ impl Fuzz {
             | ClientMsg::JoinLeague { .. }
             | ClientMsg::LeaveLeague { .. }
             | ClientMsg::RemoveMember { .. }
+            | ClientMsg::NewLeagueCode { .. }
             | ClientMsg::MyLeagues {}
             | ClientMsg::LeagueBoard { .. }
             | ClientMsg::LeagueStandings { .. } => Expect::Error(vec![ErrorCode::Internal]),

@@ -132,11 +132,49 @@ fn a_tie() -> Value {
     json!({"match": settings, "rank_by": RankBy::Time, "rounds": played, "played": over.played, "lines": over.lines, "winners": over.winners, "share": over.share})
 }
 
+/// Issue 35's evening: Ann and Bea race all three rounds, Cal joins for the
+/// last and wins it; Bea and Cal end on 3 points each, Bea far slower in
+/// total. Countback decides (Cal's round won), never the total time.
+fn a_late_joiner() -> Value {
+    let settings = MatchSettings { rounds: Rounds::ALL[0], plan: Plan::Same };
+    let mut m = Match::new(settings, Size::Easy, 5, 6);
+    let fin = |id: u32, time_ms: u64| Entry {
+        id,
+        name: ["", "Ann", "Bea", "Cal"][id as usize].to_owned(),
+        status: RacerStatus::Finished,
+        steps: 30,
+        time_ms: Some(time_ms),
+    };
+    m.join(1, "Ann");
+    m.join(2, "Bea");
+    let mut played = Vec::new();
+    for (k, round) in [vec![fin(1, 30_000), fin(2, 45_600)], vec![fin(1, 31_000), fin(2, 45_600)]]
+        .into_iter()
+        .enumerate()
+    {
+        m.begin();
+        let rankings = race::rank(&round, RankBy::Time, Some(30));
+        played.push(json!({"round": k + 1, "rankings": rankings}));
+        m.record(rankings, RankBy::Time);
+        if k == 1 {
+            m.join(3, "Cal");
+        }
+    }
+    m.begin();
+    let last = [fin(3, 44_800), fin(1, 50_000), fin(2, 60_000)];
+    let rankings = race::rank(&last, RankBy::Time, Some(30));
+    played.push(json!({"round": 3, "rankings": rankings}));
+    m.record(rankings, RankBy::Time);
+    let over = m.over();
+    json!({"match": settings, "rank_by": RankBy::Time, "rounds": played, "played": over.played, "lines": over.lines, "winners": over.winners, "share": over.share})
+}
+
 fn fixtures() -> Value {
     let mut rng = BoardRng::new(2027);
     let rounds = rounds(&mut rng);
     let mut matches: Vec<Value> = (0..24).map(|i| a_match(&mut rng, i)).collect();
     matches.push(a_tie());
+    matches.push(a_late_joiner());
     json!({ "boards": boards(), "rounds": rounds, "matches": matches })
 }
 

@@ -10,7 +10,7 @@
 mod score;
 mod state;
 
-pub use score::{rank_table, round_points, share_line, MatchLine, RoundScore};
+pub use score::{placings, rank_table, round_points, share_line, MatchLine, RoundScore};
 pub use state::{
     count_wins, Match, MatchOver, MatchPlayer, MatchRound, MatchView, TallyLine, MAX_TABLE_LINES,
 };

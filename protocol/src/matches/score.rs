@@ -6,10 +6,14 @@
 //! scoring), a finisher scores 1 + the players strictly behind them (every
 //! player who did not finish, and every finisher ranked below); a player who
 //! did not finish scores 0. Finishers who share a rank (equal on both race
-//! keys) are behind nobody of each other, so they score the same. The table
-//! orders by points, then rounds won (rank 1 of a round, shared on a tie),
-//! then total time (the sum of their finish times); equal on all three share
-//! a rank, the lower player id listed first.
+//! keys) are behind nobody of each other, so they score the same.
+//!
+//! The table orders by points, then by countback, as motorsport breaks a
+//! tie: more rounds won, then more second places, then more thirds, and so
+//! on (so also more rounds finished); equal on all of it, a shared rank,
+//! the lower player id listed first. Time never breaks a tie: a sum of
+//! finish times grows with every round raced, so it rewarded playing fewer
+//! (RULES.md, "Matches").
 
 use std::cmp::Ordering;
 
@@ -68,7 +72,7 @@ pub fn round_points(players: &[Entry], by: RankBy) -> Vec<RoundScore> {
 /// One line of the match table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchLine {
-    /// 1-based; equal points, rounds won and total time share a rank.
+    /// 1-based; equal points and countback (`placings`) share a rank.
     pub rank: u32,
     /// Whose line.
     pub player_id: PlayerId,
@@ -76,9 +80,15 @@ pub struct MatchLine {
     pub name: String,
     /// Points over every round so far.
     pub points: u32,
-    /// Rounds won (rank 1 of a round, shared on a tie).
+    /// Rounds won (rank 1 of a round, shared on a tie): `placings[0]`.
     pub wins: u32,
-    /// The sum of their finish times, in whole milliseconds.
+    /// The rounds they finished at each place: `placings[0]` rounds won,
+    /// `placings[1]` second places, and so on (no trailing zeros; empty:
+    /// no round finished). The table's tie-break, compared place by place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placings: Vec<u32>,
+    /// The sum of their finish times, in whole milliseconds (shown, never
+    /// a tie-break).
     pub time_ms: u64,
     /// Their points in each round so far, `null` for a round they did not
     /// race (they had not joined yet, or were away or watching).
@@ -88,13 +98,33 @@ pub struct MatchLine {
     pub left: bool,
 }
 
-fn order(a: &MatchLine, b: &MatchLine) -> Ordering {
-    b.points.cmp(&a.points).then(b.wins.cmp(&a.wins)).then(a.time_ms.cmp(&b.time_ms))
+/// Countback: the first place where one has finished more rounds than the
+/// other decides (a missing count is 0).
+fn countback(a: &[u32], b: &[u32]) -> Ordering {
+    let at = |p: &[u32], i: usize| p.get(i).copied().unwrap_or(0);
+    (0..a.len().max(b.len())).map(|i| at(b, i).cmp(&at(a, i))).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
 }
 
-/// Sorts the table and sets each line's rank: by points, then rounds won,
-/// then total time; equal on all three share a rank (1, 1, 3), the lower
-/// player id first.
+fn order(a: &MatchLine, b: &MatchLine) -> Ordering {
+    b.points.cmp(&a.points).then_with(|| countback(&a.placings, &b.placings))
+}
+
+/// The placings of a player's rounds from the places they finished at
+/// (see [`MatchLine::placings`]).
+pub fn placings(places: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for p in places.into_iter().filter(|p| *p >= 1) {
+        let i = p as usize - 1;
+        if out.len() <= i {
+            out.resize(i + 1, 0);
+        }
+        out[i] += 1;
+    }
+    out
+}
+
+/// Sorts the table and sets each line's rank: by points, then countback;
+/// equal on both share a rank (1, 1, 3), the lower player id first.
 pub fn rank_table(lines: &mut [MatchLine]) {
     lines.sort_by(|a, b| order(a, b).then(a.player_id.cmp(&b.player_id)));
     for i in 0..lines.len() {
@@ -106,9 +136,10 @@ pub fn rank_table(lines: &mut [MatchLine]) {
     }
 }
 
-/// `mazerace match - 3 rounds, alternate - #1 Ann 5 pts - #2 Bob 3 pts - #3 Cy 1 pt`:
+/// `mazerace match - 3 rounds, alternate - #1 Ann 5 pts - #2 Bob 3 pts - #3 Cy 1 pt - #4 Dan 0 pts`:
 /// the number of rounds played (`3 of 5 rounds` for a match that ended
-/// early), the plan, and the table's first three lines (ranked).
+/// early), the plan, and every line of `table` (ranked), so nobody who
+/// played is left out of it.
 pub fn share_line(settings: &MatchSettings, played: u32, table: &[MatchLine]) -> String {
     let plan = match settings.plan {
         super::Plan::Same => "same board",
@@ -120,7 +151,7 @@ pub fn share_line(settings: &MatchSettings, played: u32, table: &[MatchLine]) ->
         p if p == rounds => format!("mazerace match - {rounds} rounds, {plan}"),
         p => format!("mazerace match - {p} of {rounds} rounds, {plan}"),
     };
-    for l in table.iter().take(3) {
+    for l in table {
         let unit = if l.points == 1 { "pt" } else { "pts" };
         out += &format!(" - #{} {} {} {unit}", l.rank, l.name, l.points);
     }
@@ -166,36 +197,71 @@ mod tests {
         assert_eq!(points(&none, RankBy::Time), [(1, None, 0), (2, None, 0)]);
     }
 
-    fn line(id: u32, points: u32, wins: u32, time_ms: u64) -> MatchLine {
+    fn line(id: u32, points: u32, placings: &[u32], time_ms: u64) -> MatchLine {
         MatchLine {
             rank: 0,
             player_id: id,
             name: format!("p{id}"),
             points,
-            wins,
+            wins: placings.first().copied().unwrap_or(0),
+            placings: placings.to_vec(),
             time_ms,
             rounds: vec![],
             left: false,
         }
     }
 
-    #[test]
-    fn the_table_ranks_by_points_then_wins_then_time() {
-        let mut t = vec![
-            line(1, 5, 0, 100),
-            line(2, 5, 1, 900),
-            line(3, 7, 0, 0),
-            line(4, 5, 1, 800),
-            line(5, 5, 1, 800),
-        ];
+    fn ranked(mut t: Vec<MatchLine>) -> Vec<(u32, u32)> {
         rank_table(&mut t);
-        let got: Vec<_> = t.iter().map(|l| (l.player_id, l.rank)).collect();
-        assert_eq!(got, [(3, 1), (4, 2), (5, 2), (2, 4), (1, 5)]);
+        t.iter().map(|l| (l.player_id, l.rank)).collect()
+    }
+
+    #[test]
+    fn the_table_ranks_by_points_then_countback() {
+        let t = vec![
+            line(1, 5, &[0, 1], 100),
+            line(2, 5, &[1], 900),
+            line(3, 7, &[], 0),
+            line(4, 5, &[1, 0, 1], 800),
+            line(5, 5, &[1, 0, 1], 99_999),
+            line(6, 5, &[0, 1, 1], 1),
+        ];
+        assert_eq!(
+            ranked(t),
+            [(3, 1), (4, 2), (5, 2), (2, 4), (6, 5), (1, 6)],
+            "more wins, then more seconds, then thirds; time never counts"
+        );
+    }
+
+    /// Issue 35: a friend who joined for the last round only (3 points,
+    /// 0:44.8) took the podium over one who played all three (3 points,
+    /// 2:16.8): equal points were broken by total time, which grows with
+    /// every round raced. Countback looks at places only.
+    #[test]
+    fn a_tie_never_favours_fewer_rounds() {
+        // Bea: 2nd, 2nd, 3rd of three (1 + 1 + ... ) against Cal: one 2nd.
+        let bea = line(1, 3, &[0, 1, 1], 136_800);
+        let cal = line(2, 3, &[0, 1], 44_800);
+        assert_eq!(ranked(vec![bea.clone(), cal.clone()]), [(1, 1), (2, 2)], "a third place more");
+        // Equal places: a shared rank, whatever the times.
+        let dan = line(3, 3, &[0, 1, 1], 1);
+        assert_eq!(ranked(vec![bea, dan]), [(1, 1), (3, 1)]);
+        // A round finished counts: the same places and one more finish ahead.
+        let eve = line(4, 4, &[1, 0, 0, 1], 90_000);
+        let fay = line(5, 4, &[1], 10_000);
+        assert_eq!(ranked(vec![fay, eve]), [(4, 1), (5, 2)]);
+    }
+
+    #[test]
+    fn placings_count_each_place() {
+        assert_eq!(placings([1, 3, 1, 2]), [2, 1, 1]);
+        assert_eq!(placings([4]), [0, 0, 0, 1]);
+        assert!(placings([]).is_empty());
     }
 
     #[test]
     fn the_share_line_names_the_podium() {
-        let mut t = vec![line(1, 5, 2, 0), line(2, 3, 1, 0), line(3, 1, 0, 0), line(4, 0, 0, 0)];
+        let mut t = vec![line(1, 5, &[2], 0), line(2, 3, &[1], 0), line(3, 1, &[], 0), line(4, 0, &[], 0)];
         rank_table(&mut t);
         let s = MatchSettings {
             rounds: super::super::Rounds::try_from(3).unwrap(),
@@ -203,7 +269,8 @@ mod tests {
         };
         assert_eq!(
             share_line(&s, 3, &t),
-            "mazerace match - 3 rounds, alternate - #1 p1 5 pts - #2 p2 3 pts - #3 p3 1 pt"
+            "mazerace match - 3 rounds, alternate - #1 p1 5 pts - #2 p2 3 pts - #3 p3 1 pt - #4 p4 0 pts",
+            "every place, not only the podium"
         );
         assert_eq!(share_line(&s, 2, &t[..1]), "mazerace match - 2 of 3 rounds, alternate - #1 p1 5 pts");
     }

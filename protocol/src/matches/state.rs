@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::score::{rank_table, round_points, share_line, MatchLine, RoundScore};
+use super::score::{placings, rank_table, round_points, share_line, MatchLine, RoundScore};
 use super::{MatchSettings, RoundBoard};
 use crate::board::Seed;
 use crate::grid::Size;
@@ -263,6 +263,7 @@ impl Match {
                     name: p.name.clone(),
                     points: mine.iter().flatten().map(|s| s.points).sum(),
                     wins: mine.iter().flatten().filter(|s| s.won()).count() as u32,
+                    placings: placings(mine.iter().flatten().filter_map(|s| s.place)),
                     time_ms: mine.iter().flatten().filter_map(|s| s.time_ms).sum(),
                     rounds: mine.iter().map(|s| s.map(|s| s.points)).collect(),
                     left: p.left,

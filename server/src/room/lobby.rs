@@ -123,7 +123,9 @@ impl Room {
         };
         let t = &self.timings;
         let daily = self.settings.daily.is_some();
-        let mut race = Race::new(racers, &self.settings.board, now, t.race_time_limit, t.progress, daily);
+        let in_match = self.the_match.as_ref().is_some_and(|m| !m.is_over());
+        let (limit, window) = (t.race_time_limit, t.progress);
+        let mut race = Race::new(racers, &self.settings.board, now, limit, window, daily, in_match);
         // Only a ranked daily attempt is paced: practice and private rooms
         // keep the connection's message rate alone.
         if self.settings.daily.as_ref().is_some_and(|d| d.ranked) {

@@ -163,12 +163,18 @@ impl Race {
         limit: Duration,
         window: Window,
         daily: bool,
+        in_match: bool,
     ) -> Self {
         // A rival is someone to race: its moves start at the start signal
         // (where its script's times count from), and so does everyone's
-        // clock, so the race on screen is the race in the results.
+        // clock, so the race on screen is the race in the results. A
+        // match's round is a race whoever turns up: raced alone, it is
+        // timed from the signal too, so studying its board is no edge.
         let rivals = racers.iter().any(|r| r.rival.is_some());
-        let clock = Clock::for_race(daily && !rivals, racers.len());
+        let clock = match in_match {
+            true => Clock::Start,
+            false => Clock::for_race(daily && !rivals, racers.len()),
+        };
         let mut racers = racers;
         racers.iter_mut().filter(|r| r.rival.is_some()).for_each(|r| r.first_move = Some(now));
         let mut race = Race {

@@ -142,6 +142,59 @@ async fn raw_status(srv: &TestServer, raw: &str) -> u16 {
     head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
+/// Issue 34, item 9: a head with both `Transfer-Encoding` and
+/// `Content-Length` is the classic request smuggling (a proxy reading one,
+/// the server the other); it gets 400 as a smuggling guard answers it, on
+/// every route and in either order (before: `GET /ws` with both was
+/// upgraded, hyper having dropped the length). A WebSocket handshake with
+/// any `Transfer-Encoding` is refused too, also pipelined behind another
+/// request. One framing header alone is served.
+#[tokio::test]
+async fn a_head_with_both_transfer_encoding_and_content_length_gets_400() {
+    let srv = TestServer::start().await;
+    let host = format!("Host: {}\r\n", srv.addr);
+    let upgrade = format!(
+        "GET /ws HTTP/1.1\r\n{host}Upgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+    );
+    let te = "Transfer-Encoding: chunked\r\n";
+    let cl = "content-length: 5\r\n";
+    for (raw, want, what) in [
+        (format!("{upgrade}{te}{cl}\r\n0\r\n\r\n"), 400, "an upgrade with both"),
+        (format!("{upgrade}{cl}{te}\r\n0\r\n\r\n"), 400, "the other order"),
+        (format!("{upgrade}{te}\r\n0\r\n\r\n"), 400, "an upgrade with a chunked body"),
+        (format!("GET /healthz HTTP/1.1\r\n{host}{te}{cl}\r\n0\r\n\r\n"), 400, "any route"),
+        (
+            format!("POST /api/leagues HTTP/1.1\r\n{host}TRANSFER-ENCODING: chunked\r\n{cl}\r\n0\r\n\r\n"),
+            400,
+            "any case",
+        ),
+        (
+            format!("GET /healthz HTTP/1.1\r\n{host}{te}Connection: close\r\n\r\n0\r\n\r\n"),
+            200,
+            "chunked alone",
+        ),
+        (format!("GET /healthz HTTP/1.1\r\n{host}{cl}Connection: close\r\n\r\nhello"), 200, "a length alone"),
+        (format!("{upgrade}\r\n"), 101, "a fine upgrade"),
+    ] {
+        assert_eq!(raw_status(&srv, &raw).await, want, "{what}");
+    }
+    // Pipelined behind a request on a kept-alive connection, where the
+    // byte scan does not look: the handshake's chunked body still refuses it.
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+        let both = format!("GET /healthz HTTP/1.1\r\n{host}\r\n{upgrade}{te}{cl}\r\n0\r\n\r\n");
+        tcp.write_all(both.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let _ = tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.unwrap();
+        let raw = String::from_utf8_lossy(&raw);
+        assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+        assert!(raw.contains("HTTP/1.1 400") && !raw.contains(" 101 "), "{raw}");
+    }
+    srv.stop().await;
+}
+
 /// Heads that mean different things to different readers are refused with
 /// 400 before any route (they were answered, and upgraded): HTTP/1.1
 /// without Host, bare-LF line ends, a 1000-byte or a duplicated

@@ -6,7 +6,8 @@
 //! - a request head must be complete within `--head-timeout-secs`, from
 //!   accept and again after each response (hyper's header read timeout),
 //!   may be at most [`MAX_HEAD_BYTES`], and must mean one thing (`strict`:
-//!   one Host, CRLF line ends, a real `Sec-WebSocket-Key`), else 400;
+//!   one Host, CRLF line ends, not both `Transfer-Encoding` and
+//!   `Content-Length`, a real `Sec-WebSocket-Key`), else 400;
 //! - every request carries its [`ClientAddr`], decided here once by the
 //!   trusted-proxy rule, so every route sees the same client;
 //! - shutdown is bounded: the loop stops at once, open HTTP connections
@@ -180,9 +181,10 @@ async fn serve_one(
         req.extensions_mut().insert(ctl.clone());
         let mut app = app.clone();
         async move {
-            if let Some(why) = refused {
-                tracing::debug!(%peer, why, "request head refused");
-                return Ok(bad_request(why));
+            if let Some(refused) = refused {
+                metrics::head_refused(refused.smuggling);
+                tracing::debug!(%peer, why = refused.why, "request head refused");
+                return Ok(bad_request(refused.why));
             }
             app.call(req).await
         }
@@ -219,7 +221,8 @@ fn bad_request(why: &'static str) -> axum::response::Response {
 
 /// An accepted socket: the stream, its place in the gate, held until the
 /// file is closed (by hyper, or by the WebSocket after an upgrade), and the
-/// bare-LF watch on its request heads ([`HeadScan`]).
+/// watch on its request heads' bytes ([`HeadScan`]: bare LFs, both framing
+/// headers).
 pub struct Sock {
     tcp: TcpStream,
     slot: Slot,
@@ -247,14 +250,13 @@ impl AsyncRead for Sock {
         let before = buf.filled().len();
         std::task::ready!(Pin::new(&mut self.tcp).poll_read(cx, buf))?;
         let me = &mut *self;
-        if me.scan.read(&buf.filled()[before..]) == Scanned::BareLf {
+        let scanned = me.scan.read(&buf.filled()[before..]);
+        if let Some(answer) = scanned.answer() {
             // hyper would take it: answer here, as `refuse` does, and end.
-            let _ = me.tcp.try_write(strict::BAD_REQUEST);
-            tracing::debug!("a request head with a bare LF: refused");
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a bare LF in a request head",
-            )));
+            let _ = me.tcp.try_write(answer);
+            metrics::head_refused(scanned == Scanned::TeAndCl);
+            tracing::debug!(?scanned, "a request head refused on the socket");
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, "a request head refused")));
         }
         Poll::Ready(Ok(()))
     }

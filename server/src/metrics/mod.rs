@@ -76,6 +76,18 @@ pub fn head_timeout() {
     M.head_timeouts.inc();
 }
 
+/// `mazerace_http_heads_refused_total{reason="smuggling"|"malformed"}`: a
+/// request head answered 400 before any route (`edge::strict`): both
+/// framing headers or a handshake with a body, else a head that is not
+/// well-formed (no Host, a bare LF, a bad `Sec-WebSocket-Key`).
+pub fn head_refused(smuggling: bool) {
+    if smuggling {
+        M.heads_smuggling.inc();
+    } else {
+        M.heads_malformed.inc();
+    }
+}
+
 /// `mazerace_accept_errors_total`.
 pub fn accept_error() {
     M.accept_errors.inc();
@@ -220,6 +232,7 @@ mod tests {
         client_closed(4999);
         peer_left(PeerLeft::Eof);
         upgrade_penalised(true);
+        head_refused(true);
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -232,6 +245,7 @@ mod tests {
             ("mazerace_clients_closed_total{code=\"other\",reason=\"other\"}", 1.0),
             ("mazerace_clients_left_total{how=\"eof\"}", 1.0),
             ("mazerace_upgrades_penalised_total{outcome=\"refused\"}", 1.0),
+            ("mazerace_http_heads_refused_total{reason=\"smuggling\"}", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

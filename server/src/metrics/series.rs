@@ -78,6 +78,8 @@ pub(super) struct Metrics {
     pub(super) refused_full: IntCounter,
     pub(super) evicted: IntCounter,
     pub(super) head_timeouts: IntCounter,
+    pub(super) heads_smuggling: IntCounter,
+    pub(super) heads_malformed: IntCounter,
     pub(super) accept_errors: IntCounter,
     pub(super) closed: [IntCounter; CLOSE_CODES.len()],
     pub(super) closed_other: IntCounter,
@@ -152,6 +154,12 @@ impl Metrics {
             "Connections the client ended, by how (close_frame, eof without one, reset, error)",
             &["how"],
         );
+        let heads = counters(
+            &r,
+            "mazerace_http_heads_refused_total",
+            "Request heads answered 400 before any route: smuggling (both framing headers), malformed",
+            &["reason"],
+        );
         let penalised = counters(
             &r,
             "mazerace_upgrades_penalised_total",
@@ -177,6 +185,8 @@ impl Metrics {
                 "mazerace_http_head_timeouts_total",
                 "No complete request head in time",
             ),
+            heads_smuggling: heads.with_label_values(&["smuggling"]),
+            heads_malformed: heads.with_label_values(&["malformed"]),
             accept_errors: counter(
                 &r,
                 "mazerace_accept_errors_total",

@@ -86,18 +86,20 @@ impl Server {
         // lone node's drain is not held up by it for the whole drain limit.
         let wait = config.drain.min(crate::moves::ADOPTION_WAIT);
         let moves = Arc::new(crate::moves::Moves::new(mailbox, config.move_memory, wait));
-        let gate = Gate::new(GateLimits::new(
+        let penalties = Arc::new(Penalties::new(config.violation_penalty));
+        let limits = GateLimits::new(
             config.max_connections,
             config.reserve_connections,
             config.max_conns_per_addr,
             crate::edge::fdlimit::file_limit(),
-        ));
+        );
+        // The players' listener refuses a penalised address at accept.
+        let gate = Gate::with_penalties(limits, Arc::clone(&penalties));
         // One permit per open WebSocket: `max_connections`, or fewer so that
         // WebSockets alone never fill the gate's limit and its reserve stays
         // free for `/healthz` and new clients (see `gate`).
         let websockets = gate.limits().evict_at.min(config.max_connections).min(Semaphore::MAX_PERMITS);
         let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
-        let penalties = Arc::new(Penalties::new(config.violation_penalty));
         let drain = Arc::new(Drain::default());
         let conn = Arc::new(ConnEnv::new(
             &config,

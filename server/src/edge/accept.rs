@@ -1,8 +1,10 @@
 //! The accept loop and each socket's HTTP life until it becomes a WebSocket
 //! (or closes): the server's own loop instead of `axum::serve`, so that
 //!
-//! - every accepted socket goes through the [`Gate`] (limits, reserve,
-//!   per-address cap) and gets the socket settings (TCP_NODELAY, SO_SNDBUF);
+//! - every accepted socket goes through the [`Gate`] (an address the
+//!   violation penalty refuses, limits, reserve, per-address cap), which
+//!   turns one away with a fixed answer before any HTTP is read, and gets
+//!   the socket settings (TCP_NODELAY, SO_SNDBUF);
 //! - a request head must be complete within `--head-timeout-secs`, from
 //!   accept and again after each response (hyper's header read timeout),
 //!   may be at most [`MAX_HEAD_BYTES`], and must mean one thing (`strict`:
@@ -108,6 +110,10 @@ pub async fn serve(
                 refuse(&tcp, why);
                 continue;
             }
+            Admit::Penalised(after) => {
+                refuse_penalised(&tcp, after);
+                continue;
+            }
         };
         configure(&tcp, &opts);
         let (id, ctl) = (slot.id(), slot.ctl().clone());
@@ -131,7 +137,6 @@ fn is_per_connection(e: &io::Error) -> bool {
 /// Best effort, without waiting: a full server or an address over its cap
 /// gets a short HTTP answer, then the socket is closed.
 fn refuse(tcp: &TcpStream, why: Refusal) {
-    metrics::socket_refused(why);
     let answer: &[u8] = match why {
         Refusal::PerAddress => {
             b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 10\r\n\r\n"
@@ -139,10 +144,31 @@ fn refuse(tcp: &TcpStream, why: Refusal) {
         Refusal::Full => {
             b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 10\r\n\r\n"
         }
+        // The gate says how long (`Admit::Penalised`); this is the longest.
+        Refusal::Penalty => return refuse_penalised(tcp, super::penalty::MAX_SPACING),
     };
+    metrics::socket_refused(why);
     let _ = tcp.try_write(answer);
     tracing::debug!(?why, "socket refused");
 }
+
+/// As [`refuse`], for an address the violation penalty refuses for `after`
+/// more: the same 429 `/ws` would give it after a parse, written before
+/// any byte of the request is read.
+fn refuse_penalised(tcp: &TcpStream, after: Duration) {
+    metrics::socket_refused(Refusal::Penalty);
+    let answer = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: text/plain\r\ncontent-length: {}\r\n\
+         connection: close\r\nretry-after: {}\r\n\r\n{PENALISED}",
+        PENALISED.len(),
+        after.as_secs().max(1)
+    );
+    let _ = tcp.try_write(answer.as_bytes());
+    tracing::debug!(?after, "socket refused: its address's connections were closed for violations");
+}
+
+/// The body of [`refuse_penalised`]'s 429.
+const PENALISED: &str = "too many connections from your address were closed for breaking the rules; wait\n";
 
 fn configure(tcp: &TcpStream, opts: &ServeOpts) {
     // Moves are tiny messages: send them now, not after Nagle's wait.

@@ -58,11 +58,12 @@ pub fn socket_closed(upgraded: bool) {
     }
 }
 
-/// `mazerace_sockets_refused_total{reason="per_address"|"full"}`.
+/// `mazerace_sockets_refused_total{reason="per_address"|"full"|"penalty"}`.
 pub fn socket_refused(why: Refusal) {
     match why {
         Refusal::PerAddress => M.refused_per_addr.inc(),
         Refusal::Full => M.refused_full.inc(),
+        Refusal::Penalty => M.refused_penalty.inc(),
     }
 }
 
@@ -233,6 +234,7 @@ mod tests {
         peer_left(PeerLeft::Eof);
         upgrade_penalised(true);
         head_refused(true);
+        socket_refused(Refusal::Penalty);
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -246,6 +248,7 @@ mod tests {
             ("mazerace_clients_left_total{how=\"eof\"}", 1.0),
             ("mazerace_upgrades_penalised_total{outcome=\"refused\"}", 1.0),
             ("mazerace_http_heads_refused_total{reason=\"smuggling\"}", 1.0),
+            ("mazerace_sockets_refused_total{reason=\"penalty\"}", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

@@ -16,6 +16,8 @@ pub enum Refusal {
     PerAddress,
     /// The server holds as many sockets as it may (connection limit and reserve).
     Full,
+    /// The violation penalty refuses its address's upgrades now (`edge::penalty`).
+    Penalty,
 }
 
 /// How a client ended its connection (not a close the server asked for).
@@ -76,6 +78,7 @@ pub(super) struct Metrics {
     pub(super) accepted: IntCounter,
     pub(super) refused_per_addr: IntCounter,
     pub(super) refused_full: IntCounter,
+    pub(super) refused_penalty: IntCounter,
     pub(super) evicted: IntCounter,
     pub(super) head_timeouts: IntCounter,
     pub(super) heads_smuggling: IntCounter,
@@ -175,6 +178,7 @@ impl Metrics {
             accepted: counter(&r, "mazerace_sockets_accepted_total", "Sockets accepted, upgraded or not"),
             refused_per_addr: refused.with_label_values(&["per_address"]),
             refused_full: refused.with_label_values(&["full"]),
+            refused_penalty: refused.with_label_values(&["penalty"]),
             evicted: counter(
                 &r,
                 "mazerace_sockets_evicted_total",

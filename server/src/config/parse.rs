@@ -149,6 +149,8 @@ mod tests {
             "7",
             "--room-joins",
             "5",
+            "--session-takeovers",
+            "3",
         ]);
         assert_eq!(c.progress_interval, Duration::from_millis(200));
         assert_eq!(c.progress_max, Duration::from_millis(400));
@@ -156,6 +158,7 @@ mod tests {
         assert_eq!(c.read_buffer_bytes, 4096);
         assert_eq!(c.resume_window, Duration::from_secs(7));
         assert_eq!(c.room_joins, 5);
+        assert_eq!(c.session_takeovers, 3);
         assert_eq!(c.max_players, MAX_PLAYERS_CAP, "capped");
         let hardened = parse(&[
             "--metrics-bind",
@@ -206,6 +209,8 @@ mod tests {
         assert_eq!(d.drain, Duration::from_secs(120), "two minutes for the races on a node to end");
         assert!(d.trusted_proxies.is_empty());
         assert_eq!(d.close_linger, Duration::from_secs(2), "a setting with no flag");
+        let takeovers = (d.session_takeovers, d.takeover_refill);
+        assert_eq!(takeovers, (10, Duration::from_secs(6)), "issue 34: a second tab now and then");
         let pace = (d.ranked_move_floor, d.ranked_move_burst);
         assert_eq!(pace, (crate::daily::pace::HUMAN_FLOOR, crate::daily::pace::HUMAN_BURST), "issue 24");
         assert_eq!(format!("{:?}", parse(&[])), format!("{d:?}"), "no flags: the defaults, unclamped");

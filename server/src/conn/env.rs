@@ -99,7 +99,9 @@ pub struct ConnParts {
 impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
         let ConnParts { daily, joins, penalties, shutdown, tracker, websockets, drain, moves } = parts;
-        let lobby = LobbyEnv::new(cfg, LobbyParts { daily, joins, shutdown, tracker, drain, moves })?;
+        let lobby_parts =
+            LobbyParts { daily, joins, penalties: Arc::clone(&penalties), shutdown, tracker, drain, moves };
+        let lobby = LobbyEnv::new(cfg, lobby_parts)?;
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
             lobby: Arc::new(lobby),

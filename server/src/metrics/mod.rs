@@ -123,6 +123,17 @@ pub fn upgrade_penalised(refused: bool) {
     }
 }
 
+/// `mazerace_session_takeovers_total{outcome="allowed"|"penalised"}`: a
+/// `hello` took a live session over from another connection (closed with
+/// 4003); `penalised`: past its address's budget, counted as a violation.
+pub fn session_takeover(penalised: bool) {
+    if penalised {
+        M.takeovers_penalised.inc();
+    } else {
+        M.takeovers_allowed.inc();
+    }
+}
+
 /// `mazerace_progress_frames_sent_total`.
 pub fn progress_sent() {
     M.progress_sent.inc();
@@ -235,6 +246,7 @@ mod tests {
         upgrade_penalised(true);
         head_refused(true);
         socket_refused(Refusal::Penalty);
+        session_takeover(true);
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -249,6 +261,7 @@ mod tests {
             ("mazerace_upgrades_penalised_total{outcome=\"refused\"}", 1.0),
             ("mazerace_http_heads_refused_total{reason=\"smuggling\"}", 1.0),
             ("mazerace_sockets_refused_total{reason=\"penalty\"}", 1.0),
+            ("mazerace_session_takeovers_total{outcome=\"penalised\"}", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

@@ -89,6 +89,8 @@ pub(super) struct Metrics {
     pub(super) left: [IntCounter; PEER_LEFT.len()],
     pub(super) upgrades_delayed: IntCounter,
     pub(super) upgrades_refused: IntCounter,
+    pub(super) takeovers_allowed: IntCounter,
+    pub(super) takeovers_penalised: IntCounter,
     pub(super) progress_sent: IntCounter,
     pub(super) progress_coalesced: IntCounter,
     pub(super) log_lines_dropped: IntCounter,
@@ -169,6 +171,12 @@ impl Metrics {
             "Upgrades from an address with violations: delayed, or refused (429)",
             &["outcome"],
         );
+        let takeovers = counters(
+            &r,
+            "mazerace_session_takeovers_total",
+            "Live sessions taken over by another connection: allowed, or penalised (past the address's budget)",
+            &["outcome"],
+        );
         let rejected =
             counters(&r, "mazerace_moves_rejected_total", "Moves and rewinds refused", &["reason"]);
         let rooms = gauges(&r, "mazerace_rooms", "Open rooms by phase", &["phase"]);
@@ -201,6 +209,8 @@ impl Metrics {
             left: PEER_LEFT.map(|(_, how)| left.with_label_values(&[how])),
             upgrades_delayed: penalised.with_label_values(&["delayed"]),
             upgrades_refused: penalised.with_label_values(&["refused"]),
+            takeovers_allowed: takeovers.with_label_values(&["allowed"]),
+            takeovers_penalised: takeovers.with_label_values(&["penalised"]),
             progress_sent: counter(
                 &r,
                 "mazerace_progress_frames_sent_total",

@@ -119,6 +119,7 @@ impl Server {
             conn: Arc::clone(&conn),
             daily,
             joins,
+            api: crate::http::ApiBudget::new(config.api_burst, config.api_per_sec),
             penalties,
             urls: Arc::clone(&urls),
             tracker: tracker.clone(),

@@ -196,6 +196,18 @@ pub struct Config {
     /// The time to earn one more takeover (`session_takeovers`).
     #[arg(skip = Duration::from_secs(6))]
     pub takeover_refill: Duration,
+    /// Requests to `/api/*` per network address (IPv6: per /64) in a burst; 0: no budget.
+    ///
+    /// Then 429 with `Retry-After` (`http/budget.rs`): the API reads the
+    /// daily store. 120: a LAN party loading the daily page at once (a page
+    /// is a handful of requests). 0 for a reverse proxy that hides its
+    /// clients' addresses (name it with `--trusted-proxy` instead if it
+    /// forwards them).
+    #[arg(long, env = "MAZERACE_API_BURST", default_value = "120")]
+    pub api_burst: u32,
+    /// Requests to `/api/*` per network address a second, sustained (the `--api-burst` bucket's refill).
+    #[arg(long, env = "MAZERACE_API_PER_SEC", default_value = "20")]
+    pub api_per_sec: u32,
     /// Live rooms per network address (IPv6: per /64).
     #[arg(long, env = "MAZERACE_MAX_ROOMS_PER_ADDRESS", default_value = "64")]
     pub max_rooms_per_address: u32,

@@ -89,6 +89,12 @@ pub fn head_refused(smuggling: bool) {
     }
 }
 
+/// `mazerace_api_requests_refused_total`: an `/api/*` request over its
+/// address's budget, answered 429 (`http::budget`).
+pub fn api_refused() {
+    M.api_refused.inc();
+}
+
 /// `mazerace_accept_errors_total`.
 pub fn accept_error() {
     M.accept_errors.inc();
@@ -247,6 +253,7 @@ mod tests {
         head_refused(true);
         socket_refused(Refusal::Penalty);
         session_takeover(true);
+        api_refused();
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -262,6 +269,7 @@ mod tests {
             ("mazerace_http_heads_refused_total{reason=\"smuggling\"}", 1.0),
             ("mazerace_sockets_refused_total{reason=\"penalty\"}", 1.0),
             ("mazerace_session_takeovers_total{outcome=\"penalised\"}", 1.0),
+            ("mazerace_api_requests_refused_total", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

@@ -83,6 +83,7 @@ pub(super) struct Metrics {
     pub(super) head_timeouts: IntCounter,
     pub(super) heads_smuggling: IntCounter,
     pub(super) heads_malformed: IntCounter,
+    pub(super) api_refused: IntCounter,
     pub(super) accept_errors: IntCounter,
     pub(super) closed: [IntCounter; CLOSE_CODES.len()],
     pub(super) closed_other: IntCounter,
@@ -199,6 +200,11 @@ impl Metrics {
             ),
             heads_smuggling: heads.with_label_values(&["smuggling"]),
             heads_malformed: heads.with_label_values(&["malformed"]),
+            api_refused: counter(
+                &r,
+                "mazerace_api_requests_refused_total",
+                "/api/* requests over their address's budget, answered 429",
+            ),
             accept_errors: counter(
                 &r,
                 "mazerace_accept_errors_total",

@@ -95,6 +95,12 @@ pub fn api_refused() {
     M.api_refused.inc();
 }
 
+/// `mazerace_replays_not_modified_total`: a replay asked for with its
+/// ETag, answered 304 without reading the store.
+pub fn replay_not_modified() {
+    M.replays_not_modified.inc();
+}
+
 /// `mazerace_accept_errors_total`.
 pub fn accept_error() {
     M.accept_errors.inc();
@@ -254,6 +260,7 @@ mod tests {
         socket_refused(Refusal::Penalty);
         session_takeover(true);
         api_refused();
+        replay_not_modified();
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -270,6 +277,7 @@ mod tests {
             ("mazerace_sockets_refused_total{reason=\"penalty\"}", 1.0),
             ("mazerace_session_takeovers_total{outcome=\"penalised\"}", 1.0),
             ("mazerace_api_requests_refused_total", 1.0),
+            ("mazerace_replays_not_modified_total", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

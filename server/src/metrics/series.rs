@@ -84,6 +84,7 @@ pub(super) struct Metrics {
     pub(super) heads_smuggling: IntCounter,
     pub(super) heads_malformed: IntCounter,
     pub(super) api_refused: IntCounter,
+    pub(super) replays_not_modified: IntCounter,
     pub(super) accept_errors: IntCounter,
     pub(super) closed: [IntCounter; CLOSE_CODES.len()],
     pub(super) closed_other: IntCounter,
@@ -204,6 +205,11 @@ impl Metrics {
                 &r,
                 "mazerace_api_requests_refused_total",
                 "/api/* requests over their address's budget, answered 429",
+            ),
+            replays_not_modified: counter(
+                &r,
+                "mazerace_replays_not_modified_total",
+                "Replays asked for with their ETag, answered 304 without a store read",
             ),
             accept_errors: counter(
                 &r,

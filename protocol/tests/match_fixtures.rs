@@ -148,9 +148,8 @@ fn a_late_joiner() -> Value {
     m.join(1, "Ann");
     m.join(2, "Bea");
     let mut played = Vec::new();
-    for (k, round) in [vec![fin(1, 30_000), fin(2, 45_600)], vec![fin(1, 31_000), fin(2, 45_600)]]
-        .into_iter()
-        .enumerate()
+    for (k, round) in
+        [vec![fin(1, 30_000), fin(2, 45_600)], vec![fin(1, 31_000), fin(2, 45_600)]].into_iter().enumerate()
     {
         m.begin();
         let rankings = race::rank(&round, RankBy::Time, Some(30));

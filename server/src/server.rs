@@ -86,12 +86,15 @@ impl Server {
         // lone node's drain is not held up by it for the whole drain limit.
         let wait = config.drain.min(crate::moves::ADOPTION_WAIT);
         let moves = Arc::new(crate::moves::Moves::new(mailbox, config.move_memory, wait));
-        let gate = Gate::new(GateLimits::new(
+        let penalties = Arc::new(Penalties::new(config.violation_penalty));
+        let limits = GateLimits::new(
             config.max_connections,
             config.reserve_connections,
             config.max_conns_per_addr,
             crate::edge::fdlimit::file_limit(),
-        ));
+        );
+        // The players' listener refuses a penalised address at accept.
+        let gate = Gate::with_penalties(limits, Arc::clone(&penalties));
         // One permit per open WebSocket: `max_connections`, or fewer so that
         // WebSockets alone never fill the gate's limit and its reserve stays
         // free for `/healthz` and new clients (see `gate`).
@@ -99,7 +102,6 @@ impl Server {
         let joins = Arc::new(JoinLimiter::new(config.join_attempts, config.join_refill));
         // One league-join budget per address for the socket and HTTP alike.
         let league_joins = Arc::new(JoinLimiter::new(config.league_joins, config.league_join_refill));
-        let penalties = Arc::new(Penalties::new(config.violation_penalty));
         let drain = Arc::new(Drain::default());
         let conn = Arc::new(ConnEnv::new(
             &config,
@@ -121,6 +123,7 @@ impl Server {
             daily,
             joins,
             league_joins,
+            api: crate::http::ApiBudget::new(config.api_burst, config.api_per_sec),
             penalties,
             urls: Arc::clone(&urls),
             tracker: tracker.clone(),

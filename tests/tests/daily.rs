@@ -192,6 +192,47 @@ async fn api_daily_replays_and_the_spoiler_rule() {
     srv.stop().await;
 }
 
+/// Issue 34, item 4: a past day's ended run never changes, so its replay
+/// carries an ETag (with the server's version) and may be kept a day; asked
+/// again with it, it is a 304 with no body, answered without reading the
+/// store. Today's own run (it still hides its seed) carries none.
+#[tokio::test]
+async fn a_past_days_replay_carries_an_etag_and_is_answered_304_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let srv = daily_server(dir.path(), clock.clone()).await;
+    let (_, line) = solution(Size::Easy, seed_of("2026-12-01", Game::Maze, Size::Easy));
+    let mut ann = srv.player("Ann").await;
+    attempt(&mut ann, "maze", "easy", &line).await;
+    let table: Value =
+        serde_json::from_str(&srv.get("/api/daily/2026-12-01/maze/easy").await.text()).unwrap();
+    let path = format!("/api/daily/runs/{}", table["entries"][0]["run_id"]);
+    let own = srv.get_with(&path, &format!("Authorization: Bearer {}\r\n", ann.token)).await;
+    assert_eq!(own.status, 200);
+    assert_eq!(own.header("etag"), None, "today's run: not settled");
+
+    clock.advance(Duration::from_millis(DAY_MS));
+    let shown = srv.get(&path).await;
+    assert_eq!(shown.status, 200);
+    let etag = shown.header("etag").expect("a past day's run has an ETag").to_owned();
+    assert_eq!(shown.header("cache-control"), Some("public, max-age=86400"));
+    // The 304 is the early answer, before the store (counted only there).
+    let not_modified = || {
+        let text = mazerace_server::metrics::render();
+        let line = text.lines().find_map(|l| l.strip_prefix("mazerace_replays_not_modified_total "));
+        line.and_then(|v| v.parse::<f64>().ok()).expect("the series is exported")
+    };
+    let before = not_modified();
+    let again = srv.get_with(&path, &format!("If-None-Match: {etag}\r\n")).await;
+    assert_eq!(again.status, 304, "{}", again.text());
+    assert!(not_modified() > before, "answered from the ETag alone");
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(etag.as_str()));
+    let other = srv.get_with(&path, "If-None-Match: \"run-1-0.0.0\"\r\n").await;
+    assert_eq!((other.status, other.text()), (200, shown.text()), "another tag: the run itself");
+    srv.stop().await;
+}
+
 #[tokio::test]
 async fn the_day_rolls_over_at_midnight_utc() {
     let dir = tempfile::tempdir().unwrap();

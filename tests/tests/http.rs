@@ -142,6 +142,101 @@ async fn raw_status(srv: &TestServer, raw: &str) -> u16 {
     head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
+/// Everything a socket from `ip` (127.0.0.x) gets for `raw` (pipelined
+/// requests, the last one closing), until the server closes it.
+async fn exchange_from(srv: &TestServer, ip: [u8; 4], raw: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.bind(std::net::SocketAddr::from((ip, 0))).unwrap();
+    let mut tcp = s.connect(srv.addr).await.unwrap();
+    tcp.write_all(raw.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(mazerace_tests::HTTP_TIMEOUT, tcp.read_to_end(&mut out)).await.unwrap().unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Issue 34, item 4: `/api/*` is budgeted per address (before: one address
+/// on four keep-alive sockets read 7,781 replays a second). Here a burst of
+/// 5, one more a second: on one kept-alive socket the first 5 requests are
+/// answered and the rest get 429 with `Retry-After` and a sentence; another
+/// address has its own budget, and the client's files and `/healthz` are
+/// not counted.
+#[tokio::test]
+async fn api_requests_are_budgeted_per_address() {
+    let cfg = mazerace_server::Config { api_burst: 5, api_per_sec: 1, ..mazerace_tests::test_config() };
+    let srv = TestServer::with_config(cfg).await;
+    let get = |path: &str, last: bool| {
+        let close = if last { "Connection: close\r\n" } else { "" };
+        format!("GET {path} HTTP/1.1\r\nHost: {}\r\n{close}\r\n", srv.addr)
+    };
+    let mut eight: String = (0..7).map(|_| get("/api/urls", false)).collect();
+    eight.push_str(&get("/api/qr.svg?text=x", true));
+    let answers = exchange_from(&srv, [127, 0, 0, 11], &eight).await;
+    assert_eq!(answers.matches("HTTP/1.1 200").count(), 5, "{answers}");
+    assert_eq!(answers.matches("HTTP/1.1 429").count(), 3, "{answers}");
+    assert!(answers.to_ascii_lowercase().contains("retry-after: 1\r\n"), "{answers}");
+    assert!(answers.contains("too many requests from your network address; wait a moment"), "{answers}");
+    let files: String = [get("/healthz", false), get("/", false), get("/style.css", true)].concat();
+    let answers = exchange_from(&srv, [127, 0, 0, 11], &files).await;
+    assert_eq!(answers.matches("HTTP/1.1 200").count(), 3, "not counted: {answers}");
+    let other = exchange_from(&srv, [127, 0, 0, 12], &get("/api/urls", true)).await;
+    assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    srv.stop().await;
+}
+
+/// Issue 34, item 9: a head with both `Transfer-Encoding` and
+/// `Content-Length` is the classic request smuggling (a proxy reading one,
+/// the server the other); it gets 400 as a smuggling guard answers it, on
+/// every route and in either order (before: `GET /ws` with both was
+/// upgraded, hyper having dropped the length). A WebSocket handshake with
+/// any `Transfer-Encoding` is refused too, also pipelined behind another
+/// request. One framing header alone is served.
+#[tokio::test]
+async fn a_head_with_both_transfer_encoding_and_content_length_gets_400() {
+    let srv = TestServer::start().await;
+    let host = format!("Host: {}\r\n", srv.addr);
+    let upgrade = format!(
+        "GET /ws HTTP/1.1\r\n{host}Upgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+    );
+    let te = "Transfer-Encoding: chunked\r\n";
+    let cl = "content-length: 5\r\n";
+    for (raw, want, what) in [
+        (format!("{upgrade}{te}{cl}\r\n0\r\n\r\n"), 400, "an upgrade with both"),
+        (format!("{upgrade}{cl}{te}\r\n0\r\n\r\n"), 400, "the other order"),
+        (format!("{upgrade}{te}\r\n0\r\n\r\n"), 400, "an upgrade with a chunked body"),
+        (format!("GET /healthz HTTP/1.1\r\n{host}{te}{cl}\r\n0\r\n\r\n"), 400, "any route"),
+        (
+            format!("POST /api/leagues HTTP/1.1\r\n{host}TRANSFER-ENCODING: chunked\r\n{cl}\r\n0\r\n\r\n"),
+            400,
+            "any case",
+        ),
+        (
+            format!("GET /healthz HTTP/1.1\r\n{host}{te}Connection: close\r\n\r\n0\r\n\r\n"),
+            200,
+            "chunked alone",
+        ),
+        (format!("GET /healthz HTTP/1.1\r\n{host}{cl}Connection: close\r\n\r\nhello"), 200, "a length alone"),
+        (format!("{upgrade}\r\n"), 101, "a fine upgrade"),
+    ] {
+        assert_eq!(raw_status(&srv, &raw).await, want, "{what}");
+    }
+    // Pipelined behind a request on a kept-alive connection, where the
+    // byte scan does not look: the handshake's chunked body still refuses it.
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+        let both = format!("GET /healthz HTTP/1.1\r\n{host}\r\n{upgrade}{te}{cl}\r\n0\r\n\r\n");
+        tcp.write_all(both.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let _ = tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, tcp.read_to_end(&mut raw)).await.unwrap();
+        let raw = String::from_utf8_lossy(&raw);
+        assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+        assert!(raw.contains("HTTP/1.1 400") && !raw.contains(" 101 "), "{raw}");
+    }
+    srv.stop().await;
+}
+
 /// Heads that mean different things to different readers are refused with
 /// 400 before any route (they were answered, and upgraded): HTTP/1.1
 /// without Host, bare-LF line ends, a 1000-byte or a duplicated

@@ -210,3 +210,53 @@ async fn an_address_closed_for_a_violation_waits_before_its_next_upgrade() {
     assert!(waited >= penalty, "waited {waited:?}, less than the penalty");
     srv.stop().await;
 }
+
+/// A socket from `ip` (127.0.0.x), connected and nothing sent.
+async fn tcp_from(srv: &TestServer, ip: [u8; 4]) -> TcpStream {
+    let s = TcpSocket::new_v4().unwrap();
+    s.bind(SocketAddr::new(IpAddr::from(ip), 0)).unwrap();
+    s.connect(srv.addr).await.unwrap()
+}
+
+/// Issue 34, item 5: an address whose upgrades the penalty refuses is
+/// refused at accept, before a byte of HTTP is read: a socket that sends
+/// nothing at all gets the 429 (before: it was served, and only a parsed
+/// `GET /ws` got the 429, so eight flooders reconnecting in a loop still
+/// cost 2.5k parses and handshake checks a second). Other addresses are
+/// served.
+#[tokio::test]
+async fn an_address_the_penalty_refuses_is_refused_at_accept_before_any_http() {
+    // One violation and a spacing over the longest wait: refused at once.
+    let cfg = Config { violation_penalty: Duration::from_secs(120), ..test_config() };
+    let srv = TestServer::with_config(cfg).await;
+    let mut bad = raw_ws_from(&srv, [127, 0, 0, 7], 0).await;
+    bad.write_all(&frame(0x81, br#"{"type":"ping"}"#, false)).await.unwrap();
+    assert_eq!(close_code(&mut bad).await, 1002, "an unmasked frame: a violation");
+    drop(bad);
+    // The strike is counted before the violator's socket is let go.
+    mazerace_tests::wait_until("the violator's socket is closed", || srv.server.socket_count() == 0).await;
+
+    let mut silent = tcp_from(&srv, [127, 0, 0, 7]).await;
+    let mut answer = Vec::new();
+    timeout(mazerace_tests::RECV_TIMEOUT, silent.read_to_end(&mut answer))
+        .await
+        .expect("answered without a request (before: the head timeout, 10 s)")
+        .unwrap();
+    let answer = mazerace_tests::HttpResponse::parse(&answer);
+    assert_eq!(answer.status, 429, "{}", answer.text());
+    let retry: u64 = answer.header("retry-after").and_then(|v| v.parse().ok()).expect("a Retry-After");
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert!(answer.text().contains("closed for breaking the rules"), "{}", answer.text());
+    // A page load from there is refused with it (the 429, or a reset when
+    // the request was in before the close: it is never read); another
+    // address is served.
+    let mut page = tcp_from(&srv, [127, 0, 0, 7]).await;
+    page.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", srv.addr).as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    match timeout(mazerace_tests::RECV_TIMEOUT, page.read_to_end(&mut raw)).await.expect("refused in time") {
+        Ok(_) => assert!(raw.starts_with(b"HTTP/1.1 429"), "{}", String::from_utf8_lossy(&raw)),
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
+    }
+    let _other = raw_ws_from(&srv, [127, 0, 0, 8], 0).await;
+    srv.stop().await;
+}

@@ -120,6 +120,41 @@ async fn gone_past_the_window_means_left() {
     srv.stop().await;
 }
 
+/// Issue 34, item 5: two tabs fighting over one token took the session over
+/// from each other 1,300 times a second. Past the address's takeover budget
+/// (here 2) a takeover is a violation of the address: with a penalty whose
+/// spacing is past the longest wait, the next socket from it is refused at
+/// accept (before: upgraded, and the fight went on).
+#[tokio::test]
+async fn takeovers_past_the_budget_slow_the_address_like_a_flood() {
+    use tokio::io::AsyncReadExt;
+    let cfg = mazerace_server::Config {
+        session_takeovers: 2,
+        violation_penalty: Duration::from_secs(120),
+        ..test_config()
+    };
+    let srv = TestServer::with_config(cfg).await;
+    let ann = srv.player("Ann").await;
+    let mut tabs = vec![ann];
+    for _ in 0..3 {
+        let mut tab = srv.connect().await;
+        tab.send(json!({"type": "hello", "name": "Ann", "token": tabs[0].token})).await;
+        assert_eq!(tab.recv_type("welcome").await["resumed"], true);
+        let (code, _) = tabs.last_mut().unwrap().expect_close().await;
+        assert_eq!(code, 4003);
+        tabs.push(tab);
+    }
+    // The third takeover was over the budget: the address waits now.
+    let mut next = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(mazerace_tests::RECV_TIMEOUT, next.read_to_end(&mut answer))
+        .await
+        .expect("refused at accept")
+        .unwrap();
+    assert!(answer.starts_with(b"HTTP/1.1 429"), "{}", String::from_utf8_lossy(&answer));
+    srv.stop().await;
+}
+
 #[tokio::test]
 async fn resuming_a_live_session_takes_it_over() {
     let srv = TestServer::start().await;

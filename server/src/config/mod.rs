@@ -211,6 +211,31 @@ pub struct Config {
     /// The time to earn one more league join (`league_joins`).
     #[arg(skip = Duration::from_secs(60))]
     pub league_join_refill: Duration,
+    /// Session takeovers per address (IPv6: per /64) in a burst (one more every 6 s); past it each is a violation.
+    ///
+    /// A takeover is a `hello` with the token of a session another
+    /// connection still carries (that one is closed with 4003): a phone
+    /// changing networks, a second tab. Past the budget each counts as a
+    /// violation of the address (`edge/penalty.rs`), so two tabs fighting
+    /// over one token are slowed like a flooder instead of trading the
+    /// session over a thousand times a second.
+    #[arg(long, env = "MAZERACE_SESSION_TAKEOVERS", default_value = "10")]
+    pub session_takeovers: u32,
+    /// The time to earn one more takeover (`session_takeovers`).
+    #[arg(skip = Duration::from_secs(6))]
+    pub takeover_refill: Duration,
+    /// Requests to `/api/*` per network address (IPv6: per /64) in a burst; 0: no budget.
+    ///
+    /// Then 429 with `Retry-After` (`http/budget.rs`): the API reads the
+    /// daily store. 120: a LAN party loading the daily page at once (a page
+    /// is a handful of requests). 0 for a reverse proxy that hides its
+    /// clients' addresses (name it with `--trusted-proxy` instead if it
+    /// forwards them).
+    #[arg(long, env = "MAZERACE_API_BURST", default_value = "120")]
+    pub api_burst: u32,
+    /// Requests to `/api/*` per network address a second, sustained (the `--api-burst` bucket's refill).
+    #[arg(long, env = "MAZERACE_API_PER_SEC", default_value = "20")]
+    pub api_per_sec: u32,
     /// Live rooms per network address (IPv6: per /64).
     #[arg(long, env = "MAZERACE_MAX_ROOMS_PER_ADDRESS", default_value = "64")]
     pub max_rooms_per_address: u32,

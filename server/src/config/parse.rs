@@ -69,6 +69,7 @@ impl Config {
             outbox_capacity: self.outbox_capacity.max(1),
             msgs_per_sec: self.msgs_per_sec.max(1),
             msgs_burst: self.msgs_burst.max(1),
+            api_per_sec: self.api_per_sec.max(1),
             ranked_move_burst: self.ranked_move_burst.max(1),
             // tungstenite needs room for a frame header (at most 14 bytes).
             read_buffer_bytes: self.read_buffer_bytes.max(64),
@@ -151,6 +152,12 @@ mod tests {
             "5",
             "--league-joins",
             "3",
+            "--session-takeovers",
+            "3",
+            "--api-burst",
+            "0",
+            "--api-per-sec",
+            "0",
         ]);
         assert_eq!(c.progress_interval, Duration::from_millis(200));
         assert_eq!(c.progress_max, Duration::from_millis(400));
@@ -159,6 +166,8 @@ mod tests {
         assert_eq!(c.resume_window, Duration::from_secs(7));
         assert_eq!(c.room_joins, 5);
         assert_eq!(c.league_joins, 3);
+        assert_eq!(c.session_takeovers, 3);
+        assert_eq!((c.api_burst, c.api_per_sec), (0, 1), "0: no budget; the refill clamped");
         assert_eq!(c.max_players, MAX_PLAYERS_CAP, "capped");
         let hardened = parse(&[
             "--metrics-bind",
@@ -210,6 +219,9 @@ mod tests {
         assert_eq!(d.drain, Duration::from_secs(120), "two minutes for the races on a node to end");
         assert!(d.trusted_proxies.is_empty());
         assert_eq!(d.close_linger, Duration::from_secs(2), "a setting with no flag");
+        let takeovers = (d.session_takeovers, d.takeover_refill);
+        assert_eq!(takeovers, (10, Duration::from_secs(6)), "issue 34: a second tab now and then");
+        assert_eq!((d.api_burst, d.api_per_sec), (120, 20), "issue 34: 7,781 replays a second, before");
         let pace = (d.ranked_move_floor, d.ranked_move_burst);
         assert_eq!(pace, (crate::daily::pace::HUMAN_FLOOR, crate::daily::pace::HUMAN_BURST), "issue 24");
         assert_eq!(format!("{:?}", parse(&[])), format!("{d:?}"), "no flags: the defaults, unclamped");
@@ -240,6 +252,7 @@ mod tests {
             format!("one more every {} s", d.join_refill.as_secs()),
             format!("one more every {} s", d.room_join_refill.as_secs()),
             format!("one more every {} s", d.league_join_refill.as_secs()),
+            format!("one more every {} s", d.takeover_refill.as_secs()),
         ] {
             assert!(help.contains(&phrase), "{phrase:?} not in\n{help}");
         }

@@ -107,8 +107,17 @@ impl ConnEnv {
     pub fn new(cfg: &Config, parts: ConnParts) -> anyhow::Result<ConnEnv> {
         let ConnParts { daily, joins, league_joins, penalties, shutdown, tracker, websockets, drain, moves } =
             parts;
-        let parts = LobbyParts { daily, joins, league_joins, shutdown, tracker, drain, moves };
-        let lobby = LobbyEnv::new(cfg, parts)?;
+        let lobby_parts = LobbyParts {
+            daily,
+            joins,
+            league_joins,
+            penalties: Arc::clone(&penalties),
+            shutdown,
+            tracker,
+            drain,
+            moves,
+        };
+        let lobby = LobbyEnv::new(cfg, lobby_parts)?;
         Ok(ConnEnv {
             limits: ConnLimits::new(cfg),
             lobby: Arc::new(lobby),

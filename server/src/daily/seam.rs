@@ -272,8 +272,13 @@ pub enum Replay {
     /// A run on today's board: its route would spoil the board for everyone.
     Hidden,
     /// The stored run as JSON (board address, seed, name, steps, time,
-    /// actions) with the public `board` to replay it on.
-    Run(serde_json::Value),
+    /// actions) with the public `board` to replay it on; `settled`: its day
+    /// is over and it has ended (not `playing`), so this answer never
+    /// changes again and may be cached (`GET /api/daily/runs/{id}`'s ETag).
+    Run {
+        body: serde_json::Value,
+        settled: bool,
+    },
 }
 
 /// Days after today whose commitments are published (and whose seeds

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use mazerace_protocol::{Game, Size};
-use mazerace_store::{FixedClock, Store};
+use mazerace_store::{FixedClock, PlayerKey, Store};
 
-use super::seam::{BoardQuery, DailyHook, DailyOutcome, DailyRun};
+use super::seam::{BoardQuery, DailyHook, DailyOutcome, DailyRun, Replay};
 use super::StoreHook;
 
 fn run(attempt: u64, token: &str, size: Size) -> DailyRun {
@@ -100,4 +100,29 @@ async fn the_lobby_says_practice_up_front_once_the_address_has_its_ranked_runs()
     assert!(elsewhere.ranked && !elsewhere.capped, "another address is not capped");
     let other_board = hook.today(Game::Maze, Size::Easy, "b".into(), "127.0.0.1".into()).await.unwrap();
     assert!(other_board.ranked, "the cap is per board");
+}
+
+/// Issue 34, item 4: a replay may be cached (an ETag) only when it can no
+/// longer change: its day is over and the run has ended. A run still
+/// `playing` past midnight is written once more when it ends; today's own
+/// run is its player's alone.
+#[tokio::test]
+async fn a_replay_is_settled_once_its_day_is_over_and_the_run_has_ended() {
+    let store = Store::open_in_memory().unwrap();
+    let clock = Arc::new(FixedClock::at_unix_ms(NOON));
+    let hook = StoreHook::new(store.clone(), Some(b"salt".to_vec()), clock.clone()).await.unwrap();
+    hook.started(run(1, "ann", Size::Easy)).await.unwrap();
+    let ended = hook.ended(run(1, "ann", Size::Easy), finished(40)).await.unwrap();
+    hook.started(run(2, "bob", Size::Easy)).await.unwrap();
+    let date = "2026-12-01".parse().unwrap();
+    let playing = store.ranked_run(PlayerKey::from_token("bob"), date, Game::Maze, Size::Easy).await.unwrap();
+    let playing = playing.expect("bob's run is stored as started").run_id;
+    let settled = |r: Replay| match r {
+        Replay::Run { settled, .. } => settled,
+        _ => panic!("not shown"),
+    };
+    assert!(!settled(hook.replay(ended.run_id, Some("ann".into())).await.unwrap()), "today's, its player's");
+    clock.advance(std::time::Duration::from_millis(86_400_000));
+    assert!(settled(hook.replay(ended.run_id, None).await.unwrap()), "a past day's ended run");
+    assert!(!settled(hook.replay(playing, None).await.unwrap()), "still playing: it will change");
 }

@@ -50,6 +50,9 @@ async fn visible(
 /// The replay view's answer: the stored run as JSON with the public board
 /// to replay it on. The player's own run on today's board comes without
 /// the seed: it stays secret until the day is over, like the room's board.
+/// A run is written once more after its start, when it ends (the store
+/// refuses a second ending), so once its day is over and it is no longer
+/// `playing` the answer is the same for everyone for good: `settled`.
 pub(crate) async fn replay(
     store: &Store,
     today: DailyDate,
@@ -61,6 +64,7 @@ pub(crate) async fn replay(
         Visible::Hidden => return Ok(Replay::Hidden),
         Visible::Run(run, day_on) => (run, day_on),
     };
+    let settled = !day_on && run.state != RunState::Playing;
     let built = Board::build(run.size, run.seed.0).map_err(|e| DailyError::Internal(Box::new(e)))?;
     let board = if day_on { built.public_hidden() } else { built.public() };
     let json = |e: serde_json::Error| DailyError::Internal(Box::new(e));
@@ -71,7 +75,7 @@ pub(crate) async fn replay(
         }
         obj.insert("board".into(), serde_json::to_value(board).map_err(json)?);
     }
-    Ok(Replay::Run(out))
+    Ok(Replay::Run { body: out, settled })
 }
 
 fn denied(code: ErrorCode, message: &str) -> DailyError {

@@ -1,12 +1,15 @@
 //! The accept loop and each socket's HTTP life until it becomes a WebSocket
 //! (or closes): the server's own loop instead of `axum::serve`, so that
 //!
-//! - every accepted socket goes through the [`Gate`] (limits, reserve,
-//!   per-address cap) and gets the socket settings (TCP_NODELAY, SO_SNDBUF);
+//! - every accepted socket goes through the [`Gate`] (an address the
+//!   violation penalty refuses, limits, reserve, per-address cap), which
+//!   turns one away with a fixed answer before any HTTP is read, and gets
+//!   the socket settings (TCP_NODELAY, SO_SNDBUF);
 //! - a request head must be complete within `--head-timeout-secs`, from
 //!   accept and again after each response (hyper's header read timeout),
 //!   may be at most [`MAX_HEAD_BYTES`], and must mean one thing (`strict`:
-//!   one Host, CRLF line ends, a real `Sec-WebSocket-Key`), else 400;
+//!   one Host, CRLF line ends, not both `Transfer-Encoding` and
+//!   `Content-Length`, a real `Sec-WebSocket-Key`), else 400;
 //! - every request carries its [`ClientAddr`], decided here once by the
 //!   trusted-proxy rule, so every route sees the same client;
 //! - shutdown is bounded: the loop stops at once, open HTTP connections
@@ -107,6 +110,10 @@ pub async fn serve(
                 refuse(&tcp, why);
                 continue;
             }
+            Admit::Penalised(after) => {
+                refuse_penalised(&tcp, after);
+                continue;
+            }
         };
         configure(&tcp, &opts);
         let (id, ctl) = (slot.id(), slot.ctl().clone());
@@ -130,7 +137,6 @@ fn is_per_connection(e: &io::Error) -> bool {
 /// Best effort, without waiting: a full server or an address over its cap
 /// gets a short HTTP answer, then the socket is closed.
 fn refuse(tcp: &TcpStream, why: Refusal) {
-    metrics::socket_refused(why);
     let answer: &[u8] = match why {
         Refusal::PerAddress => {
             b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 10\r\n\r\n"
@@ -138,10 +144,31 @@ fn refuse(tcp: &TcpStream, why: Refusal) {
         Refusal::Full => {
             b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\nretry-after: 10\r\n\r\n"
         }
+        // The gate says how long (`Admit::Penalised`); this is the longest.
+        Refusal::Penalty => return refuse_penalised(tcp, super::penalty::MAX_SPACING),
     };
+    metrics::socket_refused(why);
     let _ = tcp.try_write(answer);
     tracing::debug!(?why, "socket refused");
 }
+
+/// As [`refuse`], for an address the violation penalty refuses for `after`
+/// more: the same 429 `/ws` would give it after a parse, written before
+/// any byte of the request is read.
+fn refuse_penalised(tcp: &TcpStream, after: Duration) {
+    metrics::socket_refused(Refusal::Penalty);
+    let answer = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: text/plain\r\ncontent-length: {}\r\n\
+         connection: close\r\nretry-after: {}\r\n\r\n{PENALISED}",
+        PENALISED.len(),
+        after.as_secs().max(1)
+    );
+    let _ = tcp.try_write(answer.as_bytes());
+    tracing::debug!(?after, "socket refused: its address's connections were closed for violations");
+}
+
+/// The body of [`refuse_penalised`]'s 429.
+const PENALISED: &str = "too many connections from your address were closed for breaking the rules; wait\n";
 
 fn configure(tcp: &TcpStream, opts: &ServeOpts) {
     // Moves are tiny messages: send them now, not after Nagle's wait.
@@ -180,9 +207,10 @@ async fn serve_one(
         req.extensions_mut().insert(ctl.clone());
         let mut app = app.clone();
         async move {
-            if let Some(why) = refused {
-                tracing::debug!(%peer, why, "request head refused");
-                return Ok(bad_request(why));
+            if let Some(refused) = refused {
+                metrics::head_refused(refused.smuggling);
+                tracing::debug!(%peer, why = refused.why, "request head refused");
+                return Ok(bad_request(refused.why));
             }
             app.call(req).await
         }
@@ -219,7 +247,8 @@ fn bad_request(why: &'static str) -> axum::response::Response {
 
 /// An accepted socket: the stream, its place in the gate, held until the
 /// file is closed (by hyper, or by the WebSocket after an upgrade), and the
-/// bare-LF watch on its request heads ([`HeadScan`]).
+/// watch on its request heads' bytes ([`HeadScan`]: bare LFs, both framing
+/// headers).
 pub struct Sock {
     tcp: TcpStream,
     slot: Slot,
@@ -247,14 +276,13 @@ impl AsyncRead for Sock {
         let before = buf.filled().len();
         std::task::ready!(Pin::new(&mut self.tcp).poll_read(cx, buf))?;
         let me = &mut *self;
-        if me.scan.read(&buf.filled()[before..]) == Scanned::BareLf {
+        let scanned = me.scan.read(&buf.filled()[before..]);
+        if let Some(answer) = scanned.answer() {
             // hyper would take it: answer here, as `refuse` does, and end.
-            let _ = me.tcp.try_write(strict::BAD_REQUEST);
-            tracing::debug!("a request head with a bare LF: refused");
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a bare LF in a request head",
-            )));
+            let _ = me.tcp.try_write(answer);
+            metrics::head_refused(scanned == Scanned::TeAndCl);
+            tracing::debug!(?scanned, "a request head refused on the socket");
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, "a request head refused")));
         }
         Poll::Ready(Ok(()))
     }

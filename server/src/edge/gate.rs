@@ -13,6 +13,13 @@
 //!   trip; upgraded players are never evicted.
 //! - With the reserve full too, the new socket is refused (503).
 //!
+//! Before any of this, a socket from an address whose upgrades the violation
+//! penalty refuses now (`penalty.rs`) is refused (429) when the gate has the
+//! penalties: it would only be answered 429 at `/ws` after a parse and a
+//! handshake check, and a page load from there is refused with it (the
+//! path is not known before the parse). A trusted proxy's sockets are not
+//! looked at here: the client it forwards is known only from the request.
+//!
 //! A [`SockCtl`] is the handle on a socket that outlives the accept loop:
 //! the HTTP handler marks it upgraded and hands it to the connection, whose
 //! outbox asks for the socket's queued data to be dropped when it closes a
@@ -29,6 +36,7 @@ use std::sync::{Arc, Mutex};
 use tokio::task::AbortHandle;
 
 use super::address::AddressKey;
+use super::penalty::Penalties;
 use crate::metrics::{self, Refusal};
 
 /// The gate's numbers (see the module header).
@@ -77,6 +85,8 @@ pub struct Gate {
     limits: GateLimits,
     /// A std mutex: each use is a few map operations, never an await.
     state: Mutex<State>,
+    /// The violation penalty, to refuse a penalised address at accept.
+    penalties: Option<Arc<Penalties>>,
 }
 
 /// What [`Gate::admit`] says about a new socket.
@@ -84,11 +94,20 @@ pub enum Admit {
     /// Serve it, and [`Gate::watch`] its task.
     Yes(Slot),
     No(Refusal),
+    /// Its address's upgrades are refused for this much longer
+    /// ([`Refusal::Penalty`]).
+    Penalised(std::time::Duration),
 }
 
 impl Gate {
     pub fn new(limits: GateLimits) -> Arc<Gate> {
-        Arc::new(Gate { limits, state: Mutex::new(State::default()) })
+        Arc::new(Gate { limits, state: Mutex::new(State::default()), penalties: None })
+    }
+
+    /// A gate that also refuses the sockets of addresses the violation
+    /// penalty refuses now (the players' listener; see the module header).
+    pub fn with_penalties(limits: GateLimits, penalties: Arc<Penalties>) -> Arc<Gate> {
+        Arc::new(Gate { limits, state: Mutex::new(State::default()), penalties: Some(penalties) })
     }
 
     pub fn limits(&self) -> GateLimits {
@@ -108,6 +127,12 @@ impl Gate {
     /// A trusted proxy (`--trusted-proxy`) carries many clients on its one
     /// address, so `capped: false` lets it past the per-address cap.
     pub fn admit(self: &Arc<Self>, ip: IpAddr, capped: bool) -> Admit {
+        if capped {
+            // Its own lock, taken and let go before the gate's.
+            if let Some(after) = self.penalties.as_ref().and_then(|p| p.refusing(ip)) {
+                return Admit::Penalised(after);
+            }
+        }
         let key = AddressKey::of(ip);
         let mut st = self.lock();
         let mine = st.per_addr.get(&key).copied().unwrap_or(0);
@@ -224,6 +249,7 @@ mod tests {
         match a {
             Admit::Yes(slot) => slot,
             Admit::No(r) => panic!("refused: {r:?}"),
+            Admit::Penalised(after) => panic!("penalised for {after:?}"),
         }
     }
 
@@ -264,6 +290,22 @@ mod tests {
         assert!(!a.close());
         let _d = yes(g.admit(ip("2001:db8::3"), true));
         assert_eq!(g.open(), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_address_the_penalty_refuses_is_refused_at_accept_unless_a_proxy() {
+        // One violation with a 2-minute spacing: its next turn is past the
+        // longest wait, so its upgrades are refused.
+        let penalties = Arc::new(Penalties::new(std::time::Duration::from_secs(120)));
+        let g = Gate::with_penalties(GateLimits::new(100, 0, 0, None), Arc::clone(&penalties));
+        let _before = yes(g.admit(ip("10.0.0.1"), true));
+        penalties.violation(ip("10.0.0.1"));
+        assert!(matches!(g.admit(ip("10.0.0.1"), true), Admit::Penalised(_)));
+        assert_eq!(g.open(), 1, "a refused socket takes no place");
+        let _other = yes(g.admit(ip("10.0.0.2"), true));
+        let _proxy = yes(g.admit(ip("10.0.0.1"), false));
+        let plain = Gate::new(GateLimits::new(100, 0, 0, None));
+        let _metrics = yes(plain.admit(ip("10.0.0.1"), true));
     }
 
     #[tokio::test]

@@ -13,8 +13,8 @@
 //! - `limits`: token buckets and the failed-join limiter.
 //! - `penalty`: an address whose connections broke the rules waits before
 //!   its next upgrades.
-//! - `strict`: request heads refused with 400 (no Host, bare LF, a bad
-//!   `Sec-WebSocket-Key`).
+//! - `strict`: request heads refused with 400 (no Host, bare LF, both
+//!   `Transfer-Encoding` and `Content-Length`, a bad `Sec-WebSocket-Key`).
 //! - `net`: the LAN addresses and the start-up banner.
 //! - `fdlimit`: the open-file limit.
 

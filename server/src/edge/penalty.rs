@@ -9,8 +9,16 @@
 //! that long after the violation. A strike is forgiven every [`FORGIVE`]
 //! without a new one. An upgrade whose turn is more than [`MAX_WAIT`] away
 //! is refused (429) instead of waiting, so one address holds at most a few
-//! waiting requests. At most [`MAX_TRACKED`] addresses are remembered; the
-//! one whose last violation is oldest makes room.
+//! waiting requests. While its turns are that far off, the accept loop
+//! refuses every socket from the address before reading any HTTP
+//! ([`Penalties::refusing`], asked by the gate): a flooder reconnecting in a
+//! loop costs an accept and a fixed answer, not a parse and a handshake.
+//! At most [`MAX_TRACKED`] addresses are remembered; the one whose last
+//! violation is oldest makes room.
+//!
+//! Violations are the connection's closes for breaking the rules, and
+//! session takeovers past the address's budget (`lobby/hello.rs`): two tabs
+//! fighting over one token are slowed like a flooder.
 //!
 //! Time is tokio's, so paused-time tests drive it.
 
@@ -129,8 +137,8 @@ impl Penalties {
         }
         let turn = r.next_turn.max(now);
         let wait = turn - now;
-        if wait > MAX_WAIT {
-            return Turn::Refuse(wait - MAX_WAIT);
+        if let Some(after) = past_max_wait(wait) {
+            return Turn::Refuse(after);
         }
         r.next_turn = turn + self.spacing(r.strikes);
         if wait.is_zero() {
@@ -139,6 +147,28 @@ impl Penalties {
             Turn::Wait(wait)
         }
     }
+
+    /// Whether `ip`'s upgrades are refused now ([`Turn::Refuse`]) and for
+    /// how much longer, without booking a turn: the gate asks this of every
+    /// socket from an address that is not a trusted proxy, at accept.
+    pub fn refusing(&self, ip: IpAddr) -> Option<Duration> {
+        if self.base.is_zero() {
+            return None;
+        }
+        let now = Instant::now();
+        let mut records = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        let r = records.get_mut(&AddressKey::of(ip))?;
+        r.forgive(now);
+        if r.strikes == 0 {
+            return None;
+        }
+        past_max_wait(r.next_turn.saturating_duration_since(now))
+    }
+}
+
+/// A wait longer than [`MAX_WAIT`] is refused: for how much longer.
+fn past_max_wait(wait: Duration) -> Option<Duration> {
+    wait.checked_sub(MAX_WAIT).filter(|after| !after.is_zero())
 }
 
 #[cfg(test)]
@@ -188,6 +218,25 @@ mod tests {
             p.violation(bad);
         }
         assert!(p.spacing(23) <= MAX_SPACING);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn refusing_says_what_turn_would_refuse_and_books_nothing() {
+        let p = Penalties::new(S);
+        let (bad, good) = (ip("10.0.0.1"), ip("10.0.0.2"));
+        for _ in 0..6 {
+            p.violation(bad);
+        }
+        assert_eq!(p.refusing(bad), None, "its turn is 30 s off: it waits, it is not refused");
+        assert_eq!(p.turn(bad), Turn::Wait(30 * S));
+        assert_eq!(p.turn(bad), Turn::Wait(60 * S));
+        assert_eq!(p.refusing(bad), Some(30 * S), "the next turn is 90 s off");
+        assert_eq!(p.refusing(bad), Some(30 * S), "asking books no turn");
+        assert_eq!(p.turn(bad), Turn::Refuse(30 * S), "the same answer as the upgrade's");
+        assert_eq!(p.refusing(good), None, "another address");
+        tokio::time::advance(30 * S).await;
+        assert_eq!(p.refusing(bad), None, "the turn is within the wait again");
+        assert_eq!(Penalties::new(Duration::ZERO).refusing(bad), None, "off");
     }
 
     #[tokio::test(start_paused = true)]

@@ -4,8 +4,10 @@
 //! routes (`daily.rs`, `leagues.rs`: thin handlers calling into
 //! [`crate::daily`]), an invite's room preview (`GET /api/rooms/{code}?k=KEY`),
 //! and the upgrade to a WebSocket at `/ws`. While the node drains, the
-//! requests that name no room are refused with 503 (`drain.rs`).
+//! requests that name no room are refused with 503 (`drain.rs`); every
+//! `/api/*` request spends its address's API budget (`budget.rs`).
 
+mod budget;
 mod daily;
 mod drain;
 mod leagues;
@@ -22,6 +24,8 @@ use serde::Deserialize;
 use tokio_tungstenite::tungstenite::handshake::server::create_response_with_body;
 use tokio_util::task::TaskTracker;
 
+pub use budget::ApiBudget;
+
 use crate::assets;
 use crate::conn::ConnEnv;
 use crate::daily::DailyHook;
@@ -34,13 +38,15 @@ use crate::edge::{ClientAddr, SockCtl};
 /// each upgraded socket over, and for the counts in `/healthz`), the daily
 /// hook, the failed-join limiter the league lookups share with the socket's
 /// room and league joins, the league-join budget shared with the socket's
-/// `join_league`, the violation penalty the upgrade waits on, and the URLs
-/// to show.
+/// `join_league`, the `/api/*` budget, the violation penalty the upgrade
+/// waits on, and the URLs to show.
 pub struct HttpEnv {
     pub conn: Arc<ConnEnv>,
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
     pub league_joins: Arc<JoinLimiter>,
+    /// Requests to `/api/*` per address (`--api-burst`, `--api-per-sec`).
+    pub api: ApiBudget,
     pub penalties: Arc<Penalties>,
     /// Set once the listener is bound.
     pub urls: Arc<OnceLock<Urls>>,
@@ -65,6 +71,7 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
         .merge(leagues::routes())
         .merge(rooms::routes())
         .fallback(get(static_file))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&env), budget::limit))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&env), drain::refuse_roomless))
         .with_state(env)
 }

@@ -1,13 +1,15 @@
 //! What the lobby service is given, and all it may reach: [`LobbyEnv`]
 //! holds the room registry and the sessions it creates and resumes, the
 //! per-address slots (rooms, sessions), the join budgets (failed joins,
-//! room joins, league joins), the daily hook, the drain (no new rooms while it lasts),
+//! room joins, league joins), the takeover budget and the violation
+//! penalty it feeds, the daily hook, the drain (no new rooms while it lasts),
 //! the task tracker and shutdown token its resume timers run under, the
 //! room moves and the seats of rooms moved here (`moved.rs`), and
 //! [`LobbyLimits`], the handful of settings it reads. Every part is the
 //! real thing, so a unit test builds one from a [`Config`] as the server
 //! does ([`LobbyEnv::new`]); nothing here knows about sockets.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +22,7 @@ use crate::daily::DailyHook;
 use crate::drain::Drain;
 use crate::edge::address::PerAddress;
 use crate::edge::limits::JoinLimiter;
+use crate::edge::penalty::Penalties;
 use crate::ids::Ids;
 use crate::moves::Moves;
 use crate::registry::Registry;
@@ -89,6 +92,11 @@ pub struct LobbyEnv {
     pub(super) room_joins: JoinLimiter,
     /// Shared with the HTTP league routes: one league-join budget per address.
     pub(super) league_joins: Arc<JoinLimiter>,
+    /// Session takeovers per address; past it each is a violation.
+    pub(super) takeovers: JoinLimiter,
+    /// Shared with the accept loop and `/ws`: what a takeover past the
+    /// budget counts toward.
+    pub(super) penalties: Arc<Penalties>,
     /// Live rooms per network address.
     pub(super) room_slots: Arc<PerAddress>,
     /// Live sessions per network address.
@@ -112,6 +120,7 @@ pub struct LobbyParts {
     pub daily: Option<Arc<dyn DailyHook>>,
     pub joins: Arc<JoinLimiter>,
     pub league_joins: Arc<JoinLimiter>,
+    pub penalties: Arc<Penalties>,
     pub shutdown: CancellationToken,
     pub tracker: TaskTracker,
     pub drain: Arc<Drain>,
@@ -120,7 +129,7 @@ pub struct LobbyParts {
 
 impl LobbyEnv {
     pub fn new(cfg: &Config, parts: LobbyParts) -> anyhow::Result<LobbyEnv> {
-        let LobbyParts { daily, joins, league_joins, shutdown, tracker, drain, moves } = parts;
+        let LobbyParts { daily, joins, league_joins, penalties, shutdown, tracker, drain, moves } = parts;
         let room_env = RoomEnv::new(
             cfg,
             daily.clone(),
@@ -138,6 +147,8 @@ impl LobbyEnv {
             joins,
             room_joins: JoinLimiter::new(cfg.room_joins, cfg.room_join_refill),
             league_joins,
+            takeovers: JoinLimiter::new(cfg.session_takeovers, cfg.takeover_refill),
+            penalties,
             room_slots: PerAddress::new(cfg.max_rooms_per_address),
             session_slots: PerAddress::new(cfg.max_sessions_per_address),
             daily,
@@ -152,6 +163,17 @@ impl LobbyEnv {
     /// The open room with this code (the HTTP room preview asks).
     pub fn room(&self, code: &str) -> Option<crate::room::RoomHandle> {
         self.rooms.get(code)
+    }
+
+    /// A connection from `ip` took a live session over from another. Past
+    /// the address's takeover budget each one is a violation, so the
+    /// address's next upgrades wait (and are refused) as a flooder's do.
+    pub(super) fn took_over(&self, ip: IpAddr) {
+        let penalised = !self.takeovers.take(ip);
+        if penalised {
+            self.penalties.violation(ip);
+        }
+        crate::metrics::session_takeover(penalised);
     }
 
     /// Every open room (the drain tells each one).

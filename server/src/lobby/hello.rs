@@ -1,5 +1,6 @@
 //! The session's life in the lobby: `hello` (a new player, or a resume by
-//! token that takes the session over from another connection), `rename`,
+//! token that takes the session over from another connection, counted
+//! against the address's takeover budget), `rename`,
 //! and the detach when the socket is gone, after which the session waits
 //! for a resume until its window runs out.
 
@@ -40,6 +41,7 @@ impl Lobby {
             Some(r) => {
                 if let Some(prev) = r.previous {
                     prev.close(close::TAKEN_OVER, "this session was resumed on another connection");
+                    env.took_over(self.ip);
                 }
                 let s = r.session;
                 tracing::Span::current().record("player", s.id);

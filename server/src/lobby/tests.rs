@@ -20,6 +20,7 @@ use crate::config::Config;
 use crate::daily::DailyHook;
 use crate::drain::Drain;
 use crate::edge::limits::JoinLimiter;
+use crate::edge::penalty::{Penalties, Turn};
 use crate::outbox::Outbox;
 use crate::room::RoomHandle;
 
@@ -31,6 +32,7 @@ pub(super) fn env_with(cfg: Config, daily: Option<Arc<dyn DailyHook>>) -> Arc<Lo
         daily,
         joins: Arc::new(JoinLimiter::new(cfg.join_attempts, cfg.join_refill)),
         league_joins: Arc::new(JoinLimiter::new(cfg.league_joins, cfg.league_join_refill)),
+        penalties: Arc::new(Penalties::new(cfg.violation_penalty)),
         shutdown: CancellationToken::new(),
         tracker: TaskTracker::new(),
         drain: Arc::new(Drain::default()),
@@ -189,6 +191,39 @@ async fn a_resume_takes_the_session_over_and_closes_the_old_connection_with_4003
     assert_eq!(Some(*player_id), id, "the same player");
     assert_eq!(ann.lobby.outbox().close_code(), Some(close::TAKEN_OVER));
     assert_eq!(env.session_count(), 1);
+}
+
+/// Issue 34, item 5: two tabs fighting over one token took the session
+/// over from each other 1,300 times a second. Past the address's budget
+/// each takeover is a violation of the address, so its next upgrades wait
+/// (and, with enough, are refused at accept); a resume of a detached
+/// session is no takeover, and other addresses are not touched.
+#[tokio::test(start_paused = true)]
+async fn takeovers_past_the_address_budget_count_as_violations() {
+    let env = env_with(Config { session_takeovers: 3, ..Config::default() }, None);
+    let mut ann = Player::hello(&env, "Ann").await;
+    let hello = format!(r#"{{"type":"hello","name":"Ann","token":"{}"}}"#, ann.token());
+    // Resumes after a drop close nobody: no takeovers, however many.
+    for _ in 0..5 {
+        ann.lobby.detach().await;
+        ann = Player::new(&env);
+        ann.say(&hello).await;
+        assert!(matches!(ann.heard()[..], [ServerMsg::Welcome { resumed: true, .. }]));
+    }
+    let mut tabs = vec![ann];
+    for _ in 0..3 {
+        let mut tab = Player::new(&env);
+        tab.say(&hello).await;
+        assert!(matches!(tab.heard()[..], [ServerMsg::Welcome { resumed: true, .. }]));
+        tabs.push(tab);
+    }
+    assert_eq!(env.penalties.turn(HOME.into()), Turn::Now, "three takeovers are within the budget");
+    let mut fourth = Player::new(&env);
+    fourth.say(&hello).await;
+    assert!(matches!(fourth.heard()[..], [ServerMsg::Welcome { resumed: true, .. }]), "still taken over");
+    assert_eq!(tabs[3].lobby.outbox().close_code(), Some(close::TAKEN_OVER));
+    assert_eq!(env.penalties.turn(HOME.into()), Turn::Wait(Duration::from_secs(1)), "the fourth is a strike");
+    assert_eq!(env.penalties.turn([10, 0, 0, 2].into()), Turn::Now, "another address");
 }
 
 #[tokio::test(start_paused = true)]

@@ -58,11 +58,12 @@ pub fn socket_closed(upgraded: bool) {
     }
 }
 
-/// `mazerace_sockets_refused_total{reason="per_address"|"full"}`.
+/// `mazerace_sockets_refused_total{reason="per_address"|"full"|"penalty"}`.
 pub fn socket_refused(why: Refusal) {
     match why {
         Refusal::PerAddress => M.refused_per_addr.inc(),
         Refusal::Full => M.refused_full.inc(),
+        Refusal::Penalty => M.refused_penalty.inc(),
     }
 }
 
@@ -74,6 +75,30 @@ pub fn socket_evicted() {
 /// `mazerace_http_head_timeouts_total`.
 pub fn head_timeout() {
     M.head_timeouts.inc();
+}
+
+/// `mazerace_http_heads_refused_total{reason="smuggling"|"malformed"}`: a
+/// request head answered 400 before any route (`edge::strict`): both
+/// framing headers or a handshake with a body, else a head that is not
+/// well-formed (no Host, a bare LF, a bad `Sec-WebSocket-Key`).
+pub fn head_refused(smuggling: bool) {
+    if smuggling {
+        M.heads_smuggling.inc();
+    } else {
+        M.heads_malformed.inc();
+    }
+}
+
+/// `mazerace_api_requests_refused_total`: an `/api/*` request over its
+/// address's budget, answered 429 (`http::budget`).
+pub fn api_refused() {
+    M.api_refused.inc();
+}
+
+/// `mazerace_replays_not_modified_total`: a replay asked for with its
+/// ETag, answered 304 without reading the store.
+pub fn replay_not_modified() {
+    M.replays_not_modified.inc();
 }
 
 /// `mazerace_accept_errors_total`.
@@ -107,6 +132,17 @@ pub fn upgrade_penalised(refused: bool) {
         M.upgrades_refused.inc();
     } else {
         M.upgrades_delayed.inc();
+    }
+}
+
+/// `mazerace_session_takeovers_total{outcome="allowed"|"penalised"}`: a
+/// `hello` took a live session over from another connection (closed with
+/// 4003); `penalised`: past its address's budget, counted as a violation.
+pub fn session_takeover(penalised: bool) {
+    if penalised {
+        M.takeovers_penalised.inc();
+    } else {
+        M.takeovers_allowed.inc();
     }
 }
 
@@ -268,6 +304,11 @@ mod tests {
         client_closed(4999);
         peer_left(PeerLeft::Eof);
         upgrade_penalised(true);
+        head_refused(true);
+        socket_refused(Refusal::Penalty);
+        session_takeover(true);
+        api_refused();
+        replay_not_modified();
         room_phase(None, Some(Phase::Lobby));
         room_phase(Some(Phase::Lobby), Some(Phase::Countdown));
         ack_latency(Duration::from_micros(30));
@@ -286,6 +327,11 @@ mod tests {
             ("mazerace_clients_closed_total{code=\"other\",reason=\"other\"}", 1.0),
             ("mazerace_clients_left_total{how=\"eof\"}", 1.0),
             ("mazerace_upgrades_penalised_total{outcome=\"refused\"}", 1.0),
+            ("mazerace_http_heads_refused_total{reason=\"smuggling\"}", 1.0),
+            ("mazerace_sockets_refused_total{reason=\"penalty\"}", 1.0),
+            ("mazerace_session_takeovers_total{outcome=\"penalised\"}", 1.0),
+            ("mazerace_api_requests_refused_total", 1.0),
+            ("mazerace_replays_not_modified_total", 1.0),
             ("mazerace_rooms{phase=\"countdown\"}", 1.0),
             ("mazerace_rooms{phase=\"lobby\"}", 0.0),
             ("mazerace_move_ack_seconds_bucket{le=\"0.00005\"}", 1.0),

@@ -16,6 +16,8 @@ pub enum Refusal {
     PerAddress,
     /// The server holds as many sockets as it may (connection limit and reserve).
     Full,
+    /// The violation penalty refuses its address's upgrades now (`edge::penalty`).
+    Penalty,
 }
 
 /// How a client ended its connection (not a close the server asked for).
@@ -110,14 +112,21 @@ pub(super) struct Metrics {
     pub(super) accepted: IntCounter,
     pub(super) refused_per_addr: IntCounter,
     pub(super) refused_full: IntCounter,
+    pub(super) refused_penalty: IntCounter,
     pub(super) evicted: IntCounter,
     pub(super) head_timeouts: IntCounter,
+    pub(super) heads_smuggling: IntCounter,
+    pub(super) heads_malformed: IntCounter,
+    pub(super) api_refused: IntCounter,
+    pub(super) replays_not_modified: IntCounter,
     pub(super) accept_errors: IntCounter,
     pub(super) closed: [IntCounter; CLOSE_CODES.len()],
     pub(super) closed_other: IntCounter,
     pub(super) left: [IntCounter; PEER_LEFT.len()],
     pub(super) upgrades_delayed: IntCounter,
     pub(super) upgrades_refused: IntCounter,
+    pub(super) takeovers_allowed: IntCounter,
+    pub(super) takeovers_penalised: IntCounter,
     pub(super) progress_sent: IntCounter,
     pub(super) progress_coalesced: IntCounter,
     pub(super) log_lines_dropped: IntCounter,
@@ -192,10 +201,22 @@ impl Metrics {
             "Connections the client ended, by how (close_frame, eof without one, reset, error)",
             &["how"],
         );
+        let heads = counters(
+            &r,
+            "mazerace_http_heads_refused_total",
+            "Request heads answered 400 before any route: smuggling (both framing headers), malformed",
+            &["reason"],
+        );
         let penalised = counters(
             &r,
             "mazerace_upgrades_penalised_total",
             "Upgrades from an address with violations: delayed, or refused (429)",
+            &["outcome"],
+        );
+        let takeovers = counters(
+            &r,
+            "mazerace_session_takeovers_total",
+            "Live sessions taken over by another connection: allowed, or penalised (past the address's budget)",
             &["outcome"],
         );
         let rejected =
@@ -215,6 +236,7 @@ impl Metrics {
             accepted: counter(&r, "mazerace_sockets_accepted_total", "Sockets accepted, upgraded or not"),
             refused_per_addr: refused.with_label_values(&["per_address"]),
             refused_full: refused.with_label_values(&["full"]),
+            refused_penalty: refused.with_label_values(&["penalty"]),
             evicted: counter(
                 &r,
                 "mazerace_sockets_evicted_total",
@@ -224,6 +246,18 @@ impl Metrics {
                 &r,
                 "mazerace_http_head_timeouts_total",
                 "No complete request head in time",
+            ),
+            heads_smuggling: heads.with_label_values(&["smuggling"]),
+            heads_malformed: heads.with_label_values(&["malformed"]),
+            api_refused: counter(
+                &r,
+                "mazerace_api_requests_refused_total",
+                "/api/* requests over their address's budget, answered 429",
+            ),
+            replays_not_modified: counter(
+                &r,
+                "mazerace_replays_not_modified_total",
+                "Replays asked for with their ETag, answered 304 without a store read",
             ),
             accept_errors: counter(
                 &r,
@@ -235,6 +269,8 @@ impl Metrics {
             left: PEER_LEFT.map(|(_, how)| left.with_label_values(&[how])),
             upgrades_delayed: penalised.with_label_values(&["delayed"]),
             upgrades_refused: penalised.with_label_values(&["refused"]),
+            takeovers_allowed: takeovers.with_label_values(&["allowed"]),
+            takeovers_penalised: takeovers.with_label_values(&["penalised"]),
             progress_sent: counter(
                 &r,
                 "mazerace_progress_frames_sent_total",

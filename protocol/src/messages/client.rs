@@ -258,7 +258,8 @@ pub struct DecodeError {
     /// decimal, `bad_date` for a `leaderboard` or `league_board` whose date
     /// is not a real `YYYY-MM-DD`, `bad_message` for anything else.
     pub code: ErrorCode,
-    /// serde's account of what is wrong (it may quote the client's input).
+    /// What is wrong, as a sentence for a person ([`plain`]; it may quote
+    /// the client's input).
     pub message: String,
 }
 
@@ -280,6 +281,73 @@ impl DecodeError {
         } else {
             ErrorCode::BadMessage
         };
-        DecodeError { code, message: e.to_string() }
+        let message = match &v {
+            Some(v) if !v.is_object() => NOT_A_MESSAGE.to_owned(),
+            v => plain(e, v.as_ref().and_then(|v| v["type"].as_str())),
+        };
+        DecodeError { code, message }
+    }
+}
+
+/// The answer to a frame that is not one JSON object.
+const NOT_A_MESSAGE: &str = r#"that is not a message: send one JSON object, like {"type":"ping"}"#;
+
+/// serde's account of a bad frame (`unknown variant `sideways`, expected
+/// one of `up`, ... at line 1 column 30`), said as a sentence a player can
+/// read: no library wording, no positions. `kind` is the frame's `type`,
+/// when it has one (to tell an unknown message from an unknown value).
+/// Our own refusals (a match of 4 rounds, a bad seed) are already
+/// sentences and pass through.
+pub fn plain(e: &serde_json::Error, kind: Option<&str>) -> String {
+    use serde_json::error::Category;
+    if matches!(e.classify(), Category::Syntax | Category::Eof | Category::Io) {
+        return NOT_A_MESSAGE.into();
+    }
+    let full = e.to_string();
+    // serde_json appends where it stopped reading: nothing for a person.
+    let said = full.rsplit_once(" at line ").map_or(full.as_str(), |(s, _)| s);
+    // The words between the first pair of backticks, and the rest listed so.
+    let quoted = |s: &str| -> Vec<String> { s.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
+    if let Some(rest) = said.strip_prefix("unknown variant ") {
+        let words = quoted(rest);
+        let got = words.first().cloned().unwrap_or_default();
+        if kind == Some(got.as_str()) {
+            return format!("{got:?} is not a message this server knows");
+        }
+        return match words.get(1..).filter(|w| !w.is_empty()) {
+            Some(allowed) => format!("{got:?} is not allowed here: one of {}", allowed.join(", ")),
+            None => format!("{got:?} is not allowed here"),
+        };
+    }
+    if let Some(rest) = said.strip_prefix("missing field ") {
+        let field = quoted(rest).into_iter().next().unwrap_or_default();
+        return match field.as_str() {
+            "type" => r#"a message needs a "type", like {"type":"ping"}"#.into(),
+            _ => format!("this message needs its {field:?}"),
+        };
+    }
+    if let Some(rest) = said.strip_prefix("unknown field ") {
+        let field = quoted(rest).into_iter().next().unwrap_or_default();
+        return format!("{field:?} is not part of this message");
+    }
+    if let Some(rest) = said.strip_prefix("invalid type: ") {
+        let wanted = rest.rsplit_once("expected ").map_or("", |(_, w)| w);
+        return format!("a value is of the wrong kind: expected {}", kind_of(wanted));
+    }
+    if said.starts_with("invalid value: ") || said.starts_with("invalid length ") {
+        return "a value is out of range for this message".into();
+    }
+    said.to_owned()
+}
+
+/// serde's name for what it expected, as a person would say it.
+fn kind_of(expected: &str) -> &str {
+    match expected {
+        e if e.starts_with('u') || e.starts_with('i') => "a whole number",
+        "a string" | "a borrowed string" | "variant identifier" | "string or map" => "text",
+        "a boolean" => "true or false",
+        e if e.contains("sequence") => "a list",
+        e if e.starts_with("struct") || e.starts_with("internally tagged") || e.contains("map") => "an object",
+        e => e,
     }
 }

@@ -29,7 +29,10 @@ async fn malformed_unknown_and_incomplete_messages() {
             "{\"type\":\"move\",\"dir\":\"sideways\",\"seq\":1}",
             r#""sideways" is not allowed here: one of up, down, left, right"#,
         ),
-        ("{\"type\":\"move\",\"dir\":\"up\",\"seq\":\"one\"}", "a value is of the wrong kind: expected a whole number"),
+        (
+            "{\"type\":\"move\",\"dir\":\"up\",\"seq\":\"one\"}",
+            "a value is of the wrong kind: expected a whole number",
+        ),
         ("{\"type\":\"hello\"}", r#"this message needs its "name""#),
         ("{\"type\":\"ready\",\"ready\":true,\"extra\":1}", r#""extra" is not part of this message"#),
         // Messages without fields refuse extra ones too (they were let through).

@@ -147,12 +147,19 @@ async fn a_match_of_three_rounds_plays_from_countdown_to_podium_with_no_message_
     assert_eq!(room["tally"], json!([{"player_id": p[0].id, "name": "Ann", "wins": 1}]));
     assert_eq!(room["standings"]["over"], true);
 
-    // Play another match: everyone stays, the settings too, the tally lives on.
+    // Play another match: everyone stays, the settings too, the tally lives
+    // on; its first round is counted down from the podium, like the rounds
+    // between, and starts with no click.
     p[0].send(json!({"type": "rematch"})).await;
-    let lobby = p[1].recv_room_until(|r| r["phase"] == "lobby").await;
-    assert_eq!((lobby["players"].as_array().unwrap().len(), &lobby["match"]), (3, &room["match"]));
-    assert!(lobby.get("standings").is_none());
-    assert_eq!(lobby["tally"], room["tally"]);
+    let next = p[1].recv_room_until(|r| r["phase"] == "intermission").await;
+    assert_eq!((next["players"].as_array().unwrap().len(), &next["match"]), (3, &room["match"]));
+    assert_eq!((&next["standings"]["round"], &next["standings"]["over"]), (&json!(0), &Value::Null));
+    assert_eq!(next["tally"], room["tally"]);
+    let tick = p[1].recv_type("intermission").await;
+    assert_eq!(tick, json!({"type": "intermission", "round": 1, "seconds": 10}));
+    let (rs, between) = until_race_start(&mut p[1]).await;
+    assert!(between.iter().all(|m| m["type"] != "error"), "{between:?}");
+    assert_eq!(rs["type"], "race_start", "the next match's round 1, with no Start");
     srv.stop().await;
 }
 

@@ -347,7 +347,9 @@ fn kind_of(expected: &str) -> &str {
         "a string" | "a borrowed string" | "variant identifier" | "string or map" => "text",
         "a boolean" => "true or false",
         e if e.contains("sequence") => "a list",
-        e if e.starts_with("struct") || e.starts_with("internally tagged") || e.contains("map") => "an object",
+        e if e.starts_with("struct") || e.starts_with("internally tagged") || e.contains("map") => {
+            "an object"
+        }
         e => e,
     }
 }

@@ -139,9 +139,20 @@ impl Room {
         self.announce(ServerMsg::RaceStart { board, time_limit_ms, clock });
     }
 
-    pub(super) fn rematch(&mut self, id: PlayerId, same_board: bool, seed: u64, match_seed: u64) {
+    pub(super) fn rematch(
+        &mut self,
+        id: PlayerId,
+        same_board: bool,
+        seed: u64,
+        match_seed: u64,
+        now: Instant,
+    ) {
         if id != self.host {
             return self.fx.to(id, error(ErrorCode::NotHost, "only the host can call a rematch"));
+        }
+        if self.phase() == Phase::Intermission {
+            let why = "the match goes on: its next round starts by itself";
+            return self.fx.to(id, error(ErrorCode::WrongPhase, why));
         }
         if self.phase() != Phase::Results {
             return self.fx.to(id, error(ErrorCode::WrongPhase, "a rematch comes after the results"));
@@ -162,13 +173,18 @@ impl Room {
                 }
             }
         }
-        // "Play another match": the same settings, a new table.
-        self.the_match = None;
-        self.stage = Stage::Lobby;
         for m in &mut self.members {
             m.ready = false;
         }
         tracing::info!(same_board, "rematch");
+        if self.settings.format.is_some() {
+            // "Play another match": a new table, and its first round counted
+            // down like the rounds between (the host may start it at once or
+            // hold it), from the podium, with no trip through the lobby.
+            return self.another_match(now);
+        }
+        self.the_match = None;
+        self.stage = Stage::Lobby;
         self.broadcast_room();
     }
 

@@ -136,8 +136,11 @@ fn the_host_leaving_hands_over_ends_their_hold_and_the_match_goes_on() {
     assert!(table(&r).iter().find(|l| l.0 == 1).unwrap().3, "the old host is in the table, left");
 }
 
+/// Issue 35: "Play another match" sent everyone back to the lobby, where
+/// the host had to press Start again. Another match flows like the rounds:
+/// its first round is counted down from the podium and starts by itself.
 #[test]
-fn play_another_match_keeps_everyone_and_the_settings_and_the_tally() {
+fn play_another_match_counts_its_first_round_down_and_keeps_everyone_the_settings_and_the_tally() {
     let mut r = match_room(2, 3, Plan::Same);
     let mut t = Instant::now();
     r.handle(t, Input::Start { id: 1 });
@@ -147,19 +150,56 @@ fn play_another_match_keeps_everyone_and_the_settings_and_the_tally() {
         r.handle(t, Input::NextRound { id: 1 });
     }
     let over_seed = standings(&r).boards[0].seed.0;
+    r.handle(t, Input::Rematch { id: 2, same_board: false, seed: 77, match_seed: 78 });
+    assert_eq!(refusal(&fx(&mut r), 2), Some(ErrorCode::NotHost), "the host's call");
     r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 77, match_seed: 78 });
     let e = settled(&mut r, t);
     let info = last_room(&e);
     assert_eq!(
         (info.phase, info.format, info.players.len()),
-        (Phase::Lobby, Some(settings(3, Plan::Same)), 2)
+        (Phase::Intermission, Some(settings(3, Plan::Same)), 2)
     );
-    assert!(info.standings.is_none(), "a new table with the next match");
+    let st = info.standings.as_ref().expect("the next match's table");
+    assert_eq!((st.round, st.over), (0, false), "a new table, no round begun");
+    assert!(st.lines.iter().all(|l| l.points == 0 && l.rounds.is_empty()), "{st:?}");
+    assert!(
+        to(&e, 2).iter().any(|m| matches!(m, ServerMsg::Intermission { round: 1, seconds: Some(10), .. })),
+        "round 1 is counted down like the rounds between"
+    );
     assert_eq!(info.tally[0].wins, 1, "the tally lives as long as the room");
     assert_eq!(r.settings.board.seed(), 77, "a new match's first board");
-    r.handle(t, Input::Start { id: 1 });
+    // A rematch now is no rematch: the match is on.
+    r.handle(t, Input::Rematch { id: 1, same_board: false, seed: 79, match_seed: 80 });
+    assert_eq!(refusal(&fx(&mut r), 1), Some(ErrorCode::WrongPhase));
+    // Nobody clicks: the intermission runs out and round 1 counts down.
+    let (_, next) = intermission(&mut r, t);
+    assert_eq!(next, t + 10 * S);
+    assert_eq!(r.phase(), Phase::Countdown);
     assert_eq!(standings(&r).round, 1);
+    assert_eq!(r.settings.board.seed(), 77);
     assert_ne!(over_seed, 77);
+}
+
+/// The host may start another match's first round at once, as between rounds.
+#[test]
+fn another_matchs_first_round_starts_at_once_on_the_hosts_word() {
+    let mut r = match_room(2, 3, Plan::Same);
+    let mut t = Instant::now();
+    r.handle(t, Input::Start { id: 1 });
+    for _ in 0..3 {
+        let start = count_down(&mut r, t);
+        t = round(&mut r, start, &[2, 1], &[]);
+        r.handle(t, Input::NextRound { id: 1 });
+    }
+    r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 0, match_seed: 0 });
+    r.handle(t, Input::Hold { id: 1 });
+    assert_eq!(r.phase(), Phase::Intermission);
+    r.handle(t + S, Input::NextRound { id: 1 });
+    assert_eq!(r.phase(), Phase::Countdown, "held, then started at once");
+    let start = count_down(&mut r, t + S);
+    round(&mut r, start, &[1, 2], &[]);
+    fx(&mut r);
+    assert_eq!(table(&r)[0].1, 2, "the new match's round 1 scored: {:?}", table(&r));
 }
 
 #[test]

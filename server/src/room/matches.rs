@@ -112,18 +112,40 @@ impl Room {
         }
     }
 
-    /// The host starts a room that plays matches: a new match, whose first
-    /// round is the room's board; everyone racing it is in its table.
-    pub(super) fn begin_match(&mut self) {
-        let Some(format) = self.settings.format else { return };
+    /// A new match on the room's board (its round 1) and match seed, none
+    /// of it begun; everyone not watching is in its table.
+    fn new_match(&self) -> Option<Match> {
+        let format = self.settings.format?;
         let (first, seed) = (self.settings.board.seed(), self.settings.match_seed);
         let mut m = Match::new(format, self.settings.base, first, seed);
         for p in self.members.iter().filter(|p| !p.spectate) {
             m.join(p.id, &p.name);
         }
-        m.begin();
         tracing::info!(rounds = format.rounds.get(), seed = m.seed.0, "match started");
-        self.the_match = Some(m);
+        Some(m)
+    }
+
+    /// The host starts a room that plays matches: a new match, whose first
+    /// round (the room's board) begins now.
+    pub(super) fn begin_match(&mut self) {
+        self.the_match = self.new_match();
+        if let Some(m) = &mut self.the_match {
+            m.begin();
+        }
+    }
+
+    /// "Play another match" from the podium: a new match whose first round
+    /// follows an intermission, as every later round does.
+    pub(super) fn another_match(&mut self, now: Instant) {
+        self.the_match = self.new_match();
+        let fresh = self.fresh_intermission(1, now);
+        if let Stage::Results { intermission, .. } = &mut self.stage {
+            *intermission = Some(Box::new(fresh));
+        }
+        self.broadcast_room();
+        if let Some(msg) = self.intermission_message() {
+            self.announce(msg);
+        }
     }
 
     /// Whether member `id` races the next round: not watching, and in a

@@ -340,7 +340,7 @@ impl Room {
             Input::Dropped { id, seq, action } => self.dropped(id, seq, action),
             Input::GiveUp { id } => self.give_up(id, now),
             Input::Rematch { id, same_board, seed, match_seed } => {
-                self.rematch(id, same_board, seed, match_seed)
+                self.rematch(id, same_board, seed, match_seed, now)
             }
             Input::Rename { id, name } => {
                 let Some(m) = self.members.iter_mut().find(|m| m.id == id) else { return };

@@ -236,15 +236,22 @@ impl Fuzz {
                 self.observe(who, m)?;
                 Ok(mine)
             }
-            // A rematch shows as the room going from results back to the lobby.
+            // A rematch shows as the room going from results back to the
+            // lobby; in a room of matches, into the next match's first
+            // intermission (a new table, no round begun).
             (Expect::Rematch, ServerMsg::Room(info)) => {
                 let p = &self.players[who];
                 let was_results =
                     p.view.as_ref().is_some_and(|v| v.code == info.code && v.phase == Phase::Results);
-                let mine = p.room.as_deref() == Some(info.code.as_str())
-                    && was_results
-                    && info.phase == Phase::Lobby
-                    && info.host == p.id;
+                let next = match info.format {
+                    None => info.phase == Phase::Lobby,
+                    Some(_) => {
+                        info.phase == Phase::Intermission
+                            && info.standings.as_ref().is_some_and(|s| s.round == 0 && !s.over)
+                    }
+                };
+                let mine =
+                    p.room.as_deref() == Some(info.code.as_str()) && was_results && next && info.host == p.id;
                 if mine {
                     ensure!(
                         info.players.iter().all(|p| !p.ready),

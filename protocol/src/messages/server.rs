@@ -27,6 +27,11 @@ pub struct PlayerInfo {
     pub spectator: bool,
     /// False while their connection is down and their session waits for a resume.
     pub connected: bool,
+    /// A racer's colour: an index into the clients' palette, the same on
+    /// every screen, kept while they stay (the lowest no other racer of the
+    /// room holds when they join). Absent for a spectator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colour: Option<u8>,
     /// A rival: a stored run the server plays back, not a person
     /// (`add_rival`). It races and is ranked like anyone, never on a table.
     #[serde(default, skip_serializing_if = "is_false")]

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use tokio::sync::mpsc;
 
+use super::colours::Colours;
 use super::effects::Effects;
 use super::progress::RoomUpdates;
 use super::state::{Member, Room, Stage};
@@ -192,7 +193,7 @@ impl Room {
                 connected: false,
             })
             .collect();
-        Room {
+        let mut room = Room {
             code,
             settings,
             timings,
@@ -203,11 +204,19 @@ impl Room {
             last: Vec::new(),
             the_match: last_match,
             tally,
+            colours: Colours::default(),
             fx: Effects::default(),
             updates: RoomUpdates::new(timings.room_window),
             load: 0,
             today: None,
+        };
+        // Colours again, in the order they joined: the first friends keep
+        // the first colours.
+        let racers: Vec<PlayerId> = room.members.iter().filter(|m| !m.spectate).map(|m| m.id).collect();
+        for id in racers {
+            room.give_colour(id);
         }
+        room
     }
 
     /// Member `id` claimed their seat with `token` (before their reattach).

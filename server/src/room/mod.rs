@@ -11,6 +11,7 @@
 //! - `view.rs`: what members see: `room` (its size bounded whatever the
 //!   audience), `snapshot`.
 //! - `rival.rs`: stored runs raced as rivals (`add_rival`).
+//! - `colours.rs`: each racer's colour, the same on every screen.
 //! - `matches.rs`: a match of several rounds: its settings, the
 //!   intermission between rounds, the table and the tally.
 //! - `effects.rs`: what the state machine asks for.
@@ -24,6 +25,7 @@
 //! the room that accepted it (a join, or a reattach the room confirmed).
 
 mod actor;
+mod colours;
 #[cfg(test)]
 mod dropped_tests;
 mod effects;

@@ -150,7 +150,9 @@ impl Room {
             return self.fx.to(id, error(ErrorCode::RivalRefused, ALREADY_IN));
         }
         tracing::info!(rival = rival.id, run_id = rival.run_id, "rival added");
+        let rid = rival.id;
         self.rivals.push(rival);
+        self.give_colour(rid);
         self.broadcast_room();
     }
 

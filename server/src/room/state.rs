@@ -14,6 +14,7 @@ use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RivalPick, ServerM
 use mazerace_protocol::Action;
 use tokio::time::Instant;
 
+use super::colours::Colours;
 use super::effects::Effects;
 use super::intermission::Intermission;
 use super::progress::RoomUpdates;
@@ -172,6 +173,8 @@ pub struct Room {
     /// Matches won here, per player, for the room's life (bounded:
     /// [`super::matches::MAX_TALLY`]).
     pub(super) tally: Vec<TallyLine>,
+    /// Each racer's colour ([`Room::give_colour`]).
+    pub(super) colours: Colours,
     pub(super) fx: Effects,
     /// When the next `room` goes out (`updates.rs`).
     pub(super) updates: RoomUpdates,
@@ -208,16 +211,27 @@ impl Room {
             last: Vec::new(),
             the_match: None,
             tally: Vec::new(),
+            colours: Colours::default(),
             fx: Effects::default(),
             updates: RoomUpdates::new(timings.room_window),
             load: 0,
             today: None,
         };
+        room.give_colour(id);
         // The first `room`: nothing was sent before it, so the next change
         // goes out at once too.
         let first = ServerMsg::Room(room.room_info());
         room.fx.all(first);
         room
+    }
+
+    /// Racer `id` (a member who races, or a rival) takes a colour: the
+    /// lowest the room's other racers do not hold (`colours.rs`).
+    pub(super) fn give_colour(&mut self, id: PlayerId) {
+        let racers: Vec<PlayerId> = (self.members.iter().filter(|m| !m.spectate).map(|m| m.id))
+            .chain(self.rivals.iter().map(|r| r.id))
+            .collect();
+        self.colours.give(id, &racers);
     }
 
     /// The server's load level, for the progress window (the actor tells
@@ -304,6 +318,9 @@ impl Room {
                     m.join(id, &name);
                 }
                 self.members.push(Member { id, name, token, spectate, ready: false, connected: true });
+                if !spectate {
+                    self.give_colour(id);
+                }
                 tracing::info!(player = id, spectate, "player joined");
                 self.tell_joiner(id);
                 if self.phase() != Phase::Lobby {

@@ -423,3 +423,27 @@ fn practice_daily_moves_and_private_rooms_are_not_paced() {
     assert!(answers(&fx(&mut private)).iter().all(|&(_, ok, _)| ok));
     assert_eq!(private.phase(), Phase::Results);
 }
+
+/// Issue 35: colours differed per viewer (you were always blue), so "I'm
+/// the orange one" failed. The room gives each racer one colour, in its one
+/// `room` message every screen gets; a spectator has none; a place freed
+/// by one who left is the next newcomer's, the others keep theirs.
+#[test]
+fn each_racer_has_one_colour_in_the_room_kept_while_they_stay() {
+    let mut r = room(3);
+    let colours = |r: &Room| -> Vec<(PlayerId, Option<u8>)> {
+        r.room_info().players.iter().map(|p| (p.id, p.colour)).collect()
+    };
+    assert_eq!(colours(&r), [(1, Some(0)), (2, Some(1)), (3, Some(2))]);
+    let t = Instant::now();
+    r.handle(t, Input::Leave { id: 2, expired: false });
+    r.check_join(4, true, 4).unwrap();
+    r.handle(t, Input::Join { id: 4, name: name(4), token: "t4".into(), spectate: true });
+    r.check_join(5, false, 4).unwrap();
+    r.handle(t, Input::Join { id: 5, name: name(5), token: "t5".into(), spectate: false });
+    assert_eq!(colours(&r), [(1, Some(0)), (3, Some(2)), (4, None), (5, Some(1))]);
+    // A dropped connection keeps its colour.
+    r.handle(t, Input::Disconnected { id: 3 });
+    r.handle(t, Input::Connected { id: 3 });
+    assert_eq!(colours(&r)[1], (3, Some(2)));
+}

@@ -62,6 +62,7 @@ impl Room {
                     ready: m.ready,
                     spectator: m.spectate || (race_on && !in_race(m.id)),
                     connected: m.connected,
+                    colour: self.colours.of(m.id).filter(|_| !m.spectate),
                     rival: false,
                     run_id: None,
                 })
@@ -71,6 +72,7 @@ impl Room {
                     ready: true,
                     spectator: false,
                     connected: true,
+                    colour: self.colours.of(r.id),
                     rival: true,
                     run_id: r.run_id,
                 }))

@@ -46,7 +46,7 @@ export function render(s) {
       {},
       el('span', {
         class: 'dot',
-        style: `background:${p.id === s.me.id ? PALETTE.you : p.spectator ? '#9aa3b2' : colourOf(s, p.id)}`,
+        style: `background:${p.spectator ? '#9aa3b2' : colourOf(s, p.id, p.id === s.me.id ? PALETTE.you : undefined)}`,
         'aria-hidden': 'true',
       }),
       el('span', { class: 'name', text: p.name, title: p.name }),

@@ -60,7 +60,7 @@ export function racerRows(s) {
       rival: p.rival,
       steps: g ? g.steps : pr ? pr.steps : 0,
       run: g ? g.run : pr && pr.run,
-      colour: mine ? PALETTE.you : colourOf(s, p.id),
+      colour: colourOf(s, p.id, mine ? PALETTE.you : undefined),
     };
   });
 }
@@ -133,7 +133,7 @@ function drawNow() {
     const a = s.game.anim;
     const pos = a && !still() && glideAt(a.from, g.pos, a.t, 90);
     if (pos) requestDraw();
-    me = { pos: pos || g.pos, ghost: g.ghost, gateOpen: gateOpenNow(s) };
+    me = { pos: pos || g.pos, ghost: g.ghost, gateOpen: gateOpenNow(s), colour: colourOf(s, s.me.id, PALETTE.you) };
   } else me = { pos: [-9, -9], gateOpen: false };
   // Everyone racing (during the countdown, at the start); a finisher leaves the board.
   const others = racerRows(s)

@@ -15,7 +15,12 @@ export const PALETTE = {
   visited: '#cfe4f5',
   line: '#CC79A7', // reddish purple: the revealed optimal line
 };
-export const RACER_COLOURS = ['#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b', '#666666'];
+/**
+ * Racers' colours, by the index the server gives each racer (`room.players[].colour`):
+ * the same racer is the same colour on every screen. Okabe-Ito first, the most distinct;
+ * past eight they repeat, the names telling them apart.
+ */
+export const RACER_COLOURS = ['#0072B2', '#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b'];
 
 const motion = globalThis.matchMedia && matchMedia('(prefers-reduced-motion: reduce)');
 /** Under reduced motion nothing glides or plays by itself. */
@@ -54,7 +59,11 @@ export function cellAt(canvas, layout, clientX, clientY) {
   return row >= 0 && col >= 0 && row < layout.n && col < layout.n ? [row, col] : null;
 }
 
-/** scene: {board, me: {pos (fractional while moving), ghost?, gateOpen}, visited?, others?, trail?, marker? (the optimal line)}. */
+/**
+ * scene: {board, me: {pos (fractional while moving), ghost?, gateOpen, colour?}, visited?, others?, trail?, marker? (the optimal line)}.
+ * My marker is in my room colour (blue by default, alone) and is told from the others by its shape, not
+ * its colour: larger, ringed in ink, drawn over everyone else's so it is never hidden at the start.
+ */
 export function draw(canvas, layout, scene) {
   const { dpr, cell: s, css } = layout;
   const ctx = canvas.getContext('2d');
@@ -93,40 +102,34 @@ export function draw(canvas, layout, scene) {
     disc(ctx, x + s / 2, y + s / 2, r, fill, stroke, lw, dash);
     ctx.globalAlpha = 1;
   };
+  const mine = (scene.me && scene.me.colour) || PALETTE.you;
   if (scene.me && scene.me.ghost) {
-    dot(scene.me.ghost, s * 0.32, PALETTE.you, null, 0, 0.4);
-    dot(scene.me.ghost, s * 0.32, null, PALETTE.you, 1.5, 1, [3, 3]);
-  }
-  if (scene.marker) {
-    if (scene.marker.ghost) dot(scene.marker.ghost, s * 0.3, PALETTE.line, null, 0, 0.4);
-    dot(scene.marker.pos, s * 0.3, PALETTE.line, '#ffffff', 2);
-  } else if (scene.me) {
-    const p = scene.me.pos;
-    dot(p, Math.max(3, s * 0.34), PALETTE.you, '#ffffff', Math.max(1.5, s * 0.06));
-    const g = scene.me.ghost;
-    // The ghost walks with me: a dashed halo keeps it visible.
-    if (g && Math.abs(g[0] - p[0]) < 0.5 && Math.abs(g[1] - p[1]) < 0.5) dot(p, s * 0.45, null, PALETTE.you, 2, 1, [3, 3]);
+    dot(scene.me.ghost, s * 0.32, mine, null, 0, 0.4);
+    dot(scene.me.ghost, s * 0.32, null, mine, 1.5, 1, [3, 3]);
   }
 
-  // Other racers, drawn last, fanned out when they share a cell.
+  // Other racers first, fanned out when they share a cell (with me too), so mine goes on top.
   const others = scene.others || [];
   const shared = new Map();
-  // My own cell is taken: a rival with me is drawn beside me.
+  // My own cell is taken: a racer with me is drawn beside me.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
   const crowd = new Map(); // cell -> racers there
   for (const o of others) {
     const k = o.pos.join(',');
     crowd.set(k, [...(crowd.get(k) || []), o]);
   }
+  const tags = [];
   for (const [k, group] of crowd) {
     const base = shared.get(k) || 0;
     const [x, y] = at(group[0].pos);
     group.forEach((o, j) => {
       const i = base + j;
-      const off = i ? s * 0.3 : 0;
-      const cx = x + s / 2 + Math.cos(i * 2.1) * off,
-        cy = y + s / 2 + Math.sin(i * 2.1) * off;
-      ctx.globalAlpha = 0.75;
+      // Around the cell's centre, a ring per eight: a crowd at the start stays countable.
+      const ring = Math.floor(i / 8);
+      const off = i ? s * (0.3 + 0.12 * ring) : 0;
+      const cx = x + s / 2 + Math.cos(i * 0.785 + ring * 0.39) * off,
+        cy = y + s / 2 + Math.sin(i * 0.785 + ring * 0.39) * off;
+      ctx.globalAlpha = 0.85;
       disc(ctx, cx, cy, Math.max(3, s * 0.2), o.colour, '#ffffff', 1.5);
       ctx.globalAlpha = 1;
     });
@@ -134,8 +137,25 @@ export function draw(canvas, layout, scene) {
     const short = first.length > 12 ? first.slice(0, 11).join('') + '…' : group[0].name;
     // First-strong isolates keep a right-to-left name from swallowing the "+2".
     const name = `\u2068${short}\u2069` + (group.length > 1 ? ` +${group.length - 1}` : '');
-    if (s >= 14 && group[0].name) label(ctx, name, x + s / 2, y + s * 0.2, Math.max(9, Math.min(12, s * 0.3)), group[0].colour, css);
+    if (s >= 14 && group[0].name) tags.push([name, x, y, group[0].colour]);
   }
+
+  if (scene.marker) {
+    if (scene.marker.ghost) dot(scene.marker.ghost, s * 0.3, PALETTE.line, null, 0, 0.4);
+    dot(scene.marker.pos, s * 0.3, PALETTE.line, '#ffffff', 2);
+  } else if (scene.me) {
+    const p = scene.me.pos;
+    // Mine: an ink ring around a white one around my colour, over everyone.
+    dot(p, Math.max(4, s * 0.38), PALETTE.wall, null, 0);
+    dot(p, Math.max(3, s * 0.34), mine, '#ffffff', Math.max(1.5, s * 0.06));
+    const g = scene.me.ghost;
+    // The ghost walks with me: a dashed halo keeps it visible.
+    if (g && Math.abs(g[0] - p[0]) < 0.5 && Math.abs(g[1] - p[1]) < 0.5) dot(p, s * 0.45, null, mine, 2, 1, [3, 3]);
+  }
+
+  // Name tags last, over every marker, never cut off by the board's edges.
+  const size = Math.max(9, Math.min(12, s * 0.3));
+  for (const [name, x, y, colour] of tags) label(ctx, name, x + s / 2, y, s, size, colour, css);
 }
 
 function drawVault(ctx, b, s, at, scene) {
@@ -263,12 +283,15 @@ function corner(ctx, text, x, y, s, colour, alpha = 1) {
   ctx.globalAlpha = 1;
 }
 
-function label(ctx, text, x, y, size, colour, width) {
+/** A name tag over the cell at `top` (of size `s`), or under it on the top row, where above would be cut off. */
+function label(ctx, text, x, top, s, size, colour, width) {
   ctx.font = `600 ${Math.round(size)}px system-ui, sans-serif`;
   const half = ctx.measureText(text).width / 2 + 2;
-  x = Math.max(half, Math.min(width - half, x)); // never cut off at the edge
+  x = Math.max(half, Math.min(width - half, x)); // never cut off at the side
+  const above = top + s * 0.2 - size >= 0;
   ctx.textAlign = 'center';
-  ctx.textBaseline = 'bottom';
+  ctx.textBaseline = above ? 'bottom' : 'top';
+  const y = above ? top + s * 0.2 : Math.min(top + s * 0.8, width - size - 1);
   ctx.lineWidth = 3;
   ctx.strokeStyle = 'rgba(255,255,255,0.9)';
   // Canvas text is never parsed as HTML: a name with markup draws as typed.

@@ -183,10 +183,16 @@ export function nameOf(s, id) {
   return r ? r.name : `Player ${id}`;
 }
 
-export function colourOf(s, id) {
+/**
+ * A racer's colour: the server's (`room.players[].colour`), the same on every screen; kept once seen,
+ * so a racer who left mid-race keeps theirs on the board and in the list. None known (a spectator,
+ * the offline stand-in): `fallback`.
+ */
+export function colourOf(s, id, fallback = '#9aa3b2') {
   const c = s.others.colours;
-  if (!c.has(id)) c.set(id, RACER_COLOURS[c.size % RACER_COLOURS.length]);
-  return c.get(id);
+  const p = member(s, id);
+  if (p && Number.isInteger(p.colour)) c.set(id, RACER_COLOURS[p.colour % RACER_COLOURS.length]);
+  return c.get(id) || fallback;
 }
 
 /** A bucket of half the burst refilled at 5/8 of the rate (`limits` as readLimits leaves them). */

@@ -3,7 +3,7 @@
 // this page only learns of the race from a resume's snapshot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createState, watching } from '../../public/js/state.js';
+import { createState, watching, colourOf } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
 import { racerRows } from '../../public/js/raceboard.js';
 import { fakeFx, MAZE, player, room, welcome } from './fakes.mjs';
@@ -83,4 +83,30 @@ test('the audience counts those the room only counts (more_spectators) beside th
   assert.equal(watching({ players: named }), 2, 'absent: none beyond those named');
   assert.equal(watching({ players: named, more_spectators: 38 }), 40);
   assert.equal(watching(null), 0);
+});
+
+test('every racer is drawn in the colour the server gives them, mine too, the same whoever watches; one who left keeps theirs', async () => {
+  const { RACER_COLOURS, PALETTE } = await import('../../public/js/render.js');
+  const info = room([player(1, 'Ann', { colour: 0 }), player(2, 'Bea', { colour: 1 }), player(3, 'Cy', { colour: 2 })], {
+    phase: 'racing',
+  });
+  const seen = {};
+  for (const me of [1, 2]) {
+    const s = createState();
+    const fx = fakeFx({ path: '/r/K7M2Q' });
+    handle(s, welcome({ player_id: me }), fx);
+    handle(s, info, fx);
+    seen[me] = Object.fromEntries(racerRows(s).map((r) => [r.name, r.colour]));
+    // Bea leaves: she keeps her colour on the list.
+    handle(s, room([player(1, 'Ann', { colour: 0 }), player(3, 'Cy', { colour: 2 })], { phase: 'racing' }), fx);
+    assert.equal(colourOf(s, 2), RACER_COLOURS[1], 'kept once seen');
+  }
+  assert.deepEqual(seen[1], { Ann: RACER_COLOURS[0], Bea: RACER_COLOURS[1], Cy: RACER_COLOURS[2] });
+  assert.deepEqual(seen[1], seen[2], 'Bea is the same colour on Ann’s screen and on her own');
+  // An offline stand-in's room has no colours: my own marker is the default blue.
+  const s = createState();
+  const fx = fakeFx({ path: '/r/K7M2Q' });
+  handle(s, welcome({ player_id: 1 }), fx);
+  handle(s, room([player(1, 'Ann')], { phase: 'racing' }), fx);
+  assert.equal(racerRows(s)[0].colour, PALETTE.you);
 });

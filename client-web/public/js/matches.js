@@ -22,7 +22,9 @@ export const matchOn = (s) => !!standingsOf(s) && !standingsOf(s).over;
 export function roundLabel(s) {
   const st = standingsOf(s);
   const m = matchOf(s);
-  return st && m ? `Round ${st.round} of ${m.rounds}` : '';
+  if (!st || !m) return '';
+  // Before its first round (another match, counted down from the podium): the round to come.
+  return st.round ? `Round ${st.round} of ${m.rounds}` : `A new match of ${m.rounds} rounds`;
 }
 
 /**

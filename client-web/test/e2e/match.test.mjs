@@ -5,7 +5,7 @@
 // clicks between rounds. Every client's match table equals the server's
 // standings after round 1 and its `match_over` at the end (each round from its
 // own `match_round`, Dan who joined mid-match and Cat who resumed too); the podium, the
-// share line, a round's best line, and "Play another match" with the tally.
+// share line, a round's best line, and "Play another match" (counted down from the podium) with the tally.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, openPage, recordPage, screenshot, play, axe, SHOTS, LAPTOP, PHONE } from './harness.mjs';
@@ -173,14 +173,25 @@ test('three players race a match of 3 rounds to the podium, one dropping and res
   await ann.page.click('#rp-back');
   await view(ann, 'play');
 
-  // Play another match: everyone back in the lobby, the settings kept, the tally counted.
+  // Play another match: from the podium, its round 1 counted down like the rounds between and
+  // started with no click (nobody goes back to the lobby); the settings kept, the tally counted.
   assert.ok(await bob.page.isHidden('#m-again'), 'only the host starts another');
+  froms = [ann, bob, cat, dan].map((p) => p.frames.length);
   await ann.page.click('#m-again');
-  await Promise.all([ann, bob, cat, dan].map((p) => view(p, 'lobby')));
-  assert.match(await bob.page.textContent('#lobby-game'), /Match of 3 rounds/);
+  await bob.page.waitForFunction(() => /Round 1 starts in/.test(document.querySelector('#m-status').textContent));
+  assert.match(await bob.page.textContent('#m-h'), /A new match of 3 rounds/);
   const winners = over.winners.map((id) => over.lines.find((l) => l.player_id === id).name);
-  await bob.page.waitForSelector('#m-tally:not([hidden])');
-  for (const w of winners) assert.match(await bob.page.textContent('#m-tally'), new RegExp(`${w} 1`));
+  await bob.page.waitForSelector('#m-tally2:not([hidden])');
+  for (const w of winners) assert.match(await bob.page.textContent('#m-tally2'), new RegExp(`${w} 1`));
+  await raceStarts([ann, bob, cat, dan], froms);
+  for (const [i, p] of [ann, bob, cat, dan].entries()) {
+    assert.ok(!p.frames.slice(froms[i]).some((m) => m.type === 'room' && m.phase === 'lobby'), 'no trip through the lobby');
+  }
+  assert.deepEqual(
+    bob.sent.filter((m) => ['start', 'next_round'].includes(m.type)),
+    [],
+    'nobody but the host clicked, and the host only once',
+  );
   for (const p of [ann, bob, cat, dan]) assert.deepEqual(p.problems, []);
   for (const p of [ann, bob, cat, dan]) await p.context.close();
 });

@@ -136,3 +136,30 @@ test('match_round keeps each round as the server scored it, round 1 begins a lis
   );
   assert.deepEqual(fx.drain(), [], 'nothing is sent for it');
 });
+
+test('another match is counted down from the podium: a new table, round 1 to come, the podium gone', () => {
+  const { s, fx } = inMatch(1, 'results');
+  handle(
+    s,
+    room([player(1, 'Ann'), player(2, 'Bob')], {
+      phase: 'results',
+      match: { rounds: 3, plan: 'same' },
+      standings: standings({ over: true }),
+    }),
+    fx,
+  );
+  handle(s, { type: 'match_over', seed: '9', played: 3, lines: standings().lines, winners: [1], share: 'x' }, fx);
+  anotherMatch(s, fx);
+  assert.deepEqual(fx.drain(), [{ type: 'rematch' }]);
+  const fresh = { round: 0, boards: [], lines: [] };
+  handle(
+    s,
+    room([player(1, 'Ann'), player(2, 'Bob')], { phase: 'intermission', match: { rounds: 3, plan: 'same' }, standings: fresh }),
+    fx,
+  );
+  handle(s, { type: 'intermission', round: 1, seconds: 10 }, fx);
+  assert.equal(s.match.over, null, 'the podium is gone');
+  assert.equal(roundLabel(s), 'A new match of 3 rounds');
+  assert.deepEqual(s.match.intermission, { round: 1, seconds: 10, held: false });
+  assert.equal(matchOn(s), true);
+});

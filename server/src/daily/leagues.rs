@@ -116,7 +116,28 @@ fn unexpected(op: &str) -> DailyError {
     DailyError::internal(format!("the store answered {op} with something else"))
 }
 
-/// Answers one league request.
+/// The player `me`'s leagues (with `name`, their member name in each
+/// becomes it first).
+async fn my_leagues(store: &Store, me: String, name: Option<String>) -> Result<Vec<League>, DailyError> {
+    match store.league(LeagueRequest::Mine { player: me, name }).await? {
+        LeagueAnswer::Leagues(leagues) => Ok(leagues),
+        LeagueAnswer::League(_)
+        | LeagueAnswer::NotFound
+        | LeagueAnswer::Full
+        | LeagueAnswer::TooMany
+        | LeagueAnswer::AddressCap
+        | LeagueAnswer::CodeTaken
+        | LeagueAnswer::Left(_)
+        | LeagueAnswer::Removed(_)
+        | LeagueAnswer::NotOwner
+        | LeagueAnswer::Members(..)
+        | LeagueAnswer::Runs(_) => Err(unexpected("my_leagues")),
+    }
+}
+
+/// Answers one league request: one function per request, each with one arm
+/// per store answer, so an answer the store learns to give is decided on
+/// everywhere (an answer that does not fit its request is [`unexpected`]).
 pub(crate) async fn handle(
     store: Store,
     today: DailyDate,
@@ -124,159 +145,235 @@ pub(crate) async fn handle(
     asker: LeagueAsker,
     op: LeagueOp,
 ) -> Result<ServerMsg, DailyError> {
-    let LeagueAsker { token, name: player_name, address } = asker;
+    let LeagueAsker { token, name, address } = asker;
     let me = PlayerKey::from_token(&token).as_str().to_owned();
+    let asking = Asking { store, today, makers, me, name, address };
     match op {
-        LeagueOp::Create { name } => {
-            let name =
-                crate::names::validate(&name).map_err(|why| DailyError::denied(ErrorCode::BadName, why))?;
-            if !makers.budget.take(address) {
-                let why = "too many leagues made from your network address; wait a few minutes";
-                return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
-            }
-            let cap = makers.cap(address, today);
-            // A fresh code a few times over: 31^8 codes, so a clash is rare.
-            for _ in 0..4 {
-                let req = LeagueRequest::Create {
-                    player: me.clone(),
-                    player_name: player_name.clone(),
-                    name: name.clone(),
-                    code: new_code()?,
-                    max_leagues: MAX_LEAGUES_PER_PLAYER,
-                    cap: Some(cap.clone()),
-                };
-                match store.league(req).await? {
-                    LeagueAnswer::League(l) => return Ok(ServerMsg::League(makers.keyed(l))),
-                    LeagueAnswer::TooMany => return Err(too_many()),
-                    LeagueAnswer::AddressCap => {
-                        let why = format!(
-                            "your network address made its {MAKES_PER_ADDRESS_DAY} leagues today; more from 00:00 UTC"
-                        );
-                        return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
-                    }
-                    _ => continue,
-                }
-            }
-            Err(DailyError::internal("no free league code after four tries"))
+        LeagueOp::Create { name } => asking.create(name).await,
+        LeagueOp::Join { code, .. } => asking.join(&code).await,
+        LeagueOp::Leave { code } => asking.leave(&code).await,
+        LeagueOp::Remove { code, member } => asking.remove(&code, member).await,
+        LeagueOp::NewCode { code } => asking.new_code(&code).await,
+        LeagueOp::Mine => asking.mine().await,
+        LeagueOp::Board { code, game, size, date, .. } => asking.board(&code, game, size, date).await,
+        LeagueOp::Standings { code, days, .. } => asking.standings(&code, days).await,
+    }
+}
+
+/// One league request being answered: who asks, and what answering reaches.
+struct Asking {
+    store: Store,
+    today: DailyDate,
+    makers: std::sync::Arc<Makers>,
+    /// The asker's player key.
+    me: String,
+    /// The asker's name (empty when not needed).
+    name: String,
+    address: std::net::IpAddr,
+}
+
+impl Asking {
+    async fn create(self, name: String) -> Result<ServerMsg, DailyError> {
+        let Asking { store, today, makers, me, name: player_name, address } = self;
+        let name =
+            crate::names::validate(&name).map_err(|why| DailyError::denied(ErrorCode::BadName, why))?;
+        if !makers.budget.take(address) {
+            let why = "too many leagues made from your network address; wait a few minutes";
+            return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
         }
-        LeagueOp::Join { code, .. } => {
-            let req = LeagueRequest::Join {
-                player: me,
-                player_name,
-                code: code_of(&code)?,
-                max_members: MAX_MEMBERS,
+        let cap = makers.cap(address, today);
+        // A fresh code a few times over: 31^8 codes, so a clash is rare.
+        for _ in 0..4 {
+            let req = LeagueRequest::Create {
+                player: me.clone(),
+                player_name: player_name.clone(),
+                name: name.clone(),
+                code: new_code()?,
                 max_leagues: MAX_LEAGUES_PER_PLAYER,
+                cap: Some(cap.clone()),
             };
             match store.league(req).await? {
-                LeagueAnswer::League(l) => Ok(ServerMsg::League(makers.keyed(l))),
-                LeagueAnswer::Full => Err(DailyError::denied(
-                    ErrorCode::LeagueFull,
-                    format!("that league has its {MAX_MEMBERS} members"),
-                )),
-                LeagueAnswer::TooMany => Err(too_many()),
-                _ => Err(not_found()),
-            }
-        }
-        LeagueOp::Leave { code } => {
-            let code = code_of(&code)?;
-            match store.league(LeagueRequest::Leave { player: me, code: code.clone() }).await? {
-                LeagueAnswer::Left(left) => Ok(ServerMsg::LeagueLeft { code, left }),
-                _ => Err(unexpected("leave_league")),
-            }
-        }
-        LeagueOp::Remove { code, member } => {
-            let code = code_of(&code)?;
-            let req = LeagueRequest::Remove { owner: me, code: code.clone(), member: member.clone() };
-            match store.league(req).await? {
-                LeagueAnswer::Removed(removed) => Ok(ServerMsg::MemberRemoved { code, member, removed }),
-                LeagueAnswer::NotOwner => Err(not_owner("remove a member")),
-                _ => Err(unexpected("remove_member")),
-            }
-        }
-        LeagueOp::NewCode { code } => {
-            // Issue 34: removing a puppet did not keep it out, since a fresh
-            // token joins again with the code it knows. A new code does:
-            // the old code, link and key name nothing from now on, and the
-            // new ones reach only the members (in `leagues`) and whoever
-            // the owner sends the link. Remove first, then change the code.
-            let code = code_of(&code)?;
-            if !makers.budget.take(address) {
-                let why =
-                    "too many leagues made or given new codes from your network address; wait a few minutes";
-                return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
-            }
-            for _ in 0..4 {
-                let req =
-                    LeagueRequest::NewCode { owner: me.clone(), code: code.clone(), new_code: new_code()? };
-                match store.league(req).await? {
-                    LeagueAnswer::League(l) => {
-                        metrics::league_code_changed();
-                        let league = makers.keyed(l);
-                        return Ok(ServerMsg::LeagueCodeChanged { old_code: code, league });
-                    }
-                    LeagueAnswer::NotOwner => return Err(not_owner("give it a new code")),
-                    LeagueAnswer::CodeTaken => continue,
-                    _ => return Err(unexpected("new_league_code")),
+                LeagueAnswer::League(l) => return Ok(ServerMsg::League(makers.keyed(l))),
+                LeagueAnswer::TooMany => return Err(too_many()),
+                LeagueAnswer::AddressCap => {
+                    let why = format!(
+                        "your network address made its {MAKES_PER_ADDRESS_DAY} leagues today; more from 00:00 UTC"
+                    );
+                    return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
                 }
+                LeagueAnswer::CodeTaken => continue,
+                LeagueAnswer::NotFound
+                | LeagueAnswer::Full
+                | LeagueAnswer::Left(_)
+                | LeagueAnswer::Removed(_)
+                | LeagueAnswer::NotOwner
+                | LeagueAnswer::Leagues(_)
+                | LeagueAnswer::Members(..)
+                | LeagueAnswer::Runs(_) => return Err(unexpected("create_league")),
             }
-            Err(DailyError::internal("no free league code after four tries"))
         }
-        LeagueOp::Mine => {
-            // Listed after every welcome and rename: the member name follows.
-            let name = (!player_name.is_empty()).then_some(player_name);
-            let LeagueAnswer::Leagues(mut leagues) =
-                store.league(LeagueRequest::Mine { player: me.clone(), name }).await?
-            else {
-                return Err(unexpected("my_leagues"));
-            };
-            for l in &mut leagues {
-                l.key = Some(makers.key(&l.code));
-                let v = view(&store, l.code.clone(), today, today).await?;
-                let lines = standings(&l.code, &v.members, &v.runs, &v.streaks, Some(&me));
-                let played = v.members.iter().filter(|m| v.runs.iter().any(|r| r.player == m.player)).count();
-                l.today = lines.iter().find(|s| s.you).map(|s| LeagueToday {
-                    rank: s.rank,
-                    points: s.points,
-                    played: played as u32,
-                });
+        Err(DailyError::internal("no free league code after four tries"))
+    }
+
+    async fn join(self, code: &str) -> Result<ServerMsg, DailyError> {
+        let req = LeagueRequest::Join {
+            player: self.me,
+            player_name: self.name,
+            code: code_of(code)?,
+            max_members: MAX_MEMBERS,
+            max_leagues: MAX_LEAGUES_PER_PLAYER,
+        };
+        match self.store.league(req).await? {
+            LeagueAnswer::League(l) => Ok(ServerMsg::League(self.makers.keyed(l))),
+            LeagueAnswer::NotFound => Err(not_found()),
+            LeagueAnswer::Full => Err(DailyError::denied(
+                ErrorCode::LeagueFull,
+                format!("that league has its {MAX_MEMBERS} members"),
+            )),
+            LeagueAnswer::TooMany => Err(too_many()),
+            LeagueAnswer::AddressCap
+            | LeagueAnswer::CodeTaken
+            | LeagueAnswer::Left(_)
+            | LeagueAnswer::Removed(_)
+            | LeagueAnswer::NotOwner
+            | LeagueAnswer::Leagues(_)
+            | LeagueAnswer::Members(..)
+            | LeagueAnswer::Runs(_) => Err(unexpected("join_league")),
+        }
+    }
+
+    async fn leave(self, code: &str) -> Result<ServerMsg, DailyError> {
+        let code = code_of(code)?;
+        match self.store.league(LeagueRequest::Leave { player: self.me, code: code.clone() }).await? {
+            LeagueAnswer::Left(left) => Ok(ServerMsg::LeagueLeft { code, left }),
+            LeagueAnswer::League(_)
+            | LeagueAnswer::NotFound
+            | LeagueAnswer::Full
+            | LeagueAnswer::TooMany
+            | LeagueAnswer::AddressCap
+            | LeagueAnswer::CodeTaken
+            | LeagueAnswer::Removed(_)
+            | LeagueAnswer::NotOwner
+            | LeagueAnswer::Leagues(_)
+            | LeagueAnswer::Members(..)
+            | LeagueAnswer::Runs(_) => Err(unexpected("leave_league")),
+        }
+    }
+
+    async fn remove(self, code: &str, member: String) -> Result<ServerMsg, DailyError> {
+        let code = code_of(code)?;
+        let req = LeagueRequest::Remove { owner: self.me, code: code.clone(), member: member.clone() };
+        match self.store.league(req).await? {
+            LeagueAnswer::Removed(removed) => Ok(ServerMsg::MemberRemoved { code, member, removed }),
+            LeagueAnswer::NotOwner => Err(not_owner("remove a member")),
+            LeagueAnswer::League(_)
+            | LeagueAnswer::NotFound
+            | LeagueAnswer::Full
+            | LeagueAnswer::TooMany
+            | LeagueAnswer::AddressCap
+            | LeagueAnswer::CodeTaken
+            | LeagueAnswer::Left(_)
+            | LeagueAnswer::Leagues(_)
+            | LeagueAnswer::Members(..)
+            | LeagueAnswer::Runs(_) => Err(unexpected("remove_member")),
+        }
+    }
+
+    async fn new_code(self, code: &str) -> Result<ServerMsg, DailyError> {
+        // Issue 34: removing a puppet did not keep it out, since a fresh
+        // token joins again with the code it knows. A new code does:
+        // the old code, link and key name nothing from now on, and the
+        // new ones reach only the members (in `leagues`) and whoever
+        // the owner sends the link. Remove first, then change the code.
+        let code = code_of(code)?;
+        if !self.makers.budget.take(self.address) {
+            let why =
+                "too many leagues made or given new codes from your network address; wait a few minutes";
+            return Err(DailyError::denied(ErrorCode::TooManyLeagues, why));
+        }
+        for _ in 0..4 {
+            let req =
+                LeagueRequest::NewCode { owner: self.me.clone(), code: code.clone(), new_code: new_code()? };
+            match self.store.league(req).await? {
+                LeagueAnswer::League(l) => {
+                    metrics::league_code_changed();
+                    let league = self.makers.keyed(l);
+                    return Ok(ServerMsg::LeagueCodeChanged { old_code: code, league });
+                }
+                LeagueAnswer::NotOwner => return Err(not_owner("give it a new code")),
+                LeagueAnswer::CodeTaken => continue,
+                LeagueAnswer::NotFound
+                | LeagueAnswer::Full
+                | LeagueAnswer::TooMany
+                | LeagueAnswer::AddressCap
+                | LeagueAnswer::Left(_)
+                | LeagueAnswer::Removed(_)
+                | LeagueAnswer::Leagues(_)
+                | LeagueAnswer::Members(..)
+                | LeagueAnswer::Runs(_) => return Err(unexpected("new_league_code")),
             }
-            Ok(ServerMsg::Leagues { leagues })
         }
-        LeagueOp::Board { code, game, size, date, .. } => {
-            let date = date.unwrap_or(today);
-            if size.game() != game {
-                return Err(DailyError::denied(
-                    ErrorCode::BadSize,
-                    format!("{size} is not a size of {game}"),
-                ));
-            }
-            let v = view(&store, code_of(&code)?, date, date).await?;
-            let entries = board_table(&v.runs, date, game, size, Some(&me));
-            Ok(ServerMsg::LeagueBoard(LeagueBoard {
-                code: v.league.code,
-                name: v.league.name,
-                date,
-                game,
-                size,
-                entries,
-            }))
+        Err(DailyError::internal("no free league code after four tries"))
+    }
+
+    async fn mine(self) -> Result<ServerMsg, DailyError> {
+        let Asking { store, today, makers, me, name, .. } = self;
+        // Listed after every welcome and rename: the member name follows.
+        let name = (!name.is_empty()).then_some(name);
+        let mut leagues = my_leagues(&store, me.clone(), name).await?;
+        for l in &mut leagues {
+            l.key = Some(makers.key(&l.code));
+            let v = view(&store, l.code.clone(), today, today).await?;
+            let lines = standings(&l.code, &v.members, &v.runs, &v.streaks, Some(&me));
+            let played = v.members.iter().filter(|m| v.runs.iter().any(|r| r.player == m.player)).count();
+            l.today = lines.iter().find(|s| s.you).map(|s| LeagueToday {
+                rank: s.rank,
+                points: s.points,
+                played: played as u32,
+            });
         }
-        LeagueOp::Standings { code, days, .. } => {
-            if days != 7 && days != 30 {
-                return Err(DailyError::denied(ErrorCode::BadDays, "standings are over 7 or 30 days"));
-            }
-            let from = today.add_days(1 - i64::from(days)).unwrap_or(today);
-            let v = view(&store, code_of(&code)?, from, today).await?;
-            let lines = standings(&v.league.code, &v.members, &v.runs, &v.streaks, Some(&me));
-            Ok(ServerMsg::LeagueStandings(LeagueStandings {
-                code: v.league.code,
-                name: v.league.name,
-                days,
-                from,
-                to: today,
-                lines,
-            }))
+        Ok(ServerMsg::Leagues { leagues })
+    }
+
+    async fn board(
+        self,
+        code: &str,
+        game: Game,
+        size: Size,
+        date: Option<DailyDate>,
+    ) -> Result<ServerMsg, DailyError> {
+        let date = date.unwrap_or(self.today);
+        if size.game() != game {
+            return Err(DailyError::denied(ErrorCode::BadSize, format!("{size} is not a size of {game}")));
         }
+        let v = view(&self.store, code_of(code)?, date, date).await?;
+        let entries = board_table(&v.runs, date, game, size, Some(&self.me));
+        Ok(ServerMsg::LeagueBoard(LeagueBoard {
+            code: v.league.code,
+            name: v.league.name,
+            date,
+            game,
+            size,
+            entries,
+        }))
+    }
+
+    async fn standings(self, code: &str, days: u32) -> Result<ServerMsg, DailyError> {
+        if days != 7 && days != 30 {
+            return Err(DailyError::denied(ErrorCode::BadDays, "standings are over 7 or 30 days"));
+        }
+        let today = self.today;
+        let from = today.add_days(1 - i64::from(days)).unwrap_or(today);
+        let v = view(&self.store, code_of(code)?, from, today).await?;
+        let lines = standings(&v.league.code, &v.members, &v.runs, &v.streaks, Some(&self.me));
+        Ok(ServerMsg::LeagueStandings(LeagueStandings {
+            code: v.league.code,
+            name: v.league.name,
+            days,
+            from,
+            to: today,
+            lines,
+        }))
     }
 }
 
@@ -291,9 +388,7 @@ pub(crate) async fn places(
     size: Size,
 ) -> Vec<LeaguePlace> {
     let me = player.as_str().to_owned();
-    let Ok(LeagueAnswer::Leagues(leagues)) =
-        store.league(LeagueRequest::Mine { player: me.clone(), name: None }).await
-    else {
+    let Ok(leagues) = my_leagues(store, me.clone(), None).await else {
         return Vec::new();
     };
     let mut out = Vec::with_capacity(leagues.len());

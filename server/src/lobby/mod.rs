@@ -37,7 +37,7 @@ use tokio::time::Instant;
 
 use crate::edge::limits::TokenBucket;
 use crate::outbox::Outbox;
-use crate::room::{Handed, RoomCmd, RoomHandle};
+use crate::room::{Handed, Input, RoomCmd, RoomHandle};
 use crate::sessions::Session;
 
 mod env;
@@ -214,7 +214,7 @@ impl Lobby {
             _ => None,
         };
         match dropped {
-            Some((s, seq, action)) => self.forward(&s, RoomCmd::Dropped { id: s.id, seq, action }).await,
+            Some((s, seq, action)) => self.forward(&s, Input::Dropped { id: s.id, seq, action }).await,
             None => self.error(ErrorCode::RateLimited, "too many messages: slow down"),
         }
     }
@@ -256,27 +256,25 @@ impl Lobby {
                 }
                 None => self.error(ErrorCode::NotInRoom, "you are not in a room"),
             },
-            ClientMsg::Ready { ready } => self.forward(&s, RoomCmd::Ready { id, ready }).await,
-            ClientMsg::Start {} => self.forward(&s, RoomCmd::Start { id }).await,
+            ClientMsg::Ready { ready } => self.forward(&s, Input::Ready { id, ready }).await,
+            ClientMsg::Start {} => self.forward(&s, Input::Start { id }).await,
             ClientMsg::Move { dir, seq } => self.act(&s, seq, Action::Move(dir)).await,
             ClientMsg::Rewind { seq } => self.act(&s, seq, Action::Rewind).await,
-            ClientMsg::GiveUp {} => self.forward(&s, RoomCmd::GiveUp { id }).await,
+            ClientMsg::GiveUp {} => self.forward(&s, Input::GiveUp { id }).await,
             ClientMsg::Rematch { same_board } => {
                 let (seed, match_seed) = (self.env.ids.seed(), self.env.ids.seed());
-                self.forward(&s, RoomCmd::Rematch { id, same_board, seed, match_seed }).await
+                self.forward(&s, Input::Rematch { id, same_board, seed, match_seed }).await
             }
             ClientMsg::AddRival { run_id, pick } => {
-                self.forward(&s, RoomCmd::AddRival { id, run_id, pick }).await
+                self.forward(&s, Input::AddRival { id, run_id, pick }).await
             }
-            ClientMsg::RemoveRival { id: rival } => {
-                self.forward(&s, RoomCmd::RemoveRival { id, rival }).await
-            }
+            ClientMsg::RemoveRival { id: rival } => self.forward(&s, Input::RemoveRival { id, rival }).await,
             ClientMsg::SetMatch { format } => {
                 let seed = self.env.ids.seed();
-                self.forward(&s, RoomCmd::SetMatch { id, format, seed }).await
+                self.forward(&s, Input::SetMatch { id, format, seed }).await
             }
-            ClientMsg::Hold {} => self.forward(&s, RoomCmd::Hold { id }).await,
-            ClientMsg::NextRound {} => self.forward(&s, RoomCmd::NextRound { id }).await,
+            ClientMsg::Hold {} => self.forward(&s, Input::Hold { id }).await,
+            ClientMsg::NextRound {} => self.forward(&s, Input::NextRound { id }).await,
             ClientMsg::Rename { name } => Box::pin(self.rename(&s, name)).await,
             ClientMsg::Leaderboard { game, size, date } => {
                 Box::pin(self.leaderboard(&s, game, size, date)).await
@@ -298,11 +296,11 @@ impl Lobby {
 
     /// A move or rewind, timed from now, to the player's room.
     async fn act(&mut self, s: &Session, seq: u32, action: Action) {
-        self.forward(s, act_cmd(s, seq, action)).await
+        self.forward(s, act_input(s, seq, action)).await
     }
 
-    async fn forward(&mut self, s: &Session, cmd: RoomCmd) {
-        if let Some((room, cmd)) = self.hand(s, cmd) {
+    async fn forward(&mut self, s: &Session, input: Input) {
+        if let Some((room, cmd)) = self.hand(s, input.into()) {
             self.wait_for_room(s, room, cmd).await;
         }
     }
@@ -333,7 +331,7 @@ impl Lobby {
         seq: u32,
         action: Action,
     ) -> Option<Pin<Box<impl Future<Output = ()> + 'a>>> {
-        let (room, cmd) = self.hand(s, act_cmd(s, seq, action))?;
+        let (room, cmd) = self.hand(s, act_input(s, seq, action).into())?;
         Some(Box::pin(self.wait_for_room(s, room, cmd)))
     }
 
@@ -350,6 +348,6 @@ impl Lobby {
 }
 
 /// A racer's move or rewind as the room takes it, timed on arrival.
-fn act_cmd(s: &Session, seq: u32, action: Action) -> RoomCmd {
-    RoomCmd::Act { id: s.id, seq, action, at: Instant::now() }
+fn act_input(s: &Session, seq: u32, action: Action) -> Input {
+    Input::Act { id: s.id, seq, action, at: Instant::now() }
 }

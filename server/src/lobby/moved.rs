@@ -32,7 +32,7 @@ use tracing::Instrument;
 use super::{Lobby, LobbyEnv};
 use crate::ids::is_code_shaped;
 use crate::metrics;
-use crate::room::{RoomCmd, RoomExport, RoomHandle};
+use crate::room::{Input, RoomCmd, RoomExport, RoomHandle};
 
 /// How often a living node looks for rooms to adopt.
 const POLL: Duration = Duration::from_millis(100);
@@ -90,7 +90,7 @@ pub(super) async fn claim(env: &LobbyEnv, token: &str) {
         }
     }
     // Before the reattach (same inbox, in order): the room's member gets its token.
-    seat.room.send(RoomCmd::Claim { id: seat.id, token: token.into() }).await;
+    seat.room.send(Input::Claim { id: seat.id, token: token.into() }.into()).await;
 }
 
 /// Adopts other nodes' posted rooms until the shutdown; a draining node

@@ -163,11 +163,21 @@ impl Actor {
         }
     }
 
+    /// One command from the inbox: an [`Input`] goes to the state machine
+    /// as it is; the rest are the actor's own (see [`RoomCmd`]).
     fn command(&mut self, cmd: RoomCmd) {
-        if self.refused_while_moving(&cmd) {
-            return;
-        }
         match cmd {
+            RoomCmd::Input(input) => {
+                if self.refused_while_moving(&input) {
+                    return;
+                }
+                let read = if let Input::Act { at, .. } = &input { Some(*at) } else { None };
+                self.input(input);
+                if let Some(at) = read {
+                    // From the frame's read to its answer queued for the writer.
+                    metrics::ack_latency(at.elapsed());
+                }
+            }
             RoomCmd::Join { member, spectate, reply } => {
                 if let Err(e) = self.room.check_join(member.id, spectate, self.env.max_spectators) {
                     let _ = reply.send(Err(e));
@@ -206,18 +216,6 @@ impl Actor {
                 self.outboxes.retain(|(m, _)| *m != id);
                 self.input(Input::Leave { id, expired });
             }
-            RoomCmd::Ready { id, ready } => self.input(Input::Ready { id, ready }),
-            RoomCmd::Start { id } => self.input(Input::Start { id }),
-            RoomCmd::Act { id, seq, action, at } => {
-                self.input(Input::Act { id, seq, action });
-                // From the frame's read to its answer queued for the writer.
-                metrics::ack_latency(at.elapsed());
-            }
-            RoomCmd::Dropped { id, seq, action } => self.input(Input::Dropped { id, seq, action }),
-            RoomCmd::GiveUp { id } => self.input(Input::GiveUp { id }),
-            RoomCmd::Rematch { id, same_board, seed, match_seed } => {
-                self.input(Input::Rematch { id, same_board, seed, match_seed })
-            }
             RoomCmd::Rename { id, name, reply } => {
                 let ok = self.room.is_member(id) && self.room.may_rename(id);
                 if ok {
@@ -225,13 +223,6 @@ impl Actor {
                 }
                 let _ = reply.send(ok);
             }
-            RoomCmd::DailySaved { id, ranked } => self.input(Input::DailySaved { id, ranked }),
-            RoomCmd::AddRival { id, run_id, pick } => self.input(Input::AddRival { id, run_id, pick }),
-            RoomCmd::RivalLoaded { id, run } => self.input(Input::RivalLoaded { id, run }),
-            RoomCmd::RemoveRival { id, rival } => self.input(Input::RemoveRival { id, rival }),
-            RoomCmd::SetMatch { id, format, seed } => self.input(Input::SetMatch { id, format, seed }),
-            RoomCmd::Hold { id } => self.input(Input::Hold { id }),
-            RoomCmd::NextRound { id } => self.input(Input::NextRound { id }),
             RoomCmd::Preview { reply } => {
                 let _ = reply.send(self.room.preview());
             }
@@ -243,7 +234,6 @@ impl Actor {
                 self.moved(to);
                 drop(hold);
             }
-            RoomCmd::Claim { id, token } => self.room.claimed(id, token),
             RoomCmd::DailyDone { id, result, hold } => {
                 match result {
                     Some(result) => self.send_to(id, &ServerMsg::DailyResult(*result)),
@@ -334,7 +324,7 @@ impl Actor {
                                 }
                             };
                             if let Some(tx) = me.upgrade() {
-                                let _ = tx.send(RoomCmd::DailySaved { id: player, ranked }).await;
+                                let _ = tx.send(Input::DailySaved { id: player, ranked }.into()).await;
                             }
                         }
                         .in_current_span(),
@@ -393,7 +383,7 @@ impl Actor {
             async move {
                 let run = fut.await.map(Box::new).map_err(|e| rival_refusal(&e));
                 if let Some(tx) = me.upgrade() {
-                    let _ = tx.send(RoomCmd::RivalLoaded { id: player, run }).await;
+                    let _ = tx.send(Input::RivalLoaded { id: player, run }.into()).await;
                 }
             }
             .in_current_span(),

@@ -16,7 +16,7 @@ fn a_dropped_move_is_answered_by_its_seq_and_changes_nothing() {
     let mut r = room(2);
     let t = race(&mut r, Instant::now());
     let first = solution()[0];
-    r.handle(t, Input::Act { id: 1, seq: 1, action: first });
+    r.handle(t, Input::Act { id: 1, seq: 1, action: first, at: t });
     let e = fx(&mut r);
     let Some(Effect::To(1, ServerMsg::MoveResult { view, .. })) = e.first() else { panic!("{e:?}") };
     let before = view.clone();
@@ -34,7 +34,7 @@ fn a_dropped_move_is_answered_by_its_seq_and_changes_nothing() {
 
     // The same move sent again within the rate is applied from where the
     // player stood, and nobody else heard of the dropped ones.
-    r.handle(t + Duration::from_millis(100), Input::Act { id: 1, seq: 4, action: solution()[1] });
+    r.handle(t + Duration::from_millis(100), Input::Act { id: 1, seq: 4, action: solution()[1], at: t });
     r.handle(t + Duration::from_millis(100), Input::Tick);
     let e = fx(&mut r);
     let Some(Effect::To(1, ServerMsg::MoveResult { seq: 4, ok: true, view, .. })) = e.first() else {

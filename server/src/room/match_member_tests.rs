@@ -21,7 +21,7 @@ fn a_join_mid_round_watches_it_and_races_the_next_on_zero_points() {
     r.handle(start, Input::Join { id: 3, name: "p3".into(), token: "t3".into(), spectate: false });
     let e = fx(&mut r);
     assert!(matches!(to(&e, 3)[..], [ServerMsg::Room(_), ServerMsg::Snapshot(_)]), "a snapshot of the round");
-    r.handle(start, Input::Act { id: 3, seq: 0, action: line(&r)[0] });
+    r.handle(start, Input::Act { id: 3, seq: 0, action: line(&r)[0], at: start });
     assert_eq!(refusal(&fx(&mut r), 3), Some(ErrorCode::NotRacing), "watching this round");
     assert_eq!(table(&r)[2], (3, 0, vec![], false), "in the table at once, on 0 points");
     let end = round(&mut r, start, &[1, 2], &[]);

@@ -74,7 +74,7 @@ pub(super) fn line(r: &Room) -> Vec<Action> {
 /// Member `id` plays the room's board's solution at `at`.
 pub(super) fn solve(r: &mut Room, id: PlayerId, at: Instant) {
     for (seq, a) in line(r).into_iter().enumerate() {
-        r.handle(at, Input::Act { id, seq: seq as u32, action: a });
+        r.handle(at, Input::Act { id, seq: seq as u32, action: a, at });
     }
 }
 

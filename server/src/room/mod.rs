@@ -23,6 +23,16 @@
 //!
 //! Membership has one owner, the room: a session only keeps the handle of
 //! the room that accepted it (a join, or a reattach the room confirmed).
+//!
+//! Adding a room command: the variant and its handler. Most commands are
+//! an [`Input`] (`state.rs`), handled by its arm in `Room::apply`, and sent
+//! as one (`Input::X { .. }.into()`; the lobby's `forward` takes an
+//! `Input`): the actor passes every `Input` through as it is, so nothing
+//! maps one to another on the way. Only a command that answers on a reply
+//! channel or needs what the actor alone holds (the members' outboxes, the
+//! room's move) is a [`RoomCmd`] variant, with its arm in the actor's
+//! `command`. A host command that would change what a moving room's
+//! export holds is also named in `actor/moving.rs`'s refusal.
 
 mod actor;
 mod colours;
@@ -66,7 +76,7 @@ use std::time::Duration;
 use mazerace_protocol::board::Board;
 use mazerace_protocol::matches::MatchSettings;
 use mazerace_protocol::messages::{DailyResult, Phase, PlayerId, RankBy};
-use mazerace_protocol::{Action, Game, Size};
+use mazerace_protocol::{Game, Size};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -81,6 +91,7 @@ use crate::moves::Moves;
 use crate::outbox::Outbox;
 
 pub use export::{spawn_adopted, Adoption, RoomExport};
+pub use state::Input;
 
 /// Where rooms are found by code (the registry): told when a room ends, so
 /// that its code no longer leads to it. The room knows the registry only
@@ -221,70 +232,26 @@ pub struct NewMember {
     pub outbox: Outbox,
 }
 
+/// What a room is sent. Most commands are an [`Input`] for the state
+/// machine, passed through as they are; the rest are the actor's own: they
+/// answer on a reply channel, or need what only the actor holds (the
+/// members' outboxes, the room's move off a draining node), and those that
+/// change the room feed the state machine an [`Input`] of their own.
 pub enum RoomCmd {
-    Join {
-        member: NewMember,
-        spectate: bool,
-        reply: oneshot::Sender<Result<(), JoinError>>,
-    },
+    /// For the state machine (`state.rs`'s `Room::apply`), unchanged.
+    Input(Input),
+    /// A player joins: answered `Err` if the room will not have them
+    /// (`Room::check_join`), and let in only if the `Ok` reaches them.
+    Join { member: NewMember, spectate: bool, reply: oneshot::Sender<Result<(), JoinError>> },
     /// The player resumed on a new connection.
-    Reattach {
-        id: PlayerId,
-        outbox: Outbox,
-        reply: oneshot::Sender<bool>,
-    },
+    Reattach { id: PlayerId, outbox: Outbox, reply: oneshot::Sender<bool> },
     /// The player's connection `conn` dropped; they may resume.
-    Detach {
-        id: PlayerId,
-        conn: u64,
-    },
-    /// The player left (or `expired`: stayed away past the resume window).
-    Leave {
-        id: PlayerId,
-        expired: bool,
-    },
-    Ready {
-        id: PlayerId,
-        ready: bool,
-    },
-    Start {
-        id: PlayerId,
-    },
-    Act {
-        id: PlayerId,
-        seq: u32,
-        action: Action,
-        /// When the connection read the frame (for the ack latency metric).
-        at: tokio::time::Instant,
-    },
-    /// A `move` or `rewind` the connection's flood gate dropped.
-    Dropped {
-        id: PlayerId,
-        seq: u32,
-        action: Action,
-    },
-    GiveUp {
-        id: PlayerId,
-    },
-    /// `seed` is the new board's (ignored with `same_board`), `match_seed`
-    /// a new match's (a room that plays matches).
-    Rematch {
-        id: PlayerId,
-        same_board: bool,
-        seed: u64,
-        match_seed: u64,
-    },
-    Rename {
-        id: PlayerId,
-        name: Arc<str>,
-        reply: oneshot::Sender<bool>,
-    },
-    /// The daily store saved `id`'s attempt before its start (`Some(ranked)`)
-    /// or could not (`None`).
-    DailySaved {
-        id: PlayerId,
-        ranked: Option<crate::daily::DailyStart>,
-    },
+    Detach { id: PlayerId, conn: u64 },
+    /// The player left (or `expired`: stayed away past the resume window):
+    /// their outbox hears nothing more.
+    Leave { id: PlayerId, expired: bool },
+    /// Answered `false` while the player races.
+    Rename { id: PlayerId, name: Arc<str>, reply: oneshot::Sender<bool> },
     /// The daily store committed a result for `id` (or failed to).
     DailyDone {
         id: PlayerId,
@@ -292,51 +259,22 @@ pub enum RoomCmd {
         /// A draining node exits only once the player is told.
         hold: crate::drain::Hold,
     },
-    AddRival {
-        id: PlayerId,
-        run_id: Option<i64>,
-        pick: Option<mazerace_protocol::messages::RivalPick>,
-    },
-    /// The store's answer to `id`'s `add_rival`.
-    RivalLoaded {
-        id: PlayerId,
-        run: Result<Box<crate::daily::RivalRun>, (mazerace_protocol::messages::ErrorCode, String)>,
-    },
-    RemoveRival {
-        id: PlayerId,
-        rival: PlayerId,
-    },
-    /// `seed`: a fresh match seed (drawn by the caller).
-    SetMatch {
-        id: PlayerId,
-        format: Option<MatchSettings>,
-        seed: u64,
-    },
-    Hold {
-        id: PlayerId,
-    },
-    NextRound {
-        id: PlayerId,
-    },
     /// An invite card's question (see [`RoomPreview`]).
-    Preview {
-        reply: oneshot::Sender<RoomPreview>,
-    },
+    Preview { reply: oneshot::Sender<RoomPreview> },
     /// The node began draining (see [`RoomHandle::drain`]).
-    Drain {
-        reply: oneshot::Sender<()>,
-    },
+    Drain { reply: oneshot::Sender<()> },
     /// The room's move is settled: its new place, or `None` (it stays).
     Moved {
         to: Option<mazerace_protocol::messages::RoomRef>,
         /// A draining node exits only once the members are told.
         hold: crate::drain::Hold,
     },
-    /// A moved room's placeholder `id` was claimed by its `token`.
-    Claim {
-        id: PlayerId,
-        token: Arc<str>,
-    },
+}
+
+impl From<Input> for RoomCmd {
+    fn from(input: Input) -> Self {
+        RoomCmd::Input(input)
+    }
 }
 
 /// What a room is made with.

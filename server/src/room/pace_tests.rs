@@ -14,7 +14,7 @@ use super::tests::{daily_race, fx, solution, timings};
 /// ended run's `at_floor` as the room reported it.
 fn play_every(mut r: Room, t: Instant, gap: Duration) -> Option<bool> {
     for (i, &a) in solution().iter().enumerate() {
-        r.handle(t + gap * i as u32, Input::Act { id: 1, seq: i as u32, action: a });
+        r.handle(t + gap * i as u32, Input::Act { id: 1, seq: i as u32, action: a, at: t });
     }
     assert_eq!(r.phase(), Phase::Results, "every move went through");
     fx(&mut r).into_iter().find_map(|e| match e {

@@ -198,11 +198,11 @@ fn race_my_last_run_races_a_practice_run_again_in_its_own_time() {
     let t = race(&mut r, Instant::now());
     // A lone racer's clock starts at their first move.
     let line = solution();
-    r.handle(t + Duration::from_secs(2), Input::Act { id: 1, seq: 0, action: line[0] });
+    r.handle(t + Duration::from_secs(2), Input::Act { id: 1, seq: 0, action: line[0], at: t });
     for (i, &a) in line.iter().enumerate().skip(1) {
         r.handle(
             t + Duration::from_secs(2) + Duration::from_millis(40 * i as u64),
-            Input::Act { id: 1, seq: i as u32, action: a },
+            Input::Act { id: 1, seq: i as u32, action: a, at: t },
         );
     }
     let mine = 40 * (line.len() as u64 - 1);
@@ -261,7 +261,7 @@ fn a_last_run_on_the_start_signals_clock_races_again_to_its_very_ms() {
     let line = solution();
     for (i, &a) in line.iter().enumerate() {
         let at = t + Duration::from_micros(1_600 + 40_700 * i as u64);
-        r.handle(at, Input::Act { id: 1, seq: i as u32, action: a });
+        r.handle(at, Input::Act { id: 1, seq: i as u32, action: a, at });
     }
     let e = fx(&mut r);
     let mine = to_all(&e).iter().find_map(|m| match m {
@@ -362,7 +362,7 @@ fn a_stored_run_and_the_same_run_as_the_last_are_one_rival() {
         let line = solution();
         for (i, &a) in line.iter().enumerate() {
             let at = t + Duration::from_secs(2) + Duration::from_millis(40 * i as u64);
-            r.handle(at, Input::Act { id: 1, seq: i as u32, action: a });
+            r.handle(at, Input::Act { id: 1, seq: i as u32, action: a, at });
         }
         if players == 2 {
             r.handle(t + Duration::from_secs(9), Input::GiveUp { id: 2 });

@@ -155,7 +155,7 @@ fn the_largest_rooms_largest_message_fits_the_socket() {
         for (i, &id) in in_room.iter().enumerate() {
             let at = start + S * (i as u32 + 1);
             for (seq, a) in line.iter().enumerate() {
-                r.handle(at, Input::Act { id, seq: seq as u32, action: *a });
+                r.handle(at, Input::Act { id, seq: seq as u32, action: *a, at });
             }
             sizes.take(&mut r);
             if i == in_room.len() / 2 {

@@ -24,7 +24,9 @@ use super::{JoinError, RoomSettings, Timings};
 use crate::daily::RivalRun;
 use crate::load::Permille;
 
-/// One thing that happened to the room.
+/// One thing that happened to the room: what the state machine takes, and
+/// (as [`super::RoomCmd::Input`]) what most senders send it, unchanged on
+/// the way (the note on adding a command is in `mod.rs`).
 #[derive(Debug)]
 pub enum Input {
     /// A player joins (the actor has checked [`Room::check_join`]).
@@ -58,6 +60,9 @@ pub enum Input {
         id: PlayerId,
         seq: u32,
         action: Action,
+        /// When the connection read the frame: the actor times the answer
+        /// from it (the ack latency metric); the rules go by `now`.
+        at: Instant,
     },
     /// The connection's flood gate dropped this action unread: answered by
     /// its `seq`, refused as `rate_limited`, the game unchanged.
@@ -116,6 +121,12 @@ pub enum Input {
     /// `next_round` (host, a match's intermission).
     NextRound {
         id: PlayerId,
+    },
+    /// A moved room's placeholder `id` was claimed by its `token` (before
+    /// the player's reattach, in the same inbox).
+    Claim {
+        id: PlayerId,
+        token: Arc<str>,
     },
     /// The timer fired: whatever is due at `now` happens.
     Tick,
@@ -353,7 +364,7 @@ impl Room {
                 }
                 self.start(id, now);
             }
-            Input::Act { id, seq, action } => self.act(id, seq, action, now),
+            Input::Act { id, seq, action, at: _ } => self.act(id, seq, action, now),
             Input::Dropped { id, seq, action } => self.dropped(id, seq, action),
             Input::GiveUp { id } => self.give_up(id, now),
             Input::Rematch { id, same_board, seed, match_seed } => {
@@ -380,6 +391,7 @@ impl Room {
             Input::SetMatch { id, format, seed } => self.set_match(id, format, seed),
             Input::Hold { id } => self.hold(id, now),
             Input::NextRound { id } => self.go(id, now),
+            Input::Claim { id, token } => self.claimed(id, token),
             Input::Tick => self.tick(now),
         }
     }

@@ -109,7 +109,7 @@ pub(super) fn race(room: &mut Room, t0: Instant) -> Instant {
 
 pub(super) fn solve(room: &mut Room, id: PlayerId, at: Instant) {
     for (seq, a) in solution().into_iter().enumerate() {
-        room.handle(at, Input::Act { id, seq: seq as u32, action: a });
+        room.handle(at, Input::Act { id, seq: seq as u32, action: a, at });
     }
 }
 
@@ -181,9 +181,9 @@ fn a_lone_racer_times_from_the_first_move_and_keeps_that_rule() {
     assert!(to_all(&e).iter().any(|m| matches!(m, ServerMsg::RaceStart { clock: Clock::FirstMove, .. })));
     let first = t0 + Duration::from_secs(20);
     let line = solution();
-    r.handle(first, Input::Act { id: 1, seq: 0, action: line[0] });
+    r.handle(first, Input::Act { id: 1, seq: 0, action: line[0], at: first });
     for (i, &a) in line.iter().enumerate().skip(1) {
-        r.handle(first + Duration::from_secs(5), Input::Act { id: 1, seq: i as u32, action: a });
+        r.handle(first + Duration::from_secs(5), Input::Act { id: 1, seq: i as u32, action: a, at: first });
     }
     let e = fx(&mut r);
     assert!(
@@ -227,7 +227,7 @@ fn a_racer_who_leaves_is_listed_as_left_and_the_others_hear_it_in_progress() {
 fn own_moves_only_are_not_echoed_to_the_mover() {
     let mut r = room(2);
     let t = race(&mut r, Instant::now());
-    r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0] });
+    r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0], at: t });
     r.handle(t, Input::Tick);
     let e = fx(&mut r);
     assert!(matches!(&e[0], Effect::To(1, ServerMsg::MoveResult { ok: true, .. })));
@@ -274,7 +274,7 @@ fn a_rematch_goes_back_to_the_lobby_on_a_new_or_the_same_board() {
     r.handle(t, Input::Rematch { id: 1, same_board: true, seed: 7, match_seed: 8 });
     assert_eq!(r.phase(), Phase::Lobby);
     let t = race(&mut r, t);
-    r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0] });
+    r.handle(t, Input::Act { id: 1, seq: 1, action: solution()[0], at: t });
     assert!(
         matches!(&fx(&mut r)[0], Effect::To(1, ServerMsg::MoveResult { ok: true, .. })),
         "the same board"
@@ -377,7 +377,7 @@ fn ranked_daily_moves_are_paced_to_human_input_and_a_refused_one_costs_nothing()
     let line = solution();
     // Five moves at one instant: the burst of three passes, the rest are too fast.
     for (seq, &a) in line.iter().take(5).enumerate() {
-        r.handle(t, Input::Act { id: 1, seq: seq as u32, action: a });
+        r.handle(t, Input::Act { id: 1, seq: seq as u32, action: a, at: t });
     }
     let got = answers(&fx(&mut r));
     assert_eq!(
@@ -391,9 +391,9 @@ fn ranked_daily_moves_are_paced_to_human_input_and_a_refused_one_costs_nothing()
         ]
     );
     // 24 ms later is still inside the floor; 25 ms later one more is let through.
-    r.handle(t + Duration::from_millis(24), Input::Act { id: 1, seq: 5, action: line[3] });
-    r.handle(t + Duration::from_millis(25), Input::Act { id: 1, seq: 6, action: line[3] });
-    r.handle(t + Duration::from_millis(25), Input::Act { id: 1, seq: 7, action: line[4] });
+    r.handle(t + Duration::from_millis(24), Input::Act { id: 1, seq: 5, action: line[3], at: t });
+    r.handle(t + Duration::from_millis(25), Input::Act { id: 1, seq: 6, action: line[3], at: t });
+    r.handle(t + Duration::from_millis(25), Input::Act { id: 1, seq: 7, action: line[4], at: t });
     let e = fx(&mut r);
     assert_eq!(answers(&e), vec![(5, false, Some(TooFast)), (6, true, None), (7, false, Some(TooFast))]);
     let steps = e.iter().find_map(|e| match e {
@@ -405,7 +405,7 @@ fn ranked_daily_moves_are_paced_to_human_input_and_a_refused_one_costs_nothing()
     let mut at = t + Duration::from_millis(25);
     for (i, &a) in line.iter().enumerate().skip(4) {
         at += Duration::from_millis(25);
-        r.handle(at, Input::Act { id: 1, seq: 100 + i as u32, action: a });
+        r.handle(at, Input::Act { id: 1, seq: 100 + i as u32, action: a, at });
     }
     assert!(answers(&fx(&mut r)).iter().all(|&(_, ok, _)| ok));
     assert_eq!(r.phase(), Phase::Results);

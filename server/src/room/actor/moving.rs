@@ -10,7 +10,7 @@ use tracing::Instrument;
 
 use super::Actor;
 use crate::room::state::error;
-use crate::room::RoomCmd;
+use crate::room::{Input, RoomCmd};
 
 /// What members hear if they ask for a change while their room moves.
 const MOVING: &str = "this room is moving to another server; one moment";
@@ -31,17 +31,17 @@ pub(super) enum Move {
 impl Actor {
     /// While the room moves, what would change what the export holds is
     /// refused (`true`: answered here).
-    pub(super) fn refused_while_moving(&self, cmd: &RoomCmd) -> bool {
+    pub(super) fn refused_while_moving(&self, input: &Input) -> bool {
         if self.moving != Move::Moving {
             return false;
         }
-        let changes = match cmd {
-            RoomCmd::Start { id }
-            | RoomCmd::Rematch { id, .. }
-            | RoomCmd::SetMatch { id, .. }
-            | RoomCmd::AddRival { id, .. }
-            | RoomCmd::Hold { id }
-            | RoomCmd::NextRound { id } => Some(*id),
+        let changes = match input {
+            Input::Start { id }
+            | Input::Rematch { id, .. }
+            | Input::SetMatch { id, .. }
+            | Input::AddRival { id, .. }
+            | Input::Hold { id }
+            | Input::NextRound { id } => Some(*id),
             _ => None,
         };
         let Some(id) = changes else { return false };

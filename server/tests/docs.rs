@@ -1,8 +1,9 @@
 //! The user docs hold together: the README stays what a new user reads to
 //! the end (at most 250 lines, the two commands, what to do when a phone
 //! cannot reach the host, a link to every page in `docs/`), every relative
-//! link in the README and `docs/` leads to a file (and to a heading, where
-//! it names one), and the user docs name features, not issue numbers. The
+//! link in the README, `docs/` and the other top-level docs leads to a file
+//! (and to a heading, where it names one), and the user docs (the README
+//! and `docs/`) name features, not issue numbers. The
 //! configuration tables are checked against the flags in `readme_config.rs`.
 
 use std::collections::BTreeSet;
@@ -31,6 +32,17 @@ fn user_docs() -> Vec<(PathBuf, String)> {
     assert!(!pages.is_empty(), "docs/ has no pages");
     paths.extend(pages);
     paths.into_iter().map(|p| (p.clone(), read(&p))).collect()
+}
+
+/// The user docs and the reference docs beside the README, whose links
+/// point into each other.
+fn linked_docs() -> Vec<(PathBuf, String)> {
+    let mut docs = user_docs();
+    for name in ["PROTOCOL.md", "SECURITY.md", "RULES.md"] {
+        let path = root().join(name);
+        docs.push((path.clone(), read(&path)));
+    }
+    docs
 }
 
 /// `text` with its fenced code blocks blanked out (their lines kept, so
@@ -129,9 +141,9 @@ fn the_readme_links_every_page_in_docs() {
 }
 
 #[test]
-fn every_relative_link_in_the_user_docs_leads_somewhere() {
+fn every_relative_link_in_the_docs_leads_somewhere() {
     let mut broken = Vec::new();
-    for (path, text) in user_docs() {
+    for (path, text) in linked_docs() {
         let dir = path.parent().expect("a doc in a folder");
         for (n, line) in prose(&text).into_iter().enumerate() {
             for target in link_targets(line) {

@@ -68,7 +68,7 @@ impl Server {
     }
 
     /// A node of several (`--two-nodes`): `--node-id ID` on the PostgreSQL
-    /// at `url` (passed in the environment, as the README says), believing
+    /// at `url` (passed in the environment, as docs/OPERATIONS.md says), believing
     /// the proxy on 127.0.0.1.
     pub fn start_node(spec: &RaceServerSpec, id: char, url: &str) -> Result<Server> {
         Self::start_node_at(spec, id, url, "127.0.0.1:0")

@@ -68,7 +68,7 @@ function render() {
   renderAll(s, screens, replayView !== null || !ROOM_VIEWS.has(s.view));
 }
 
-/** Names the room, for a load balancer (README, "Running several nodes"). */
+/** Names the room, for a load balancer (docs/OPERATIONS.md, "Running several nodes"). */
 function wsUrl(st) {
   const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
   const code = (st.room && st.room.code) || join || (st.ui.invite && st.ui.invite.code);

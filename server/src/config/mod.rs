@@ -12,9 +12,10 @@
 //! `skip = ...` for one with no flag). Durations are `Duration`s whose flags
 //! carry their unit in the name (`--resume-secs`, `--progress-ms`), parsed
 //! by [`secs`] and [`millis`]; a value the server cannot run with is
-//! clamped in [`Config::clamped`]. The README's configuration table is
-//! checked against these flags by `server/tests/readme_config.rs`: add the
-//! flag's row there too.
+//! clamped in [`Config::clamped`]. The full configuration table in
+//! docs/CONFIGURATION.md (and the README's short one) is checked against
+//! these flags by `server/tests/readme_config.rs`: add the flag's row to
+//! docs/CONFIGURATION.md too.
 
 mod parse;
 

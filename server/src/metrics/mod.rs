@@ -1,6 +1,6 @@
 //! Operator metrics: every series the server exports at `GET /metrics`
 //! (Prometheus text format, on its own `--metrics-bind` listener), and one
-//! named function per thing worth counting. README.md's "Metrics" table
+//! named function per thing worth counting. docs/OPERATIONS.md's "Metrics" table
 //! lists every series; `series.rs` defines them.
 //!
 //! Recording is meant for hot paths (a move, a frame): each function is one

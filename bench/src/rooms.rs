@@ -86,6 +86,7 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
             daily: false,
             format: None,
             replaces: None,
+            party: false,
         })
         .await?;
     p.conn
@@ -97,7 +98,9 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
 }
 
 pub async fn join_room(p: &mut Player, code: &str) -> Result<RoomInfo> {
-    p.conn.send_msg(&ClientMsg::JoinRoom { code: code.to_string(), spectate: false, key: None }).await?;
+    p.conn
+        .send_msg(&ClientMsg::JoinRoom { code: code.to_string(), spectate: false, key: None, screen: false })
+        .await?;
     let me = p.id;
     p.conn
         .wait_for(REPLY_TIMEOUT, |m| match m {

@@ -63,6 +63,11 @@ pub enum ClientMsg {
         /// with the same code and key are put in it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         replaces: Option<RoomRef>,
+        /// A party room, held by the screen that makes it (a TV or a
+        /// projector): the sender joins it as its screen, never a racer; the
+        /// first player who joins from a phone is its host.
+        #[serde(default, skip_serializing_if = "is_false")]
+        party: bool,
     },
     /// Join a room by its code; `spectate` watches without racing.
     /// `{"type":"join_room","code":"K7M2Q"}`
@@ -76,6 +81,10 @@ pub enum ClientMsg {
         /// is never held up by the failed-join limit (others' guessing).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<String>,
+        /// Join as a screen (a TV showing the room: never a racer, outside
+        /// `max_players` and the spectators); needs the room's `key`.
+        #[serde(default, skip_serializing_if = "is_false")]
+        screen: bool,
     },
     /// Leave the current room.
     LeaveRoom {},

@@ -201,6 +201,10 @@ pub enum ErrorCode {
     /// new room. Reconnect (with no room in the URL) and ask again: the
     /// load balancer sends that connection to another node.
     Draining,
+    /// A screen (a TV showing the room) asked to race or host: it shows
+    /// the room and does nothing else; or a screen's join without the
+    /// room's key, or into a daily room.
+    Screen,
     /// The server could not do it (a board or the daily store failed, or the
     /// daily challenge is not configured).
     Internal,

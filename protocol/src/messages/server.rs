@@ -83,6 +83,15 @@ pub struct RoomInfo {
     /// Spectators in the room beyond those listed in `players` (absent: 0).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub more_spectators: u32,
+    /// Screens showing the room (TVs; never listed, never racing): phones
+    /// stay quiet and leave the code and QR to them (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub screens: u32,
+    /// A party room: made by a screen, hosted by the first player who
+    /// joins it (absent: false). `host` is the screen's id while no player
+    /// is in it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub party: bool,
     /// The room plays matches of this many rounds on these boards; absent:
     /// single races.
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]

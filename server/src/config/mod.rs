@@ -110,6 +110,12 @@ pub struct Config {
     /// Spectators per room.
     #[arg(long, env = "MAZERACE_MAX_SPECTATORS", default_value = "32")]
     pub max_spectators: u32,
+    /// Screens per room (a TV or projector showing it), outside the racers and the spectators.
+    #[arg(long, env = "MAZERACE_MAX_SCREENS", default_value = "4")]
+    pub max_screens: u32,
+    /// Seconds a room holding only screens stays open (a party room nobody joined, or whose players all left).
+    #[arg(long = "screen-alone-secs", env = "MAZERACE_SCREEN_ALONE_SECS", default_value = "3600", value_parser = secs)]
+    pub screens_alone: Duration,
     /// A race's time limit in seconds (then everyone left is `timed_out`).
     #[arg(long = "race-limit-secs", env = "MAZERACE_RACE_LIMIT_SECS", default_value = "600", value_parser = secs)]
     pub race_time_limit: Duration,

@@ -243,12 +243,28 @@ impl Lobby {
         let id = s.id;
         match msg {
             ClientMsg::Hello { .. } | ClientMsg::Ping {} => {}
-            ClientMsg::CreateRoom { game, size, seed, rank_by, max_players, daily, format, replaces } => {
-                let req = rooms::NewRoom { game, size, seed, rank_by, max_players, daily, format, replaces };
+            ClientMsg::CreateRoom {
+                game,
+                size,
+                seed,
+                rank_by,
+                max_players,
+                daily,
+                format,
+                replaces,
+                party,
+            } => {
+                let req =
+                    rooms::NewRoom { game, size, seed, rank_by, max_players, daily, format, replaces, party };
                 Box::pin(self.create_room(&s, req)).await;
             }
-            ClientMsg::JoinRoom { code, spectate, key } => {
-                Box::pin(self.join_room(&s, &code, spectate, key.as_deref())).await
+            ClientMsg::JoinRoom { code, spectate, key, screen } => {
+                let seat = match (screen, spectate) {
+                    (true, _) => rooms::Seat::Screen,
+                    (false, true) => rooms::Seat::Watching,
+                    (false, false) => rooms::Seat::Racing,
+                };
+                Box::pin(self.join_room(&s, &code, seat, key.as_deref())).await
             }
             ClientMsg::LeaveRoom {} => match s.take_room() {
                 Some(room) => {

@@ -35,6 +35,14 @@ enum Replacing {
     Made(RoomHandle),
 }
 
+/// How a joiner takes part: races, watches, or shows the room on a screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Seat {
+    Racing,
+    Watching,
+    Screen,
+}
+
 /// A `create_room` as asked.
 pub(super) struct NewRoom {
     pub game: Game,
@@ -46,17 +54,23 @@ pub(super) struct NewRoom {
     pub format: Option<MatchSettings>,
     /// A lost node's room this one replaces (see [`Lobby::replacement`]).
     pub replaces: Option<RoomRef>,
+    /// A party room: the sender is its screen (`room/screens.rs`).
+    pub party: bool,
 }
 
 impl Lobby {
-    fn member(&self, s: &Session) -> NewMember {
-        NewMember { id: s.id, name: s.name(), token: Arc::clone(&s.token), outbox: self.outbox.clone() }
+    fn member(&self, s: &Session, screen: bool) -> NewMember {
+        let (name, token, outbox) = (s.name(), Arc::clone(&s.token), self.outbox.clone());
+        NewMember { id: s.id, name, token, outbox, screen }
     }
 
     pub(super) async fn create_room(&mut self, s: &Arc<Session>, req: NewRoom) {
-        let NewRoom { game, size, seed, rank_by, max_players, daily, format, replaces } = req;
+        let NewRoom { game, size, seed, rank_by, max_players, daily, format, replaces, party } = req;
         if s.room().is_some() {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if party && daily {
+            return self.error(ErrorCode::Screen, "a daily room is a room of one: no screen shows it");
         }
         let replaces = match replaces.map(|r| self.replacement(r)).transpose() {
             Ok(r) => r.filter(|_| !daily),
@@ -64,7 +78,7 @@ impl Lobby {
         };
         if let Some(Replacing::Made(room)) = replaces {
             // Another player of the lost room made its replacement first.
-            return Box::pin(self.enter(s, room, false)).await;
+            return Box::pin(self.enter(s, room, Seat::Racing)).await;
         }
         if self.env.drain.is_draining() {
             // The client reconnects without a room in the URL: the load
@@ -142,12 +156,13 @@ impl Lobby {
             board,
             daily: daily_board,
             key: self.env.ids.room_key().into(),
+            party,
         };
-        let host = self.member(s);
+        let host = self.member(s, party);
         let env = Arc::clone(&self.env);
         let node = env.limits.node_id;
         let room = env.rooms.create(&env.room_env, &env.ids, node, settings, host, slot);
-        tracing::info!(room = %room.code, "room made");
+        tracing::info!(room = %room.code, party, "room made");
         if let Some(Replacing::First(lost)) = replaces {
             tracing::info!(room = %room.code, lost = %lost.code, "room made for a lost node's room");
             env.rooms.replaced(lost, &room);
@@ -185,15 +200,15 @@ impl Lobby {
     /// a typo, another node's code (the load balancer sent it here), or the
     /// old code of a room that moved (answered `room_moved`, with the new
     /// room's key, only to who brings the old room's key).
-    pub(super) async fn join_room(
-        &mut self,
-        s: &Arc<Session>,
-        code: &str,
-        spectate: bool,
-        key: Option<&str>,
-    ) {
+    ///
+    /// A screen joins only with the key: "show on a big screen" is a link
+    /// given by someone in the room.
+    pub(super) async fn join_room(&mut self, s: &Arc<Session>, code: &str, seat: Seat, key: Option<&str>) {
         if s.room().is_some() {
             return self.error(ErrorCode::AlreadyInRoom, "leave your room first");
+        }
+        if seat == Seat::Screen && key.is_none() {
+            return self.error(ErrorCode::Screen, "a screen joins with the room's link (its key)");
         }
         let code = code.trim().to_ascii_uppercase();
         let found = if is_code_shaped(&code) { self.env.rooms.get(&code) } else { None };
@@ -223,23 +238,27 @@ impl Lobby {
             let shown: String = code.chars().take(8).collect();
             return self.error(ErrorCode::RoomNotFound, format!("no room with code {shown:?}"));
         };
-        self.enter(s, room, spectate).await
+        self.enter(s, room, seat).await
     }
 
     /// Puts the player in `room` (a join that found it: by code, by invite
     /// link, or by `create_room`'s `replaces`). Every way in spends from the
     /// address's join budget here, in one place: each is a `room` update to
     /// everyone in the room (before, a join through `replaces` spent none).
-    async fn enter(&mut self, s: &Arc<Session>, room: RoomHandle, spectate: bool) {
+    async fn enter(&mut self, s: &Arc<Session>, room: RoomHandle, seat: Seat) {
         if !self.env.room_joins.take(self.ip) {
             tracing::warn!("join refused: too many joins from this address");
             metrics::budget_refused(Budget::RoomJoins);
             return self.error(ErrorCode::JoinsTooFast, "you are joining rooms too fast; wait a few seconds");
         }
-        match room.join(self.member(s), spectate).await {
+        let screen = seat == Seat::Screen;
+        match room.join(self.member(s, screen), seat == Seat::Watching).await {
             Ok(()) => {
-                tracing::info!(room = %room.code, spectate, "joined");
+                tracing::info!(room = %room.code, ?seat, "joined");
                 s.set_room(Some(room));
+            }
+            Err(JoinError::Full) if screen => {
+                self.error(ErrorCode::RoomFull, "that room has all the screens it takes (or is a daily room)")
             }
             Err(JoinError::Full) => self.error(ErrorCode::RoomFull, "that room is full"),
             Err(JoinError::Gone) => self.error(ErrorCode::RoomNotFound, "that room has just closed"),

@@ -179,7 +179,11 @@ impl Actor {
                 }
             }
             RoomCmd::Join { member, spectate, reply } => {
-                if let Err(e) = self.room.check_join(member.id, spectate, self.env.max_spectators) {
+                let checked = match member.screen {
+                    true => self.room.check_screen(member.id, self.env.max_screens),
+                    false => self.room.check_join(member.id, spectate, self.env.max_spectators),
+                };
+                if let Err(e) = checked {
                     let _ = reply.send(Err(e));
                     return;
                 }
@@ -187,8 +191,8 @@ impl Actor {
                 // never learns it is in, so it is not let in.
                 if reply.send(Ok(())).is_ok() {
                     self.outboxes.push((member.id, member.outbox));
-                    let NewMember { id, name, token, .. } = member;
-                    self.input(Input::Join { id, name, token, spectate });
+                    let NewMember { id, name, token, screen, .. } = member;
+                    self.input(Input::Join { id, name, token, spectate, screen });
                 }
             }
             RoomCmd::Reattach { id, outbox, reply } => {

@@ -58,6 +58,9 @@ pub struct RoomExport {
     pub last_match: Option<Match>,
     #[serde(default)]
     pub tally: Vec<TallyLine>,
+    /// A party room (made by a screen).
+    #[serde(default)]
+    pub party: bool,
 }
 
 /// A member as moved: who (their token's hash), and their old id, which
@@ -68,13 +71,18 @@ pub struct MovedMember {
     pub id: PlayerId,
     pub name: String,
     pub spectate: bool,
+    /// A screen showing the room, not a player.
+    #[serde(default)]
+    pub screen: bool,
 }
 
-/// A member of the adopted room: their new id, name and whether they watch.
+/// A member of the adopted room: their new id, name, whether they watch,
+/// and whether they are a screen.
 pub struct Placeholder {
     pub id: PlayerId,
     pub name: Arc<str>,
     pub spectate: bool,
+    pub screen: bool,
 }
 
 /// A seat of an adopted room to be claimed: by the token whose hash is
@@ -113,7 +121,7 @@ impl RoomExport {
             let name: Arc<str> = crate::names::validate(&m.name).unwrap_or_else(|_| "player".into()).into();
             let id = id_of(m.id);
             seats.push(Seat { key: m.key, id, name: Arc::clone(&name) });
-            members.push(Placeholder { id, name, spectate: m.spectate });
+            members.push(Placeholder { id, name, spectate: m.spectate || m.screen, screen: m.screen });
         }
         let host = members[x.host].id;
         let settings = RoomSettings {
@@ -127,6 +135,7 @@ impl RoomExport {
             board,
             daily: None,
             key,
+            party: x.party,
         };
         Ok((Adoption { settings, members, host, last_match, tally }, seats))
     }
@@ -161,11 +170,13 @@ impl Room {
                     id: m.id,
                     name: m.name.to_string(),
                     spectate: m.spectate,
+                    screen: m.screen,
                 })
                 .collect(),
             host,
             last_match: self.the_match.clone(),
             tally: self.tally.clone(),
+            party: s.party,
         })
     }
 
@@ -189,6 +200,7 @@ impl Room {
                 // Set when they claim the seat (`Room::claimed`).
                 token: "".into(),
                 spectate: p.spectate,
+                screen: p.screen,
                 ready: false,
                 connected: false,
             })
@@ -205,6 +217,7 @@ impl Room {
             the_match: last_match,
             tally,
             colours: Colours::default(),
+            screens_alone_until: None,
             fx: Effects::default(),
             updates: RoomUpdates::new(timings.room_window),
             load: 0,

@@ -216,11 +216,13 @@ impl Room {
         }
         let released = self.host == id && self.release_hold(now);
         if self.host == id {
-            let next = self
-                .members
-                .iter()
+            // A player, racing and here first; a screen only when no player
+            // is left (it never acts as host: `screens.rs`).
+            let players = || self.members.iter().filter(|m| !m.screen);
+            let next = players()
                 .find(|m| !m.spectate && m.connected)
-                .or_else(|| self.members.iter().find(|m| m.connected))
+                .or_else(|| players().find(|m| m.connected))
+                .or_else(|| players().next())
                 .or_else(|| self.members.first());
             if let Some(m) = next {
                 self.host = m.id;

@@ -18,7 +18,10 @@ fn a_join_mid_round_watches_it_and_races_the_next_on_zero_points() {
     let t0 = Instant::now();
     r.handle(t0, Input::Start { id: 1 });
     let start = count_down(&mut r, t0);
-    r.handle(start, Input::Join { id: 3, name: "p3".into(), token: "t3".into(), spectate: false });
+    r.handle(
+        start,
+        Input::Join { id: 3, name: "p3".into(), token: "t3".into(), spectate: false, screen: false },
+    );
     let e = fx(&mut r);
     assert!(matches!(to(&e, 3)[..], [ServerMsg::Room(_), ServerMsg::Snapshot(_)]), "a snapshot of the round");
     r.handle(start, Input::Act { id: 3, seq: 0, action: line(&r)[0], at: start });
@@ -32,7 +35,10 @@ fn a_join_mid_round_watches_it_and_races_the_next_on_zero_points() {
     assert_eq!(table(&r)[0], (1, 4, vec![Some(2), Some(2)], false));
     assert_eq!(table(&r)[1], (3, 3, vec![None, Some(3)], false), "raced round 2 and won it");
     // A spectator is never in the table.
-    r.handle(end, Input::Join { id: 4, name: "p4".into(), token: "t4".into(), spectate: true });
+    r.handle(
+        end,
+        Input::Join { id: 4, name: "p4".into(), token: "t4".into(), spectate: true, screen: false },
+    );
     assert!(table(&r).iter().all(|l| l.0 != 4));
     let e = fx(&mut r);
     let Some(ServerMsg::Snapshot(snap)) = to(&e, 4).into_iter().find(|m| matches!(m, ServerMsg::Snapshot(_)))

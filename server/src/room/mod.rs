@@ -12,6 +12,7 @@
 //!   audience), `snapshot`.
 //! - `rival.rs`: stored runs raced as rivals (`add_rival`).
 //! - `colours.rs`: each racer's colour, the same on every screen.
+//! - `screens.rs`: screens (a TV showing the room) and party rooms.
 //! - `matches.rs`: a match of several rounds: its settings, the
 //!   intermission between rounds, the table and the tally.
 //! - `effects.rs`: what the state machine asks for.
@@ -58,6 +59,9 @@ mod rival;
 mod rival_run;
 #[cfg(test)]
 mod rival_tests;
+#[cfg(test)]
+mod screen_tests;
+mod screens;
 #[cfg(test)]
 mod secret_tests;
 #[cfg(test)]
@@ -230,6 +234,8 @@ pub struct NewMember {
     pub name: Arc<str>,
     pub token: Arc<str>,
     pub outbox: Outbox,
+    /// A screen (a TV showing the room), not a player.
+    pub screen: bool,
 }
 
 /// What a room is sent. Most commands are an [`Input`] for the state
@@ -298,6 +304,9 @@ pub struct RoomSettings {
     pub daily: Option<DailyBoard>,
     /// The invite secret links carry (`/r/CODE?k=KEY`).
     pub key: Arc<str>,
+    /// A party room: made by a screen (its first member), hosted by the
+    /// first player who joins.
+    pub party: bool,
 }
 
 /// The room's clock settings (from [`Config`]).
@@ -315,12 +324,17 @@ pub struct Timings {
     pub room_window: Duration,
     /// Ranked daily runs: the pace of accepted moves (see [`race::Pace`]).
     pub ranked_pace: race::Pace,
+    /// The longest a room holds only screens (a party room nobody joined,
+    /// or whose players all left): then it closes.
+    pub screens_alone: Duration,
 }
 
 /// What every room needs from the server, shared by all rooms.
 pub struct RoomEnv {
     pub timings: Timings,
     pub max_spectators: u32,
+    /// Screens per room (TVs showing it), outside the racers and spectators.
+    pub max_screens: u32,
     pub daily: Option<Arc<dyn DailyHook>>,
     pub tracker: TaskTracker,
     pub shutdown: CancellationToken,
@@ -350,8 +364,10 @@ impl RoomEnv {
                 progress: progress::Window { floor: cfg.progress_interval, ceil: cfg.progress_max },
                 room_window: cfg.room_interval,
                 ranked_pace: race::Pace { floor: cfg.ranked_move_floor, burst: cfg.ranked_move_burst },
+                screens_alone: cfg.screens_alone,
             },
             max_spectators: cfg.max_spectators,
+            max_screens: cfg.max_screens,
             daily,
             tracker,
             shutdown,

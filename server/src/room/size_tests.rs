@@ -95,7 +95,8 @@ fn rival(b: &Board, run_id: i64) -> RivalRun {
 fn join(r: &mut Room, at: Instant, id: PlayerId, spectate: bool) {
     let max_spectators = Config::default().max_spectators;
     r.check_join(id, spectate, max_spectators).expect("the room takes them");
-    let input = Input::Join { id, name: widest_name(id), token: format!("t{id}").into(), spectate };
+    let input =
+        Input::Join { id, name: widest_name(id), token: format!("t{id}").into(), spectate, screen: false };
     r.handle(at, input);
 }
 
@@ -114,6 +115,7 @@ fn the_largest_rooms_largest_message_fits_the_socket() {
         board: b.clone(),
         daily: None,
         key: "00112233aabbccdd".into(),
+        party: false,
     };
     let host = (1, widest_name(1), "t1".into());
     let mut r = Room::new("ABCDE".into(), room_settings, timings(), host);

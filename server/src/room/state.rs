@@ -29,12 +29,14 @@ use crate::load::Permille;
 /// the way (the note on adding a command is in `mod.rs`).
 #[derive(Debug)]
 pub enum Input {
-    /// A player joins (the actor has checked [`Room::check_join`]).
+    /// A player joins (the actor has checked [`Room::check_join`]), or a
+    /// screen (`screen`: checked by [`Room::check_screen`]).
     Join {
         id: PlayerId,
         name: Arc<str>,
         token: Arc<str>,
         spectate: bool,
+        screen: bool,
     },
     /// A member's connection is back.
     Connected {
@@ -136,7 +138,11 @@ pub(super) struct Member {
     pub(super) id: PlayerId,
     pub(super) name: Arc<str>,
     pub(super) token: Arc<str>,
+    /// Watches (a spectator, and every screen).
     pub(super) spectate: bool,
+    /// A screen showing the room (`screens.rs`): never races, never hosts
+    /// while a player is in, never listed.
+    pub(super) screen: bool,
     pub(super) ready: bool,
     pub(super) connected: bool,
 }
@@ -186,6 +192,8 @@ pub struct Room {
     pub(super) tally: Vec<TallyLine>,
     /// Each racer's colour ([`Room::give_colour`]).
     pub(super) colours: Colours,
+    /// A room holding only screens closes then (`screens.rs`).
+    pub(super) screens_alone_until: Option<Instant>,
     pub(super) fx: Effects,
     /// When the next `room` goes out (`updates.rs`).
     pub(super) updates: RoomUpdates,
@@ -211,24 +219,37 @@ impl Room {
         host: (PlayerId, Arc<str>, Arc<str>),
     ) -> Self {
         let (id, name, token) = host;
+        // A party room's first member is the screen that made it.
+        let party = settings.party;
         let mut room = Room {
             code,
             settings,
             timings,
             host: id,
-            members: vec![Member { id, name, token, spectate: false, ready: false, connected: true }],
+            members: vec![Member {
+                id,
+                name,
+                token,
+                spectate: party,
+                screen: party,
+                ready: false,
+                connected: true,
+            }],
             stage: Stage::Lobby,
             rivals: Vec::new(),
             last: Vec::new(),
             the_match: None,
             tally: Vec::new(),
             colours: Colours::default(),
+            screens_alone_until: None,
             fx: Effects::default(),
             updates: RoomUpdates::new(timings.room_window),
             load: 0,
             today: None,
         };
-        room.give_colour(id);
+        if !room.settings.party {
+            room.give_colour(id);
+        }
         // The first `room`: nothing was sent before it, so the next change
         // goes out at once too.
         let first = ServerMsg::Room(room.room_info());
@@ -282,11 +303,7 @@ impl Room {
     /// When the next timed thing is due (countdown, `progress`, time
     /// limit, a coalesced `room`).
     pub fn next_wake(&self) -> Option<Instant> {
-        let stage = self.stage_wake();
-        match (stage, self.updates.due()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.stage_wake(), self.updates.due(), self.screens_alone_until].into_iter().flatten().min()
     }
 
     fn stage_wake(&self) -> Option<Instant> {
@@ -314,23 +331,57 @@ impl Room {
         Ok(())
     }
 
+    /// Whether screen `id` may join: `Full` for a daily room (a room of
+    /// one), a room with all the screens it takes, or one already in it.
+    pub fn check_screen(&self, id: PlayerId, max_screens: u32) -> Result<(), JoinError> {
+        let screens = self.members.iter().filter(|m| m.screen).count() as u32;
+        if self.settings.daily.is_some() || screens >= max_screens || self.is_member(id) {
+            return Err(JoinError::Full);
+        }
+        Ok(())
+    }
+
+    /// Whether member `id` is a screen.
+    pub(super) fn is_screen(&self, id: PlayerId) -> bool {
+        self.members.iter().any(|m| m.id == id && m.screen)
+    }
+
     /// Applies `input` at `now`; a `room` it changed goes out now or at the
     /// end of its window.
     pub fn handle(&mut self, now: Instant, input: Input) {
         self.apply(now, input);
+        self.watch_screens_alone(now);
         self.settle_room(now);
     }
 
     fn apply(&mut self, now: Instant, input: Input) {
+        if let Some(id) = input.screens_refuse().filter(|id| self.is_screen(*id)) {
+            let why = "a screen shows the room: it does not race or host";
+            return self.fx.to(id, error(ErrorCode::Screen, why));
+        }
         match input {
-            Input::Join { id, name, token, spectate } => {
+            Input::Join { id, name, token, spectate, screen } => {
+                let spectate = spectate || screen;
                 if let Some(m) = self.the_match.as_mut().filter(|m| !m.is_over() && !spectate) {
                     // Races from the next round, on 0 points (or back on theirs).
                     m.join(id, &name);
                 }
-                self.members.push(Member { id, name, token, spectate, ready: false, connected: true });
+                self.members.push(Member {
+                    id,
+                    name,
+                    token,
+                    spectate,
+                    screen,
+                    ready: false,
+                    connected: true,
+                });
                 if !spectate {
                     self.give_colour(id);
+                }
+                if !screen && self.is_screen(self.host) {
+                    // A party room's first player is its host (the screen never is).
+                    self.host = id;
+                    tracing::info!(host = id, "host: the first player in");
                 }
                 tracing::info!(player = id, spectate, "player joined");
                 self.tell_joiner(id);

@@ -27,6 +27,7 @@ pub(super) fn timings() -> Timings {
         },
         room_window: Duration::from_millis(250),
         ranked_pace: super::race::Pace { floor: Duration::from_millis(25), burst: 3 },
+        screens_alone: Duration::from_secs(3600),
     }
 }
 
@@ -58,13 +59,20 @@ pub(super) fn room(n: PlayerId) -> Room {
         board: b,
         daily: None,
         key: "00112233aabbccdd".into(),
+        party: false,
     };
     let mut room = Room::new("ABCDE".into(), settings, timings(), (1, name(1), "t1".into()));
     for id in 2..=n {
         room.check_join(id, false, 4).unwrap();
         room.handle(
             Instant::now(),
-            Input::Join { id, name: name(id), token: format!("t{id}").into(), spectate: false },
+            Input::Join {
+                id,
+                name: name(id),
+                token: format!("t{id}").into(),
+                spectate: false,
+                screen: false,
+            },
         );
     }
     room.effects().take();
@@ -338,6 +346,7 @@ pub(super) fn daily_room() -> Room {
         board: b,
         daily: Some(daily),
         key: "00112233aabbccdd".into(),
+        party: false,
     };
     Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()))
 }
@@ -438,9 +447,9 @@ fn each_racer_has_one_colour_in_the_room_kept_while_they_stay() {
     let t = Instant::now();
     r.handle(t, Input::Leave { id: 2, expired: false });
     r.check_join(4, true, 4).unwrap();
-    r.handle(t, Input::Join { id: 4, name: name(4), token: "t4".into(), spectate: true });
+    r.handle(t, Input::Join { id: 4, name: name(4), token: "t4".into(), spectate: true, screen: false });
     r.check_join(5, false, 4).unwrap();
-    r.handle(t, Input::Join { id: 5, name: name(5), token: "t5".into(), spectate: false });
+    r.handle(t, Input::Join { id: 5, name: name(5), token: "t5".into(), spectate: false, screen: false });
     assert_eq!(colours(&r), [(1, Some(0)), (3, Some(2)), (4, None), (5, Some(1))]);
     // A dropped connection keeps its colour.
     r.handle(t, Input::Disconnected { id: 3 });

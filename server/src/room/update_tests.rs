@@ -21,7 +21,16 @@ fn window() -> Duration {
 
 fn join(r: &mut Room, at: Instant, id: PlayerId, spectate: bool) {
     r.check_join(id, spectate, 5000).expect("room for them");
-    r.handle(at, Input::Join { id, name: format!("s{id}").into(), token: format!("t{id}").into(), spectate });
+    r.handle(
+        at,
+        Input::Join {
+            id,
+            name: format!("s{id}").into(),
+            token: format!("t{id}").into(),
+            spectate,
+            screen: false,
+        },
+    );
 }
 
 /// Ticks whatever the room's timer has due by `now` (as the actor does).

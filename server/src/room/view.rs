@@ -36,7 +36,7 @@ impl Room {
         };
         let daily = self.settings.daily.as_ref();
         let listed = self.listed_members();
-        let more_spectators = self.members.iter().filter(|m| m.spectate).count() as u32
+        let more_spectators = self.members.iter().filter(|m| m.spectate && !m.screen).count() as u32
             - listed.iter().filter(|m| m.spectate).count() as u32;
         RoomInfo {
             code: self.code.to_string(),
@@ -78,6 +78,8 @@ impl Room {
                 }))
                 .collect(),
             more_spectators,
+            screens: self.screen_count(),
+            party: self.settings.party,
             format: self.settings.format,
             standings: self.the_match.as_ref().map(|m| Box::new(m.view(self.held()))),
             // The top of the tally: members' lines are kept past its cap, and
@@ -87,11 +89,13 @@ impl Room {
     }
 
     /// The members a `room` names, in join order: all who race (or would),
-    /// the host, and the first [`LISTED_SPECTATORS`] spectators.
+    /// the host, and the first [`LISTED_SPECTATORS`] spectators; never a
+    /// screen (`screens` counts them).
     fn listed_members(&self) -> Vec<&Member> {
         let mut spectators = 0;
         self.members
             .iter()
+            .filter(|m| !m.screen)
             .filter(|m| {
                 if !m.spectate || m.id == self.host {
                     return true;

@@ -30,7 +30,7 @@ impl Fuzz {
             Op::Join { slot, spectate, sloppy } => {
                 let code = self.codes[slot % self.codes.len()].clone();
                 let sent = if *sloppy { format!("  {}\t", code.to_ascii_lowercase()) } else { code.clone() };
-                let m = ClientMsg::JoinRoom { code: sent, spectate: *spectate, key: None };
+                let m = ClientMsg::JoinRoom { code: sent, spectate: *spectate, key: None, screen: false };
                 let e = self.expect(who, &m);
                 self.send_msg(who, &m).await?;
                 self.sent(who, &e).await?;
@@ -224,6 +224,7 @@ pub(crate) async fn drive(f: &mut Fuzz, case: &Case) -> R<()> {
         daily: false,
         format: match_of(case.seed),
         replaces: None,
+        party: false,
     };
     f.run_one(0, &Op::Send(create)).await?;
     f.run_one(1, &Op::Join { slot: 0, spectate: false, sloppy: false }).await?;

@@ -143,6 +143,7 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
             daily,
             format,
             replaces: None,
+            party: false,
         });
     prop_oneof![
         12 => (dir(), any::<u32>()).prop_map(|(dir, seq)| ClientMsg::Move { dir, seq }),
@@ -158,7 +159,7 @@ pub(crate) fn client_msg() -> impl Strategy<Value = ClientMsg> {
         1 => (name(), prop::option::of("[0-9a-f]{32}"))
             .prop_map(|(name, token)| ClientMsg::Hello { name, token }),
         2 => create,
-        1 => (code_text(), any::<bool>()).prop_map(|(code, spectate)| ClientMsg::JoinRoom { code, spectate, key: None }),
+        1 => (code_text(), any::<bool>()).prop_map(|(code, spectate)| ClientMsg::JoinRoom { code, spectate, key: None, screen: false }),
         // Matches: the host's choice in the lobby, and the intermission's hold and go.
         2 => prop::option::weighted(0.8, match_settings()).prop_map(|format| ClientMsg::SetMatch { format }),
         1 => Just(ClientMsg::Hold {}),

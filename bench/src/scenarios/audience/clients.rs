@@ -38,7 +38,7 @@ pub async fn join_audience(t: Target, code: &str, n: usize) -> Result<Vec<Player
             let _permit = gate.acquire().await.map_err(|e| anyhow!("{e}"))?;
             let i = 2 + k;
             let (mut p, _) = hello(t, i, name_for(i), None).await?;
-            p.conn.send_msg(&ClientMsg::JoinRoom { code, spectate: true, key: None }).await?;
+            p.conn.send_msg(&ClientMsg::JoinRoom { code, spectate: true, key: None, screen: false }).await?;
             let me = p.id;
             p.conn
                 .wait_for(REPLY_TIMEOUT, |m| match m {

@@ -191,7 +191,14 @@ async fn nginx_takes_a_back(lb: Target, index: usize) -> Result<()> {
     let deadline = Instant::now() + STEP_LIMIT;
     loop {
         let (mut p, _) = hello_at(lb, "/ws?room=AZZZZ", index, "probe".into(), None).await?;
-        p.conn.send_msg(&ClientMsg::JoinRoom { code: "AZZZZ".into(), spectate: false, key: None }).await?;
+        p.conn
+            .send_msg(&ClientMsg::JoinRoom {
+                code: "AZZZZ".into(),
+                spectate: false,
+                key: None,
+                screen: false,
+            })
+            .await?;
         let code = p
             .conn
             .wait_for(Duration::from_secs(10), |m| match m {

@@ -13,7 +13,7 @@ fn public(path: &str) -> Vec<u8> {
 async fn index_and_room_links_serve_the_client() {
     let srv = TestServer::start().await;
     let index = public("index.html");
-    for path in ["/", "/r/K7M2Q", "/index.html"] {
+    for path in ["/", "/r/K7M2Q", "/tv/K7M2Q", "/index.html"] {
         let r = srv.get(path).await;
         assert_eq!(r.status, 200, "{path}");
         assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"), "{path}");

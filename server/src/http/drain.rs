@@ -5,7 +5,7 @@
 //! the same, which takes the node out of a checking balancer's rotation.
 //!
 //! Still served while draining: what a player of a room here needs, namely
-//! `/ws?room=CODE` (a resume or a join), `/r/CODE`, `/api/rooms/CODE`, and
+//! `/ws?room=CODE` (a resume or a join), `/r/CODE`, `/tv/CODE`, `/api/rooms/CODE`, and
 //! the client's static files (the same on every node; a room page loads
 //! them from the node it came from).
 
@@ -43,7 +43,7 @@ fn kept_while_draining(uri: &axum::http::Uri) -> bool {
         "/" | "/index.html" | "/healthz" => false,
         "/ws" => names_a_room(uri.query()),
         _ if path.starts_with("/api/") => path.starts_with("/api/rooms/"),
-        // `/r/CODE` and the static files.
+        // `/r/CODE`, `/tv/CODE` and the static files.
         _ => true,
     }
 }
@@ -60,7 +60,14 @@ mod tests {
     #[test]
     fn only_requests_that_name_a_room_or_a_file_are_kept() {
         let kept = |u: &str| kept_while_draining(&u.parse().expect("a uri"));
-        for u in ["/ws?room=BK7M2", "/ws?x=1&room=bk7m2", "/r/BK7M2", "/api/rooms/BK7M2?k=K", "/js/app.js"] {
+        for u in [
+            "/ws?room=BK7M2",
+            "/ws?x=1&room=bk7m2",
+            "/r/BK7M2",
+            "/tv/BK7M2",
+            "/api/rooms/BK7M2?k=K",
+            "/js/app.js",
+        ] {
             assert!(kept(u), "{u}");
         }
         for u in

@@ -63,6 +63,8 @@ pub fn router(env: Arc<HttpEnv>) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/r/{code}", get(room_page))
+        // A room shown on a big screen (a TV's browser): the same page.
+        .route("/tv/{code}", get(room_page))
         .route("/healthz", get(healthz))
         .route("/ws", get(ws))
         .route("/api/qr.svg", get(qr_svg))

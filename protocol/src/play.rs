@@ -117,6 +117,14 @@ impl PlayerGame {
         }
     }
 
+    /// Ghost, in run two: where the player's ghost stands.
+    pub fn ghost(&self) -> Option<Pos> {
+        match self {
+            PlayerGame::Ghost(g) => g.ghost(),
+            PlayerGame::Maze(_) => None,
+        }
+    }
+
     /// Ghost: the run-one recording the ghost replays.
     pub fn recording(&self) -> &[Dir] {
         match self {

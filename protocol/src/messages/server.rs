@@ -116,6 +116,10 @@ pub struct Progress {
     /// Ghost only: 1 or 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<u8>,
+    /// Ghost, run two: where the racer's ghost stands (it replays their
+    /// run one, which everyone watched), so a screen can draw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ghost: Option<Pos>,
     /// Their standing in the race.
     pub status: RacerStatus,
     /// Steps still between the racer and the goal by the shortest way

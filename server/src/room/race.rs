@@ -84,6 +84,7 @@ impl Racer {
             pos,
             steps: self.game.steps(),
             run: self.game.run(),
+            ghost: self.game.ghost(),
             status: self.status,
             left: if self.status == RacerStatus::Finished { 0 } else { left.at(pos) },
             name: None,

@@ -456,3 +456,34 @@ fn each_racer_has_one_colour_in_the_room_kept_while_they_stay() {
     r.handle(t, Input::Connected { id: 3 });
     assert_eq!(colours(&r)[1], (3, Some(2)));
 }
+
+/// Issue 37: a screen draws each Ghost racer's ghost, so `progress` says
+/// where it stands in run two (it replays the run one everyone watched).
+#[test]
+fn progress_carries_a_ghost_racers_ghost_in_run_two() {
+    // A vault whose best line rewinds.
+    let (b, line) = (1..200)
+        .map(|seed| Board::build(Size::Small, seed).unwrap())
+        .find_map(|b| match b.answer() {
+            Answer::Ghost { solution, .. } if solution.contains(&Action::Rewind) => Some((b, solution)),
+            _ => None,
+        })
+        .expect("a vault won by a rewind");
+    let mut r = room(2);
+    r.settings.board = b.clone();
+    (r.settings.game, r.settings.size) = (b.game(), b.size());
+    let t = race(&mut r, Instant::now());
+    let me = |r: &Room| r.full_progress().into_iter().find(|p| p.id == 1).expect("racing");
+    let rewind = line.iter().position(|a| *a == Action::Rewind).unwrap();
+    for (seq, a) in line[..rewind].iter().enumerate() {
+        r.handle(t, Input::Act { id: 1, seq: seq as u32, action: *a, at: t });
+    }
+    assert_eq!((me(&r).run, me(&r).ghost), (Some(1), None), "no ghost in run one");
+    r.handle(t, Input::Act { id: 1, seq: rewind as u32, action: Action::Rewind, at: t });
+    let p = me(&r);
+    assert_eq!((p.run, p.ghost), (Some(2), Some(p.pos)), "run two: the ghost sets out with the racer");
+    if let Some(a) = line.get(rewind + 1) {
+        r.handle(t, Input::Act { id: 1, seq: rewind as u32 + 1, action: *a, at: t });
+        assert!(me(&r).ghost.is_some(), "it walks on with them");
+    }
+}

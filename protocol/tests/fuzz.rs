@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::messages::ClientMsg;
+use mazerace_protocol::messages::{ClientMsg, DecodeError};
 use mazerace_protocol::{Action, Board, Dir, PlayerGame, Reject, Size, Status};
 use proptest::prelude::*;
 
@@ -84,7 +84,7 @@ proptest! {
     #[test]
     fn the_fast_decoder_agrees_with_serde(text in frame()) {
         let fast = ClientMsg::decode(&text).map_err(|e| e.message);
-        let slow = serde_json::from_str::<ClientMsg>(&text).map_err(|e| e.to_string());
+        let slow = serde_json::from_str::<ClientMsg>(&text).map_err(|e| DecodeError::of(&text, &e).message);
         prop_assert_eq!(fast, slow);
     }
 

@@ -273,9 +273,10 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
-    /// The code is decided by running the frame's own `seed` (or `date`)
-    /// through its parser, not by reading serde's English.
-    fn of(text: &str, e: &serde_json::Error) -> DecodeError {
+    /// serde's error `e` on frame `text`, as answered. The code is decided
+    /// by running the frame's own `seed` (or `date`) through its parser,
+    /// not by reading serde's English.
+    pub fn of(text: &str, e: &serde_json::Error) -> DecodeError {
         let v: Option<serde_json::Value> = serde_json::from_str(text).ok();
         let field = |ty: &str, name: &str| {
             v.as_ref().filter(|v| v["type"] == ty).and_then(|v| v.get(name)?.as_str().map(str::to_owned))

@@ -30,7 +30,7 @@ async fn welcome_room_and_pong_are_exact_json() {
     assert_eq!(
         room,
         format!(
-            r#"{{"type":"room","code":"{code}","host":1,"game":"ghost","size":"small","phase":"lobby","rank_by":"time","max_players":16,"key":"{key}","players":[{{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true}}]}}"#
+            r#"{{"type":"room","code":"{code}","host":1,"game":"ghost","size":"small","phase":"lobby","rank_by":"time","max_players":16,"key":"{key}","players":[{{"id":1,"name":"Ann","ready":false,"spectator":false,"connected":true,"colour":0}}]}}"#
         )
     );
     assert_eq!(code.len(), 5);

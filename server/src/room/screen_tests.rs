@@ -12,27 +12,13 @@ use tokio::time::Instant;
 use super::effects::Effect;
 use super::match_tests::{refusal, S};
 use super::state::{Input, Room};
-use super::tests::{board, fx, room, solution, timings};
+use super::tests::{board, fx, room, settings_on, solution, timings};
 use super::RoomSettings;
-use mazerace_protocol::messages::RankBy;
 
 const TV: PlayerId = 100;
 
 fn party_room() -> Room {
-    let b = board();
-    let settings = RoomSettings {
-        game: b.game(),
-        size: b.size(),
-        base: b.size(),
-        format: None,
-        match_seed: 1,
-        rank_by: RankBy::Time,
-        max_players: 8,
-        board: b,
-        daily: None,
-        key: "00112233aabbccdd".into(),
-        party: true,
-    };
+    let settings = RoomSettings { party: true, ..settings_on(board()) };
     let mut r = Room::new("PARTY".into(), settings, timings(), (TV, "Screen".into(), "tv".into()));
     fx(&mut r);
     r

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mazerace_protocol::matches::{TallyLine, MAX_TABLE_LINES};
-use mazerace_protocol::messages::{Phase, PlayerId, RankBy, ServerMsg};
+use mazerace_protocol::messages::{Phase, PlayerId, ServerMsg};
 use mazerace_protocol::{Action, Answer, Board, Size};
 use tokio::time::Instant;
 
@@ -22,7 +22,7 @@ use super::effects::Effect;
 use super::match_tests::{intermission, settings, S};
 use super::rival_run::MAX_RIVALS;
 use super::state::{Input, Room};
-use super::tests::{fx, timings};
+use super::tests::{fx, settings_on, timings};
 use super::RoomSettings;
 use crate::config::{max_frame_bytes, Config, MAX_PLAYERS_CAP, WRITE_BUFFER_MAX};
 use crate::daily::RivalRun;
@@ -104,19 +104,7 @@ fn join(r: &mut Room, at: Instant, id: PlayerId, spectate: bool) {
 fn the_largest_rooms_largest_message_fits_the_socket() {
     let limit = max_frame_bytes(WRITE_BUFFER_MAX);
     let b = Board::build(Size::Hard, 42).unwrap();
-    let room_settings = RoomSettings {
-        game: b.game(),
-        size: b.size(),
-        base: b.size(),
-        format: None,
-        match_seed: 42,
-        rank_by: RankBy::Time,
-        max_players: MAX_PLAYERS_CAP,
-        board: b.clone(),
-        daily: None,
-        key: "00112233aabbccdd".into(),
-        party: false,
-    };
+    let room_settings = RoomSettings { max_players: MAX_PLAYERS_CAP, ..settings_on(b.clone()) };
     let host = (1, widest_name(1), "t1".into());
     let mut r = Room::new("ABCDE".into(), room_settings, timings(), host);
     let mut sizes = Sizes::default();

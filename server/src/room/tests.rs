@@ -45,10 +45,9 @@ fn name(id: PlayerId) -> Arc<str> {
     format!("p{id}").into()
 }
 
-/// A maze room with players `1..=n` (1 hosts), effects so far dropped.
-pub(super) fn room(n: PlayerId) -> Room {
-    let b = board();
-    let settings = RoomSettings {
+/// The settings of a room of single races on `b` for 8, ranked by time.
+pub(super) fn settings_on(b: Board) -> RoomSettings {
+    RoomSettings {
         game: b.game(),
         size: b.size(),
         base: b.size(),
@@ -60,7 +59,12 @@ pub(super) fn room(n: PlayerId) -> Room {
         daily: None,
         key: "00112233aabbccdd".into(),
         party: false,
-    };
+    }
+}
+
+/// A maze room with players `1..=n` (1 hosts), effects so far dropped.
+pub(super) fn room(n: PlayerId) -> Room {
+    let settings = settings_on(board());
     let mut room = Room::new("ABCDE".into(), settings, timings(), (1, name(1), "t1".into()));
     for id in 2..=n {
         room.check_join(id, false, 4).unwrap();
@@ -335,19 +339,8 @@ pub(super) fn daily_room() -> Room {
         capped: false,
         address: "a".into(),
     };
-    let settings = RoomSettings {
-        game: b.game(),
-        size: b.size(),
-        base: b.size(),
-        format: None,
-        match_seed: SEED,
-        rank_by: RankBy::Steps,
-        max_players: 1,
-        board: b,
-        daily: Some(daily),
-        key: "00112233aabbccdd".into(),
-        party: false,
-    };
+    let settings =
+        RoomSettings { rank_by: RankBy::Steps, max_players: 1, daily: Some(daily), ..settings_on(b) };
     Room::new("DAILY".into(), settings, timings(), (1, name(1), "t1".into()))
 }
 

@@ -60,12 +60,10 @@ export const practiceMsg = (m) => !!m && m.type === 'create_room' && !m.daily &&
  */
 function offlineRefuses(s, fx, msg) {
   if (!s.conn.offline || practiceMsg(msg)) return false;
-  const room = msg.type === 'create_room' && !msg.daily;
-  fx.toast(
-    room
-      ? 'You are offline: a room needs the server, and nobody could join one now. Practice alone works in this page.'
-      : 'You are offline: this needs the server. Practice alone works in this page.',
-  );
+  // A room: the Make card says so beside Practice alone (home.js), so only the live region repeats it.
+  if (msg.type === 'create_room' && !msg.daily)
+    fx.announce('You are offline: a room needs the server, and nobody could join one now. Practice alone works in this page.');
+  else fx.toast('You are offline: this needs the server. Practice alone works in this page.');
   return true;
 }
 

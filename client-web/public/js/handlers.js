@@ -264,7 +264,6 @@ export const HANDLERS = {
       s.ui.lost = s.lost;
       s.lost = null;
       s.view = 'home';
-      fx.toast(null); // "The server is restarting. Reconnecting…" is over: the banner says what happened
       return;
     }
     if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
@@ -310,7 +309,8 @@ export const HANDLERS = {
   pong() {},
 
   server_shutdown(s, m, fx) {
-    fx.toast('The server is restarting. Reconnecting…');
+    // Named: news that overtakes it takes it down (ui.js, state.js overtakesRestart).
+    fx.toast('The server is restarting. Reconnecting…', 'restarting');
   },
 
   room_moved(s, m, fx) {

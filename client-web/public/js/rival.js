@@ -12,7 +12,8 @@ export const mark = (p) => (p && p.rival ? badge('replay') : null);
 /** The results' button: [label, add_rival fields], or null. */
 export function choice(s) {
   const res = s.race.results;
-  if (!res || !s.room || !isHost(s)) return null;
+  // Offline there are no stored runs to race (the stand-in keeps none).
+  if (!res || !s.room || !isHost(s) || s.conn.offline) return null;
   const d = s.room.daily && s.daily.result;
   // The #1 would race their own run: offered as what it is.
   if (d && d.ranked) return d.rank === 1 ? ['Race my ranked run', { pick: 'mine' }] : ['Race the #1', { pick: 'best' }];

@@ -170,6 +170,13 @@ export const serverDown = (s) => {
 /** What needs the server (a room, joining one, the daily) cannot be had now: it is out of reach, or the page plays offline. */
 export const noServer = (s) => s.conn.offline || serverDown(s);
 
+/**
+ * News that overtakes "The server is restarting. Reconnecting…": the room
+ * is lost (its banner), the server is out of reach, or the page went
+ * offline. That toast comes down then (ui.js), rather than contradict it.
+ */
+export const overtakesRestart = (s) => !!s.ui.lost || serverDown(s) || s.conn.offline;
+
 export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
 
 export const racing = (s) => !!s.room && s.room.phase === 'racing' && !!s.race.board && s.race.live;

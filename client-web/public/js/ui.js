@@ -1,11 +1,12 @@
 // Around the screens: the view and its focus, the connection pill, toasts.
 
 import { $, el } from './dom.js';
-import { serverDown, noServer } from './state.js';
+import { serverDown, noServer, overtakesRestart } from './state.js';
 
 const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
 let toastTimer = 0;
+let toastKey = null;
 let bumpTimer = 0;
 
 /** `viewReady`: the screen of `s.view` has loaded; until it has, the view shown stays. */
@@ -49,6 +50,7 @@ function renderDown(s) {
   const none = noServer(s);
   for (const b of document.querySelectorAll('[data-server]')) b.disabled = none;
   $('lost').hidden = !s.ui.lost;
+  if (overtakesRestart(s)) retract('restarting');
 }
 
 function renderConn(s) {
@@ -71,18 +73,22 @@ function renderConn(s) {
   c.replaceChildren(what, ...(more ? [el('span', { class: 'more', text: more })] : []));
 }
 
-/** Shows `text` for a few seconds; `null` takes down the one showing (its news is stale). */
-export function toast(text) {
+/** Shows `text` for a few seconds; `key` names it for `retract`. */
+export function toast(text, key = null) {
   const t = $('toast');
-  if (text == null) {
-    clearTimeout(toastTimer);
-    t.hidden = true;
-    return;
-  }
+  toastKey = key;
   t.textContent = text;
   t.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => (t.hidden = true), 3500);
+}
+
+/** Takes down the toast named `key` if it is showing: its news is stale. */
+function retract(key) {
+  const t = $('toast');
+  if (toastKey !== key || t.hidden) return;
+  clearTimeout(toastTimer);
+  t.hidden = true;
 }
 
 export function bump() {

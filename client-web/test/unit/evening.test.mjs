@@ -45,7 +45,7 @@ test('offline, a room for friends is never made: asked before going offline or a
   handle(s, offlineWelcome, fx);
   assert.deepEqual(fx.drain(), [], 'no create_room reaches the stand-in: a LOCAL lobby with a link nobody can open');
   assert.equal(s.intent, null);
-  assert.match(fx.toasts.at(-1), /^You are offline: a room needs the server/);
+  assert.match(fx.said.at(-1), /^You are offline: a room needs the server/, "said (the Make card's note shows it)");
   assert.equal(s.room, null);
 
   // Offline and welcomed by the stand-in: Make room (or Enter in a field) the same; practice goes through.

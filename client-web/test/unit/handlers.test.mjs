@@ -3,7 +3,7 @@
 // messages (countdown to results, a resume's snapshot) in handlers_race.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createState, DEFAULT_LIMITS } from '../../public/js/state.js';
+import { createState, DEFAULT_LIMITS, overtakesRestart } from '../../public/js/state.js';
 import { handle, HANDLERS, readLimits } from '../../public/js/handlers.js';
 import { request } from '../../public/js/actions.js';
 import { fakeFx, player, room, welcome, seated } from './fakes.mjs';
@@ -284,8 +284,9 @@ test('a room whose node is gone: offered again with its settings, named by `repl
   s.lastIntent = join;
   handle(s, { type: 'error', code: 'wrong_node', message: 'room AK7M2 is on node A' }, fx);
   assert.equal(fx.reconnects, 1, 'no loop');
-  // The banner says it; "restarting, reconnecting…" (issue 35, item 9) is taken down, not left to contradict it.
-  assert.deepEqual(fx.toasts, ['The server is restarting. Reconnecting…', null]);
+  // The banner says it, not a toast; "restarting, reconnecting…" (issue 35, item 9) is taken down now (ui.js).
+  assert.deepEqual(fx.toasts, ['The server is restarting. Reconnecting…']);
+  assert.equal(overtakesRestart(s), true);
   assert.equal(s.view, 'home');
   assert.deepEqual(s.ui.lost.create, {
     type: 'create_room',

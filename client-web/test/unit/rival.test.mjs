@@ -38,6 +38,9 @@ test('the results offer the #1 after a ranked try, or my last run in practice', 
   assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }], 'a spent try that did not finish');
   s.daily.result = { ranked: false, finished: true };
   assert.deepEqual(choice(s), ['Race my last run', { pick: 'last' }], 'practice');
+  s.conn.offline = true;
+  assert.equal(choice(s), null, 'offline, no stored run to race');
+  s.conn.offline = false;
   s.race.results = results('gave_up');
   assert.equal(choice(s), null, 'no finish, nothing to race');
   s.room.host = 2;

@@ -8,7 +8,8 @@
 // it stops and starts: the home page says the server is gone before anything
 // is pressed, a room asked for offline is not made, and a race begun offline
 // ends offline with its result kept when the server comes back mid-race.
-// Screenshots `*-90..95-*`; axe-core on every screen it shows.
+// The page links a web app manifest (installable). Screenshots `*-90..93-*`;
+// axe-core on every screen it shows.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, openPage, screenshot, playDailyMaze, axe, SHOTS, LAPTOP, PHONE } from './harness.mjs';
@@ -206,6 +207,11 @@ test('the evening: an invite link on a phone joins the room its button says, the
   assert.equal(dr.rank, 1);
   await bob.page.waitForSelector('#race-rival:not([hidden])');
   assert.equal(await bob.page.textContent('#race-rival'), 'Race my ranked run');
+  // Installable: Chromium finds the page's manifest and has nothing to say against it.
+  const app = await (await bob.context.newCDPSession(bob.page)).send('Page.getAppManifest');
+  assert.equal(app.url, `${srv.url}/manifest.webmanifest`);
+  assert.deepEqual(app.errors, []);
+  assert.equal(JSON.parse(app.data).display, 'standalone');
   for (const p of all) assert.deepEqual(p.problems, []);
   for (const p of all) await p.context.close();
   await srv.stop();

@@ -302,6 +302,9 @@ export const HANDLERS = {
     if (/^room_(not_found|full)$/.test(code)) {
       leftRoom(s, fx);
       s.view = 'home';
+      // The invitation's room is gone: its page says so rather than invite on.
+      const inv = s.ui.invite;
+      if (code === 'room_not_found' && inv && last && last.code === inv.code) s.ui.invite = { ...inv, room: null, failed: 'gone' };
     }
     fx.toast(m.message || code);
   },

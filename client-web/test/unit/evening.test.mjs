@@ -26,6 +26,12 @@ test('an invitation is taken up by its room: leaving the room goes home, not bac
   assert.deepEqual(fx.drain(), [{ type: 'join_room', code: 'K7M2Q', key: '3f9a0c1d5e7b2a64' }], "the link's room, with its key");
   handle(s, room([player(7, 'Ann'), player(1, 'Bob')], { host: 7 }), fx);
   assert.equal(s.ui.invite, null);
+  // An invitation whose room is gone by the time of the join: its page says so.
+  s.ui.invite = { code: 'GONE9', key: 'ab', room: null, failed: null };
+  s.room = null;
+  s.lastIntent = { type: 'join_room', code: 'GONE9', key: 'ab' };
+  handle(s, { type: 'error', code: 'room_not_found', message: 'no such room' }, fx);
+  assert.equal(s.ui.invite.failed, 'gone');
   // Another room's message leaves an invitation alone.
   s.ui.invite = { code: 'ZZZZZ', key: null, room: null, failed: null };
   handle(s, room([player(7, 'Ann'), player(1, 'Bob')], { host: 7 }), fx);

@@ -286,3 +286,41 @@ async fn ambiguous_request_heads_get_400() {
     }
     srv.stop().await;
 }
+
+/// Installable (issue 35, item 10): the web app manifest the page links,
+/// served as one, and every icon it names, of the type it says.
+#[tokio::test]
+async fn the_manifest_and_its_icons() {
+    let srv = TestServer::start().await;
+    let index = String::from_utf8(public("index.html")).unwrap();
+    assert!(index.contains(r#"<link rel="manifest" href="/manifest.webmanifest" />"#));
+    let m = srv.get_with("/manifest.webmanifest", "Accept-Encoding: br\r\n").await;
+    assert_eq!(m.status, 200);
+    assert_eq!(m.header("content-type"), Some("application/manifest+json; charset=utf-8"));
+    assert_eq!(m.header("content-encoding"), Some("br"), "text, so compressed like the rest");
+    let m = srv.get("/manifest.webmanifest").await;
+    let v: Value = serde_json::from_slice(&m.body).unwrap();
+    assert_eq!(v["start_url"], "/");
+    assert_eq!(v["display"], "standalone");
+    let icons = v["icons"].as_array().unwrap();
+    for size in ["192x192", "512x512"] {
+        assert!(icons.iter().any(|i| i["sizes"] == size && i["type"] == "image/png"), "a {size} PNG");
+    }
+    assert!(icons.iter().any(|i| i["purpose"] == "maskable"), "a maskable icon");
+    for icon in icons {
+        let src = icon["src"].as_str().unwrap();
+        let r = srv.get(src).await;
+        assert_eq!(r.status, 200, "{src}");
+        let ty = r.header("content-type").unwrap_or_default();
+        assert!(ty.starts_with(icon["type"].as_str().unwrap()), "{src}: {ty}");
+        if ty == "image/png" {
+            assert_eq!(&r.body[..8], b"\x89PNG\r\n\x1a\n", "{src}");
+            // The IHDR's width and height: what "sizes" says.
+            let px = |at: usize| u32::from_be_bytes(r.body[at..at + 4].try_into().unwrap());
+            assert_eq!(format!("{}x{}", px(16), px(20)), icon["sizes"].as_str().unwrap(), "{src}");
+        }
+    }
+    let apple = srv.get("/icons/apple-touch-icon.png").await;
+    assert_eq!((apple.status, apple.header("content-type")), (200, Some("image/png")));
+    srv.stop().await;
+}

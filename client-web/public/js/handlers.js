@@ -302,6 +302,9 @@ export const HANDLERS = {
     if (/^room_(not_found|full)$/.test(code)) {
       leftRoom(s, fx);
       s.view = 'home';
+      // The invitation's room is gone: its page says so rather than invite on.
+      const inv = s.ui.invite;
+      if (code === 'room_not_found' && inv && last && last.code === inv.code) s.ui.invite = { ...inv, room: null, failed: 'gone' };
     }
     fx.toast(m.message || code);
   },
@@ -309,7 +312,8 @@ export const HANDLERS = {
   pong() {},
 
   server_shutdown(s, m, fx) {
-    fx.toast('The server is restarting. Reconnecting…');
+    // Named: news that overtakes it takes it down (ui.js, state.js overtakesRestart).
+    fx.toast('The server is restarting. Reconnecting…', 'restarting');
   },
 
   room_moved(s, m, fx) {
@@ -357,9 +361,13 @@ function setRoom(s, info, fx) {
   s.room = info;
   if (!prev || prev.code !== info.code) {
     const path = F.roomPath(info.code, info.key);
-    if (fx.path() !== path) fx.go(path);
+    // The offline stand-in's room has no address: /r/LOCAL would lead a
+    // reload, a friend or the page back online to a room that is nowhere.
+    if (fx.path() !== path && !s.conn.offline) fx.go(path);
     s.others.colours.clear();
   }
+  // The invitation is taken up: leaving this room goes home, not back to it.
+  if (s.ui.invite && s.ui.invite.code === info.code) s.ui.invite = null;
   if (prev && prev.code === info.code) sayWhoLeft(s, prev, info, fx);
   onRoom(s, info);
   const me = member(s);

@@ -1,10 +1,12 @@
 // Around the screens: the view and its focus, the connection pill, toasts.
 
 import { $, el } from './dom.js';
+import { serverDown, noServer, overtakesRestart } from './state.js';
 
 const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
 let toastTimer = 0;
+let toastKey = null;
 let bumpTimer = 0;
 
 /** `viewReady`: the screen of `s.view` has loaded; until it has, the view shown stays. */
@@ -18,17 +20,37 @@ export function renderAll(s, screens, viewReady = true) {
   }
   document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';
   renderConn(s);
-  renderDown(s);
   for (const sc of screens) sc.render(s);
+  // After the screens: the buttons they have just built are held too.
+  renderDown(s);
 }
 
-/** The server out of reach (README, "The server is unreachable"): a banner that offers offline play. */
-export const serverDown = (s) =>
-  !s.conn.offline && (s.conn.unreachable || (s.conn.status === 'waiting' && (s.conn.fails >= 2 || !s.me.id)));
-
+/**
+ * The server out of reach (README, "Server gone"): a banner that offers
+ * offline play; offline, the home page says so. Every button that needs the
+ * server (`data-server`: make, join, the daily) is disabled meanwhile, not
+ * left to fail once pressed.
+ */
 function renderDown(s) {
-  $('down').hidden = !serverDown(s);
+  const down = serverDown(s);
+  const off = s.conn.offline && s.view === 'home';
+  $('down').hidden = !down && !off;
+  $('down').classList.toggle('off', off);
+  $('down-offline').hidden = !down;
+  const [head, more] = off
+    ? s.conn.back
+      ? ['The server is back.', 'Going online…']
+      : [
+          'You are offline.',
+          'Solo practice works in this page; rooms and the daily challenge come back by themselves when the server answers.',
+        ]
+    : ["Can't reach the server.", 'Rooms and the daily challenge need it; solo practice works in this page.'];
+  if ($('down-head').textContent !== head) $('down-head').textContent = head;
+  if ($('down-more').textContent !== more) $('down-more').textContent = more;
+  const none = noServer(s);
+  for (const b of document.querySelectorAll('[data-server]')) b.disabled = none;
   $('lost').hidden = !s.ui.lost;
+  if (overtakesRestart(s)) retract('restarting');
 }
 
 function renderConn(s) {
@@ -51,12 +73,22 @@ function renderConn(s) {
   c.replaceChildren(what, ...(more ? [el('span', { class: 'more', text: more })] : []));
 }
 
-export function toast(text) {
+/** Shows `text` for a few seconds; `key` names it for `retract`. */
+export function toast(text, key = null) {
   const t = $('toast');
+  toastKey = key;
   t.textContent = text;
   t.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => (t.hidden = true), 3500);
+}
+
+/** Takes down the toast named `key` if it is showing: its news is stale. */
+function retract(key) {
+  const t = $('toast');
+  if (toastKey !== key || t.hidden) return;
+  clearTimeout(toastTimer);
+  t.hidden = true;
 }
 
 export function bump() {

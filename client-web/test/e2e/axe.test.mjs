@@ -30,6 +30,7 @@ test('laptop: no axe-core violation on home, lobby, race, results, daily, leader
   await p.page.click('#make button[type=submit]');
   await view(p, 'lobby');
   await p.page.waitForSelector('#rival-form:not([hidden])');
+  await p.page.click('#rival-form summary'); // unfolded, so its fields are checked too
   await clean(p, 'lobby');
 
   const from = p.frames.length;

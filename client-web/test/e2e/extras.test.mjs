@@ -48,7 +48,7 @@ test('a spectator sees the racers and cannot move', async () => {
   await racer.page.check('input[name=game][value=maze]');
   await racer.page.click('#make button[type=submit]');
   await racer.page.waitForSelector('body[data-view="lobby"]');
-  const code = (await racer.page.textContent('#lobby-h')).trim();
+  const code = (await racer.page.textContent('#lobby-code')).trim();
   const fan = await openPage(browser, PHONE, srv.url);
   await fan.page.fill('#name', 'Fan');
   await fan.page.fill('#code', code.toLowerCase());
@@ -225,7 +225,7 @@ test('a page opened on localhost shares the LAN address from /api/urls', async (
   await p.page.fill('#name', 'Lan');
   await p.page.click('#make button[type=submit]');
   await p.page.waitForSelector('body[data-view="lobby"]');
-  const code = (await p.page.textContent('#lobby-h')).trim();
+  const code = (await p.page.textContent('#lobby-code')).trim();
   const key = await p.page.evaluate(() => window.__mazerace.room.key);
   const want = `http://192.168.1.5:7878/r/${code}?k=${key}`;
   await p.page.waitForFunction((w) => document.querySelector('#link').value === w, want);
@@ -314,7 +314,7 @@ test('a player joining mid-race watches until the next race, then races', async 
   // Late asks to race (not to watch), by the link, after the start.
   const late = await openPage(browser, PHONE, link);
   await late.page.fill('#name', 'Late');
-  await late.page.click('#join button[type=submit]');
+  await late.page.click('#inv-join');
   const snap = await late.frame((m) => m.type === 'snapshot', { what: 'snapshot on joining mid-race' });
   assert.equal(snap.you ?? null, null, 'no game of its own in this race');
   await late.page.waitForFunction(() => window.__mazerace.view === 'play' && window.__mazerace.board);

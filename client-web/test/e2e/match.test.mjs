@@ -52,7 +52,7 @@ const expected = (lines, cols) =>
 async function joinByLink(device, link, name) {
   const p = await openPage(browser, device, link);
   await p.page.fill('#name', name);
-  await p.page.click('#join button[type=submit]');
+  await p.page.click('#inv-join');
   return p;
 }
 
@@ -81,7 +81,7 @@ test('three players race a match of 3 rounds to the podium, one dropping and res
   let cat = await joinByLink(PHONE, link, 'Cat');
   await view(bob, 'lobby');
   await view(cat, 'lobby');
-  assert.equal(await bob.page.textContent('#m-said'), 'Match of 3 rounds · The same game and size');
+  assert.match(await bob.page.textContent('#lobby-game'), /Maze Escape\s*Easy 11×11\s*Match of 3 rounds/);
   assert.ok(await bob.page.isHidden('#m-choose'), 'only the host chooses');
   await ann.page.waitForFunction(() => document.querySelectorAll('#players li').length === 3);
 

@@ -50,7 +50,7 @@ test('hostile names in the lobby, the race and the results', async () => {
   for (const [i, p] of rest.entries()) {
     await p.page.goto(link);
     await p.page.fill('#name', NAMES[i + 1]);
-    await p.page.click('#join button[type=submit]');
+    await p.page.click('#inv-join');
     await p.page.waitForSelector('body[data-view="lobby"]');
   }
   await host.page.waitForFunction((n) => document.querySelectorAll('#players li').length === n, NAMES.length);

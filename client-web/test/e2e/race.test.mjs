@@ -49,7 +49,7 @@ test('home page, then Ann makes a maze room and Bob joins by its link', async ()
   await ann.page.selectOption('#size', 'easy');
   await ann.page.click('#make button[type=submit]');
   await view(ann, 'lobby');
-  const code = (await text(ann, '#lobby-h')).trim();
+  const code = (await text(ann, '#lobby-code')).trim();
   assert.match(code, /^[A-Z0-9]{5}$/);
   const link = await ann.page.inputValue('#link');
   const key = await ann.page.evaluate(() => window.__mazerace.room.key);
@@ -65,10 +65,10 @@ test('home page, then Ann makes a maze room and Bob joins by its link', async ()
   await bob.page.goto(link);
   await view(bob, 'home');
   await screenshot(bob.page, 'phone-1-home-invited');
-  assert.match(await text(bob, '#invite'), new RegExp(`room ${code}`));
+  assert.match(await text(bob, '#inv-kicker'), new RegExp(`room ${code}`));
   assert.equal(await bob.page.inputValue('#code'), code);
   await bob.page.fill('#name', MARKUP);
-  await bob.page.click('#join button[type=submit]');
+  await bob.page.click('#inv-join');
   await view(bob, 'lobby');
   await ann.page.waitForFunction(() => document.querySelectorAll('#players li').length === 2);
   // The markup is shown as text, nowhere parsed.

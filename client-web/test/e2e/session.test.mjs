@@ -23,7 +23,7 @@ async function pair(game = 'maze') {
   const link = await ann.page.inputValue('#link');
   const bob = await openPage(browser, PHONE, link);
   await bob.page.fill('#name', 'Bob');
-  await bob.page.click('#join button[type=submit]');
+  await bob.page.click('#inv-join');
   await view(bob, 'lobby');
   await ann.page.waitForFunction(() => document.querySelectorAll('#players li').length === 2);
   return { ann, bob, link };

@@ -27,13 +27,20 @@ test('the results offer the #1 after a ranked try, or my last run in practice', 
   const { s } = inRoom({ daily: true, ranked: true, game: 'maze', size: 'easy', phase: 'results' });
   s.race.results = results('finished');
   s.daily.result = { ranked: true, finished: true, rank: 1 };
-  assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }]);
+  assert.deepEqual(
+    choice(s),
+    ['Race my ranked run', { pick: 'mine' }],
+    'the #1 is not offered "Race the #1": their own run (issue 35, item 9)',
+  );
   s.daily.result = { ranked: true, finished: true, rank: 4 };
   assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }], "today's #1 is someone else's: raceable once my try is spent");
   s.daily.result = { ranked: true, finished: false };
   assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }], 'a spent try that did not finish');
   s.daily.result = { ranked: false, finished: true };
   assert.deepEqual(choice(s), ['Race my last run', { pick: 'last' }], 'practice');
+  s.conn.offline = true;
+  assert.equal(choice(s), null, 'offline, no stored run to race');
+  s.conn.offline = false;
   s.race.results = results('gave_up');
   assert.equal(choice(s), null, 'no finish, nothing to race');
   s.room.host = 2;

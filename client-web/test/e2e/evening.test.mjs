@@ -180,6 +180,18 @@ test('the evening: an invite link on a phone joins the room its button says, the
   for (let round = 1; round <= 3; round++) {
     const board = await raceStarts(all, froms);
     assert.equal(board.size, ['easy', 'normal', 'hard'][round - 1], 'getting harder');
+    if (round === 3) {
+      // The start line of a hard maze: every racer on one square, mine on top and ringed, the tags inside the board.
+      // Each racer is one colour on every screen: Cat is the same on Ann's laptop and on Bob's phone.
+      const colours = (p) => p.page.evaluate(() => Object.fromEntries(window.__mazerace.markers.map((m) => [m.name, m.colour])));
+      const [onAnn, onBob, onCat] = await Promise.all(all.map(colours));
+      assert.ok(onAnn.Cat && onAnn.Cat === onBob.Cat, `Cat: ${onAnn.Cat} on Ann's screen, ${onBob.Cat} on Bob's`);
+      assert.ok(onAnn.Bob && onAnn.Bob === onCat.Bob, 'Bob is one colour on every screen');
+      assert.ok(onBob.Ann && onBob.Ann === onCat.Ann, 'and so is Ann');
+      assert.equal(new Set([onAnn.Bob, onAnn.Cat, onBob.Ann]).size, 3, 'three racers, three colours');
+      await screenshot(bob.page, 'phone-94-start-line-hard', { racing: true });
+      await screenshot(ann.page, 'laptop-94-start-line-hard', { racing: true });
+    }
     const line = route(board);
     froms = all.map((p) => p.frames.length);
     await Promise.all([
@@ -198,6 +210,8 @@ test('the evening: an invite link on a phone joins the room its button says, the
     }
   }
   await Promise.all(all.map((p) => p.page.waitForSelector('#m-podium:not([hidden]) li')));
+  await screenshot(bob.page, 'phone-95-podium');
+  await screenshot(ann.page, 'laptop-95-podium');
 
   // The daily: Bob, out of the room, is the day's first. Nobody offers him "Race the #1": he is it.
   await bob.page.click('#leave2');

@@ -5,8 +5,9 @@
 //! a share of invalid moves), and time every answer from the moment its
 //! message was sent. Scenarios: board generation, a capacity sweep, idle
 //! memory, fan-out against a bare echo server (the limit), full races end
-//! to end, a churn soak, an audience of spectators watching one race, and
-//! the daily store under one big board. Each
+//! to end, a churn soak, an audience of spectators watching one race, a
+//! screen beside a spectator watching a race of 8, and the daily store
+//! under one big board. Each
 //! prints markdown tables and its goals as PASS/MISS; nothing is asserted
 //! on timings.
 //!
@@ -38,8 +39,8 @@ use std::time::{Duration, Instant};
 use report::Section;
 use scenarios::Ctx;
 
-const SCENARIOS: [&str; 9] =
-    ["boards", "capacity", "idle", "fanout", "races", "churn", "spectators", "store", "moves"];
+const SCENARIOS: [&str; 10] =
+    ["boards", "capacity", "idle", "fanout", "races", "churn", "spectators", "screen", "store", "moves"];
 
 #[derive(Parser, Debug)]
 #[command(name = "mazerace-bench", about = "Load generator and benchmark for the mazerace race server")]
@@ -62,7 +63,7 @@ struct Cli {
     /// RUST_LOG for the server.
     #[arg(long, default_value = "warn")]
     server_log: String,
-    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,spectators,store,moves
+    /// Run only these scenarios (comma-separated): boards,capacity,idle,fanout,races,churn,spectators,screen,store,moves
     /// (`moves`, two nodes behind nginx on PostgreSQL, runs only when named here).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
@@ -87,9 +88,14 @@ struct Cli {
     /// Warm-up before each measured window, seconds.
     #[arg(long)]
     warmup_secs: Option<f64>,
-    /// Each measured window, seconds.
+    /// Each measured window, seconds (default 10, 0.6 with --quick; the screen scenario's two
+    /// windows a run: 5, 0.3 with --quick).
     #[arg(long)]
     measure_secs: Option<f64>,
+    /// Screen: how many spectators (or screens) join its race of 8 in a run. A few lift a cost of a few
+    /// pages above the noise; screens: at most the server's --max-screens (4).
+    #[arg(long, default_value_t = 1)]
+    screen_members: usize,
     /// Idle memory: players to connect (capped by the open-file limit).
     #[arg(long)]
     idle_players: Option<usize>,
@@ -210,6 +216,7 @@ fn main() -> Result<()> {
             "races" => interruptible(&rt, &local, scenarios::races::run(&ctx))?,
             "churn" => interruptible(&rt, &local, scenarios::churn::run(&ctx))?,
             "spectators" => interruptible(&rt, &local, scenarios::audience::run(&ctx))?,
+            "screen" => interruptible(&rt, &local, scenarios::audience::screen::run(&ctx))?,
             "store" => scenarios::store::run(&ctx),
             "moves" => interruptible(&rt, &local, scenarios::moves::run(&ctx))?,
             _ => unreachable!("checked against SCENARIOS"),
@@ -286,6 +293,8 @@ fn ctx_from(cli: &Cli, files: sys::FileLimit) -> Result<Ctx> {
         sweep,
         warmup: Duration::from_secs_f64(pick(0.2, 3.0, cli.warmup_secs)),
         measure: Duration::from_secs_f64(pick(0.6, 10.0, cli.measure_secs)),
+        screen_measure: Duration::from_secs_f64(pick(0.3, 5.0, cli.measure_secs)),
+        screen_members: cli.screen_members.max(1),
         idle_players: cli.idle_players.unwrap_or(if q { 400 } else { 50_000 }),
         fanout_players: cli.fanout_players.unwrap_or(if q { 32 } else { 256 }),
         fanout_sizes: cli.fanout_sizes.iter().map(|&s| s.max(1)).collect(),

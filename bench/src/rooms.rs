@@ -76,6 +76,12 @@ pub async fn hello_at(
 
 /// Create a room (host) on an explicit seed; returns the room's code.
 pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32) -> Result<String> {
+    Ok(create_room_info(p, size, seed, max_players).await?.code)
+}
+
+/// [`create_room`], returning the whole first `room` (its invite `key` too,
+/// which a screen joins with).
+pub async fn create_room_info(p: &mut Player, size: Size, seed: u64, max_players: u32) -> Result<RoomInfo> {
     p.conn
         .send_msg(&ClientMsg::CreateRoom {
             game: size.game(),
@@ -91,7 +97,7 @@ pub async fn create_room(p: &mut Player, size: Size, seed: u64, max_players: u32
         .await?;
     p.conn
         .wait_for(REPLY_TIMEOUT, |m| match m {
-            ServerMsg::Room(r) => Some(r.code.clone()),
+            ServerMsg::Room(r) => Some(r.clone()),
             _ => None,
         })
         .await

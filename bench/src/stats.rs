@@ -1,7 +1,8 @@
 //! Counting and timing during a measured window: latency histograms
-//! (HdrHistogram, nanosecond precision to three significant figures) and
-//! the counters one load phase accumulates. Single-threaded by design: the
-//! load generator runs on one current-thread runtime.
+//! (HdrHistogram, nanosecond precision to three significant figures), the
+//! counters one load phase accumulates, and the median of a few runs.
+//! Single-threaded by design: the load generator runs on one current-thread
+//! runtime.
 
 use hdrhistogram::Histogram;
 use std::time::{Duration, Instant};
@@ -121,6 +122,17 @@ pub fn fmt_dur(d: Duration) -> String {
     }
 }
 
+/// The median of the finite values (the upper one of an even count), or
+/// `None` when there are none.
+pub fn median(v: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +149,12 @@ mod tests {
         assert!(l.max() >= Duration::from_micros(999));
         assert_eq!(fmt_dur(Duration::from_micros(250)), "250 µs");
         assert_eq!(fmt_dur(Duration::from_millis(12)), "12.0 ms");
+    }
+
+    #[test]
+    fn medians_skip_what_is_not_a_number() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[f64::NAN, 5.0]), Some(5.0));
+        assert_eq!(median(&[]), None);
     }
 }

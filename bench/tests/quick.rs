@@ -36,7 +36,7 @@ fn quick_run_reports_every_scenario() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "mazerace-bench --quick failed: {}\n{stdout}\n{stderr}", out.status);
 
-    for key in ["boards", "capacity", "idle", "fanout", "races", "churn", "store"] {
+    for key in ["boards", "capacity", "idle", "fanout", "races", "churn", "spectators", "screen", "store"] {
         let heading = format!("(`{key}`)");
         assert!(stdout.contains(&heading), "no {key} section in the report:\n{stdout}");
     }
@@ -49,6 +49,7 @@ fn quick_run_reports_every_scenario() {
         "saturated moves/s at room size 8 vs bare echo",
         "acknowledged finishes lost in the churn soak",
         "resumes that worked in the churn soak",
+        "a screen's cost (CPU, RSS, bytes sent) vs a spectator's, race of 8",
     ] {
         let line = stdout
             .lines()
@@ -71,6 +72,12 @@ fn quick_run_reports_every_scenario() {
     for l in races {
         assert!(l.trim_end().ends_with("| 0 |"), "a race failed: {l}");
     }
+    // A screen and a spectator each joined the race of 8 and stayed.
+    let screen_closed = stdout
+        .lines()
+        .find(|l| l.contains("connections closed in a race of 8 with a screen or a spectator"))
+        .unwrap_or_default();
+    assert!(screen_closed.starts_with("GOAL PASS"), "{screen_closed}");
     let churn_lost = stdout.lines().find(|l| l.contains("acknowledged finishes lost")).unwrap_or_default();
     assert!(churn_lost.starts_with("GOAL PASS"), "{churn_lost}");
     assert!(stdout.contains("## Goals"), "no goals summary:\n{stdout}");

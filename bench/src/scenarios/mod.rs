@@ -42,6 +42,11 @@ pub struct Ctx {
     pub sweep: Vec<usize>,
     pub warmup: Duration,
     pub measure: Duration,
+    /// The `screen` scenario's windows (two a run, nine runs): shorter than
+    /// `measure` unless `--measure-secs` sets both.
+    pub screen_measure: Duration,
+    /// The `screen` scenario: spectators, or screens, joining its race of 8.
+    pub screen_members: usize,
     pub idle_players: usize,
     pub fanout_players: usize,
     pub fanout_sizes: Vec<usize>,
@@ -108,6 +113,10 @@ pub struct Readings {
     /// the smaller).
     pub stolen_cpu: Duration,
     pub server_rss: u64,
+    /// `server_cpu` to the nanosecond ([`sys::thread_run_times`]), when the
+    /// kernel keeps it and no server thread ended inside the window: ticks
+    /// are too coarse for a server under 1% of a core.
+    pub server_cpu_fine: Option<Duration>,
 }
 
 /// Sleep until `window.start`, sample, sleep until its end, sample.
@@ -126,12 +135,26 @@ pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>)
             .fold((Duration::ZERO, Duration::ZERO, 0u64), |(c, k, r), s| (c + s.cpu, k + s.kernel, r + s.rss))
     };
     let proxy_cpu = || proxy.map_or(Duration::ZERO, |p| sys::sample(p).cpu);
+    let servers_fine = || servers.iter().map(|&p| sys::thread_run_times(p)).collect::<Option<Vec<_>>>();
     tokio::time::sleep_until(window.start.into()).await;
-    let (s0, p0, c0, m0) =
-        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_cpu().unwrap_or_default());
+    let (f0, s0, p0, c0, m0) = (
+        servers_fine(),
+        servers_sample(),
+        proxy_cpu(),
+        sys::sample(me),
+        sys::machine_cpu().unwrap_or_default(),
+    );
     tokio::time::sleep_until(window.end.into()).await;
-    let (s1, p1, c1, m1) =
-        (servers_sample(), proxy_cpu(), sys::sample(me), sys::machine_cpu().unwrap_or_default());
+    let (f1, s1, p1, c1, m1) = (
+        servers_fine(),
+        servers_sample(),
+        proxy_cpu(),
+        sys::sample(me),
+        sys::machine_cpu().unwrap_or_default(),
+    );
+    let server_cpu_fine = f0.zip(f1).and_then(|(f0, f1)| {
+        f0.iter().zip(&f1).map(|(a, b)| sys::run_time_between(a, b)).sum::<Option<Duration>>()
+    });
     let server_cpu = s1.0.saturating_sub(s0.0);
     let server_kernel_cpu = s1.1.saturating_sub(s0.1);
     let proxy_cpu = p1.saturating_sub(p0);
@@ -145,6 +168,7 @@ pub async fn read_window_of(window: Window, servers: &[u32], proxy: Option<u32>)
         other_cpu: m1.busy.saturating_sub(m0.busy).saturating_sub(server_cpu + client_cpu + proxy_cpu),
         stolen_cpu: m1.stolen.saturating_sub(m0.stolen),
         server_rss: s1.2,
+        server_cpu_fine,
     }
 }
 

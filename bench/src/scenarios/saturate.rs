@@ -29,7 +29,7 @@ use crate::route::{Mode, Walker};
 /// Server CPU per message at saturation, rooms of 8, against the bare
 /// echo's on the same runtime (issue 28's goal, read as race / echo).
 const CPU_RATIO_GOAL: f64 = 0.75;
-use crate::stats::{fmt_dur, Meter, Window};
+use crate::stats::{fmt_dur, median, Meter, Window};
 use crate::ws::Conn;
 
 /// The players per room size: a multiple of every size.
@@ -373,13 +373,4 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
     drop(echoes);
     drop(server);
     Ok(())
-}
-
-fn median(v: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    Some(v[v.len() / 2])
 }

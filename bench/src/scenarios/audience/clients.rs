@@ -1,6 +1,7 @@
-//! The `spectators` scenario's clients: an audience joining a room, a
-//! spectator counting what it reads, and the two racers moving back and
-//! forth on an open loop.
+//! The audience scenarios' clients (`spectators` and `screen`): watchers
+//! joining a room (spectators, or a screen with the room's key), a watcher
+//! counting what it reads, and the racers moving back and forth on an open
+//! loop.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -28,6 +29,14 @@ pub struct Reading {
     pub closed: bool,
 }
 
+/// How a watcher joins: as a spectator, or as a screen (a TV showing the
+/// room), which needs the room's invite key.
+#[derive(Clone, Debug)]
+pub enum Watcher {
+    Spectator,
+    Screen { key: String },
+}
+
 /// `n` spectators join `code` (connection indices from 2), each read to
 /// its own `room`.
 pub async fn join_audience(t: Target, code: &str, n: usize) -> Result<Vec<Player>> {
@@ -36,20 +45,9 @@ pub async fn join_audience(t: Target, code: &str, n: usize) -> Result<Vec<Player
         let (gate, code) = (Rc::clone(&gate), code.to_owned());
         tokio::task::spawn_local(async move {
             let _permit = gate.acquire().await.map_err(|e| anyhow!("{e}"))?;
-            let i = 2 + k;
-            let (mut p, _) = hello(t, i, name_for(i), None).await?;
-            p.conn.send_msg(&ClientMsg::JoinRoom { code, spectate: true, key: None, screen: false }).await?;
-            let me = p.id;
-            p.conn
-                .wait_for(REPLY_TIMEOUT, |m| match m {
-                    ServerMsg::Room(r) if r.players.iter().any(|x| x.id == me) || r.more_spectators > 0 => {
-                        Some(())
-                    }
-                    _ => None,
-                })
+            join_watcher(t, 2 + k, &code, Watcher::Spectator)
                 .await
-                .with_context(|| format!("spectator {k} joining"))?;
-            Ok::<Player, anyhow::Error>(p)
+                .with_context(|| format!("spectator {k} joining"))
         })
     });
     let mut out = Vec::with_capacity(n);
@@ -57,6 +55,38 @@ pub async fn join_audience(t: Target, code: &str, n: usize) -> Result<Vec<Player
         out.push(j.map_err(|e| anyhow!("a join task: {e}"))??);
     }
     Ok(out)
+}
+
+/// Connection `index` says hello and joins `code` as `how`, read to its own
+/// `room`: a spectator is in it (listed, or counted past the first 8), a
+/// screen is counted in `screens` (never listed).
+pub async fn join_watcher(t: Target, index: usize, code: &str, how: Watcher) -> Result<Player> {
+    let (mut p, _) = hello(t, index, name_for(index), None).await?;
+    let join = match &how {
+        Watcher::Spectator => {
+            ClientMsg::JoinRoom { code: code.to_owned(), spectate: true, key: None, screen: false }
+        }
+        Watcher::Screen { key } => ClientMsg::JoinRoom {
+            code: code.to_owned(),
+            spectate: false,
+            key: Some(key.clone()),
+            screen: true,
+        },
+    };
+    p.conn.send_msg(&join).await?;
+    let me = p.id;
+    p.conn
+        .wait_for(REPLY_TIMEOUT, |m| match (m, &how) {
+            (ServerMsg::Room(r), Watcher::Spectator)
+                if r.players.iter().any(|x| x.id == me) || r.more_spectators > 0 =>
+            {
+                Some(())
+            }
+            (ServerMsg::Room(r), Watcher::Screen { .. }) if r.screens > 0 => Some(()),
+            _ => None,
+        })
+        .await?;
+    Ok(p)
 }
 
 /// Reads until the window's end, counting what arrives inside it.
@@ -90,24 +120,26 @@ impl Reading {
     }
 }
 
-/// The host starts the race of two; both then move every `period`, back
-/// and forth between the start and its open neighbour, and read everything
-/// (counted like a spectator's) until the window's end.
-pub async fn race_pair(
+/// The host starts the race of `1 + guests`; they all then move every
+/// `period`, back and forth between the start and its open neighbour, and
+/// read everything (counted like a spectator's) until the window's end.
+pub async fn race_room(
     mut host: Player,
-    mut guest: Player,
+    mut guests: Vec<Player>,
     period: Duration,
     window: Window,
 ) -> Result<Vec<tokio::task::JoinHandle<Reading>>> {
     let boards = Boards::default();
     send_start(&mut host).await?;
     let board = await_race_start(&mut host, &boards, REPLY_TIMEOUT).await?;
-    await_race_start(&mut guest, &boards, REPLY_TIMEOUT).await?;
+    for g in &mut guests {
+        await_race_start(g, &boards, REPLY_TIMEOUT).await?;
+    }
     let step = open_step(&board)?;
-    Ok(vec![
-        tokio::task::spawn_local(shuttle(host, step, period, window)),
-        tokio::task::spawn_local(shuttle(guest, step, period, window)),
-    ])
+    Ok(std::iter::once(host)
+        .chain(guests)
+        .map(|p| tokio::task::spawn_local(shuttle(p, step, period, window)))
+        .collect())
 }
 
 /// A move from the start that the rules accept (there and back is a valid

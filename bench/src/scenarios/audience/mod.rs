@@ -7,9 +7,12 @@
 //! together received, the largest `room` anyone got, and how many
 //! connections the server closed. Median of 3 runs, each on its own
 //! server. (The join/leave loop of item 5 is an end-to-end test,
-//! `tests/tests/room_updates.rs`, not a figure.)
+//! `tests/tests/room_updates.rs`, not a figure.) Its sibling, the `screen`
+//! scenario ([`screen`]), weighs one screen against one spectator beside a
+//! race of 8, with the same clients.
 
 mod clients;
+pub mod screen;
 
 use std::time::Duration;
 
@@ -19,9 +22,9 @@ use super::{after, read_window, Ctx};
 use crate::procs::Server;
 use crate::report::{fmt_bytes, fmt_count, Goal, Section, Table};
 use crate::rooms::{create_room, hello, join_room, name_for, Target};
-use crate::stats::Window;
+use crate::stats::{median, Window};
 use crate::sys;
-use clients::{race_pair, watch, Reading};
+use clients::{race_room, watch, Reading};
 
 /// The room's board: a normal maze (the racers never reach its exit).
 const SIZE: Size = Size::Normal;
@@ -150,11 +153,7 @@ impl Median {
         if runs.is_empty() {
             return None;
         }
-        let med = |f: &dyn Fn(&Run) -> f64| {
-            let mut v: Vec<f64> = runs.iter().map(f).collect();
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
+        let med = |f: &dyn Fn(&Run) -> f64| median(&runs.iter().map(f).collect::<Vec<_>>()).unwrap_or(0.0);
         Some(Median {
             rss_before: med(&|r| r.rss_before as f64),
             rss_watched: med(&|r| r.rss_watched as f64),
@@ -172,8 +171,10 @@ impl Median {
 /// A race of two watched by `n` spectators, measured over `measure`.
 async fn watched_race(ctx: &Ctx, n: usize, measure: Duration) -> anyhow::Result<Run> {
     let cap = n.to_string();
-    let server =
-        Server::start_race(&ctx.server_with(&["--max-spectators", cap.as_str(), "--countdown-secs", "0"]))?;
+    // No drain on the way out: the race never ends, and a drain would hold
+    // the stop for its whole timeout.
+    let args = ["--max-spectators", cap.as_str(), "--countdown-secs", "0", "--drain-secs", "0"];
+    let server = Server::start_race(&ctx.server_with(&args))?;
     let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
     let (mut host, _) = hello(target, 0, name_for(0), None).await?;
     let code = create_room(&mut host, SIZE, SEED, 2).await?;
@@ -185,7 +186,7 @@ async fn watched_race(ctx: &Ctx, n: usize, measure: Duration) -> anyhow::Result<
     let window =
         Window { start: after(Duration::from_secs(1)), end: after(Duration::from_secs(1) + measure) };
     let period = Duration::from_secs_f64(1.0 / MOVES_PER_SEC);
-    let racers = race_pair(host, guest, period, window).await?;
+    let racers = race_room(host, vec![guest], period, window).await?;
     let watchers: Vec<_> = audience.into_iter().map(|p| tokio::task::spawn_local(watch(p, window))).collect();
     let readings = read_window(window, server.pid).await;
     let mut all: Vec<Reading> = Vec::new();

@@ -42,10 +42,31 @@ export function runIntent(s, fx) {
   const code = F.codeFromPath(fx.path());
   const msg = s.intent || (!s.room && code ? joinMsg(code, false, F.keyFrom(fx.path())) : null);
   s.intent = null;
-  if (msg) {
+  if (msg && !offlineRefuses(s, fx, msg)) {
     s.lastIntent = msg;
     fx.send(msg);
   }
+}
+
+/** Solo practice: a room of one, neither daily nor for friends (home.js leaves out `rank_by`). */
+export const practiceMsg = (m) => !!m && m.type === 'create_room' && !m.daily && !m.rank_by;
+
+/**
+ * Offline, only solo practice goes to the stand-in server: a room for
+ * friends there would be a lobby nobody can join (its link, QR and code
+ * lead nowhere), and joining, the daily and leagues need the server. Such a message
+ * (asked before the page went offline, or by Enter in a field) is dropped
+ * and the player told, in words, what works instead.
+ */
+function offlineRefuses(s, fx, msg) {
+  if (!s.conn.offline || practiceMsg(msg)) return false;
+  const room = msg.type === 'create_room' && !msg.daily;
+  fx.toast(
+    room
+      ? 'You are offline: a room needs the server, and nobody could join one now. Practice alone works in this page.'
+      : 'You are offline: this needs the server. Practice alone works in this page.',
+  );
+  return true;
 }
 
 /** The typed name trimmed, or null with the problem shown. */
@@ -59,6 +80,7 @@ export function request(s, fx, msg, typed) {
   const name = checkName(s, typed);
   if (name == null) return false;
   fx.store.setName(name);
+  if (offlineRefuses(s, fx, msg)) return false;
   if (s.conn.welcomed && fx.connected()) {
     if (name !== s.me.name) rename(s, fx, name);
     s.lastIntent = msg;

@@ -2,7 +2,7 @@
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
-import { leave, runAtStake } from './actions.js';
+import { leave, runAtStake, practiceMsg } from './actions.js';
 import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
@@ -95,8 +95,7 @@ function useTransport(Transport) {
       if (state === 'waiting') {
         s.conn.fails += 1;
         // Practice alone needs no server: with none to reach, it goes offline by itself.
-        const practice = s.intent && s.intent.type === 'create_room' && !s.intent.daily && !s.intent.rank_by && s.soloNext;
-        if (practice && !s.conn.offline) goOffline();
+        if (practiceMsg(s.intent) && s.soloNext && !s.conn.offline) goOffline();
       }
       if (s.conn.taken) toast('You opened this game in another tab or window. Click the board to play here.');
       render();
@@ -158,6 +157,13 @@ else {
   );
 }
 for (const sc of screens) sc.init(ctx);
+// An invite link's page: its own module (README, "Size"), asked for at once.
+if (s.ui.invite)
+  import('./invite.js').then((m) => {
+    m.init(ctx);
+    screens.push(m);
+    render();
+  });
 addEventListener('popstate', () => {
   if (location.pathname === '/' && s.room) {
     // The browser's Back is a tap too: with my run still on, stay and ask (as Leave does).
@@ -174,6 +180,11 @@ addEventListener('popstate', () => {
 });
 
 render();
+// Out of reach with no socket trying (a first visit has none): asked again
+// now and then, so the banner and the held buttons go when the server is back.
+setInterval(() => {
+  if (s.conn.unreachable && !s.conn.offline && !conn.active) daily.loadDaily();
+}, 5000);
 // The address for the links others open (dom.js siteUrl).
 getJson('/api/urls')
   .then((urls) => {

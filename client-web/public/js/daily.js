@@ -2,6 +2,7 @@
 
 import { $, el, announce, btn, cells, note, pills, getJson, nm, siteUrl } from './dom.js';
 import { request, openLeague } from './actions.js';
+import { noServer } from './state.js';
 import * as F from './format.js';
 import { fromTable as raceTable } from './rival.js';
 
@@ -72,11 +73,16 @@ export function init(c) {
 
 export async function loadDaily() {
   const { s, fx } = ctx;
+  let gone = false;
   const data = await getJson('/api/daily', fx.store.token()).catch((e) => {
     // A fetch that never reached a server (not an HTTP error): it is gone.
-    if (e instanceof TypeError) s.conn.unreachable = true;
+    gone = e instanceof TypeError;
     return null;
   });
+  // Any answer says the server is there again (app.js asks again while it is not).
+  s.conn.unreachable = gone;
+  // Gone, the boards already shown stay (their buttons held: ui.js renderDown).
+  if (gone && s.daily.loaded) return ctx.render();
   const boards =
     data && Array.isArray(data.boards)
       ? data.boards.filter((b) => b && F.GAMES[b.game] && F.SIZES[b.game].some(([k]) => k === b.size))
@@ -145,6 +151,7 @@ function renderPanel(s) {
   if (!s.daily.loaded) return;
   $('daily').hidden = !boards.length;
   if (!boards.length) return;
+  $('daily-off').hidden = !noServer(s);
   const st = streak(s);
   $('daily-streak').textContent = st ? `Your streak: ${F.plural(st, 'day')}` : 'No streak yet: play a board today to start one.';
   // Rebuilt only on a change: a button replaced mid-press would lose the click.
@@ -175,12 +182,18 @@ function renderPanel(s) {
         ),
         // Each accessible name starts with the button's visible word (WCAG 2.5.3, label in name).
         mine ? btn('Result', `Result: mine on today's ${label}`, () => openCard(s, b, mine)) : null,
-        btn(mine ? 'Practice' : 'Play', `${mine ? 'Practice' : 'Play'} today's ${label}`, play, mine ? '' : 'primary'),
-        btn('Top', `Top: leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size)),
+        needsServer(btn(mine ? 'Practice' : 'Play', `${mine ? 'Practice' : 'Play'} today's ${label}`, play, mine ? '' : 'primary')),
+        needsServer(btn('Top', `Top: leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size))),
       ),
     );
   }
   $('daily-list').replaceChildren(...items);
+}
+
+/** Held (disabled) while there is no server: ui.js renderDown. */
+function needsServer(button) {
+  button.dataset.server = '';
+  return button;
 }
 
 function openCard(s, b, mine) {

@@ -22,6 +22,18 @@ export const PLANS = [
   ['harder', 'Getting harder, small to large'],
 ];
 export const planLabel = (plan) => (PLANS.find(([k]) => k === plan) || [null, String(plan)])[1];
+/**
+ * A room's boards as tags: its game and size, except where a match's plan
+ * changes them from round to round (getting harder, or both games in
+ * turn): the room's own size would name one board of several.
+ */
+export function roomBoards(room) {
+  const m = room.match;
+  const game = gameLabel(room.game);
+  if (m && m.plan === 'harder') return [game, planLabel(m.plan), matchLabel(m)];
+  if (m && m.plan === 'alternate') return [planLabel(m.plan), matchLabel(m)];
+  return [game, sizeLabel(room.game, room.size), ...(m ? [matchLabel(m)] : [])];
+}
 /** `room.match` in words: "Match of 3 rounds". */
 export const matchLabel = (m) => (m ? `Match of ${m.rounds} rounds` : 'One race');
 

@@ -264,6 +264,7 @@ export const HANDLERS = {
       s.ui.lost = s.lost;
       s.lost = null;
       s.view = 'home';
+      fx.toast(null); // "The server is restarting. Reconnecting…" is over: the banner says what happened
       return;
     }
     if (code === 'wrong_node' && last && last.type === 'join_room' && !s.conn.rerouted) {
@@ -357,9 +358,13 @@ function setRoom(s, info, fx) {
   s.room = info;
   if (!prev || prev.code !== info.code) {
     const path = F.roomPath(info.code, info.key);
-    if (fx.path() !== path) fx.go(path);
+    // The offline stand-in's room has no address: /r/LOCAL would lead a
+    // reload, a friend or the page back online to a room that is nowhere.
+    if (fx.path() !== path && !s.conn.offline) fx.go(path);
     s.others.colours.clear();
   }
+  // The invitation is taken up: leaving this room goes home, not back to it.
+  if (s.ui.invite && s.ui.invite.code === info.code) s.ui.invite = null;
   if (prev && prev.code === info.code) sayWhoLeft(s, prev, info, fx);
   onRoom(s, info);
   const me = member(s);

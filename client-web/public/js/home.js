@@ -1,9 +1,10 @@
-// Home: the name, make, practice, join, the /r/CODE invite card, the how-to.
+// Home: the name, make, practice, join, the how-to (an invite link's page: invite.js).
 
-import { $, el, tags, names, getJson, nm } from './dom.js';
+import { $, el } from './dom.js';
 import { parseBoard } from './rules.js';
 import { draw, fit } from './render.js';
 import { request, rename, joinMsg, leave } from './actions.js';
+import { noServer } from './state.js';
 import { joinInvite } from './leagues.js';
 import * as F from './format.js';
 
@@ -93,8 +94,10 @@ export function init(c) {
   c.on('name', 'keydown', (e) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
-    // From an invite link, Enter joins; else it saves the name.
-    if (!joinInvite(s)) s.ui.invite ? joinFromForm(false) : rename(s, fx, name());
+    // From an invite link, Enter joins (the invitation's one button, unless held); else it saves the name.
+    if (joinInvite(s)) return;
+    if (!s.ui.invite) rename(s, fx, name());
+    else if (!$('inv-join').hidden) $('inv-join').click();
   });
   c.on('name', 'change', () => s.conn.welcomed && !s.room && rename(s, fx, name()));
   c.on('brand', 'click', (e) => {
@@ -113,8 +116,13 @@ export function init(c) {
   // per task, so the first paint and the page's first taps never wait on them
   // (drawing both at idle was one 161 ms task in Lighthouse's mobile trace).
   watchDemos();
+  // An invite link: the invitation (invite.js, loaded for it by app.js) is
+  // all home shows from the first paint, so nothing else is there to tap.
   const invited = F.codeFromPath(fx.path());
-  if (invited) openInvite(s, invited, F.keyFrom(fx.path()));
+  if (invited) {
+    s.ui.invite = { code: invited, key: F.keyFrom(fx.path()), room: null, failed: null };
+    $('code').value = invited;
+  }
 }
 
 const gameChosen = () => document.querySelector('input[name=game]:checked').value;
@@ -124,23 +132,6 @@ function fillSizes() {
   const keep = $('size').value;
   $('size').replaceChildren(...F.SIZES[game].map(([v, label]) => el('option', { value: v, text: label })));
   if (F.SIZES[game].some(([v]) => v === keep)) $('size').value = keep;
-  ctx.render();
-}
-
-/** A /r/CODE?k=KEY link's card: the room from GET /api/rooms/{code}?k=KEY, or the code alone. */
-export async function openInvite(s, code, key) {
-  s.ui.invite = { code, key, room: null };
-  $('code').value = code;
-  ctx.render();
-  const body = await getJson(`/api/rooms/${encodeURIComponent(code)}${key ? `?k=${key}` : ''}`).catch(() => null);
-  if (!s.ui.invite || s.ui.invite.code !== code) return;
-  const to = body && body.moved;
-  if (to && typeof to.code === 'string' && typeof to.key === 'string') {
-    // The room moved to another server (a restart): the card, the link and the join follow it.
-    history.replaceState(null, '', F.roomPath(to.code, to.key));
-    return openInvite(s, to.code, to.key);
-  }
-  if (body && typeof body.game === 'string') s.ui.invite.room = body;
   ctx.render();
 }
 
@@ -156,32 +147,33 @@ export function render(s) {
   me.textContent = s.conn.welcomed && s.me.name ? s.me.name : '';
   me.title = me.textContent;
   $('me-wrap').hidden = !me.textContent;
-  renderInvite(s);
+  // The rest of home goes while an invitation is up (style.css; invite.js fills it in).
+  $('home').toggleAttribute('data-invited', !!s.ui.invite && !s.room);
   if (s.view !== 'home') return;
   const game = gameChosen();
   const b = ctx.fx.store.best(game, $('size').value);
   const text = b ? `Your best here: ${F.best(b, game)}` : 'No best on this size yet.';
   $('offline').hidden = s.conn.offline;
   if (text !== lastBest) $('best-here').textContent = lastBest = text;
+  renderMakeOff(s);
 }
 
-function renderInvite(s) {
-  const inv = s.ui.invite;
-  const card = $('invite');
-  card.hidden = !inv || !!s.room;
-  if (!inv) return;
-  const r = inv.room;
-  const rows = [el('strong', { text: `You are invited to room ${inv.code}.` })];
-  if (r) {
-    rows.push(el('span', { class: 'tags' }, ...tags([F.gameLabel(r.game), F.sizeLabel(r.game, r.size)])));
-    if (typeof r.host === 'string') rows.push(el('span', {}, 'Host: ', nm(r.host)));
-    const who = Array.isArray(r.players) ? r.players.filter((n) => typeof n === 'string') : [];
-    if (who.length) rows.push(names('In the room', who));
-    if (r.phase && r.phase !== 'lobby')
-      rows.push(el('span', { class: 'muted', text: 'A race is on: you watch it and race in the next one.' }));
-  }
-  rows.push(el('span', { class: 'note', text: 'Enter your name and press Enter (or Join).' }));
-  card.replaceChildren(...rows.map((x) => el('span', { class: 'line' }, x)));
+/**
+ * No server (out of reach, or playing offline): Make room cannot work, and
+ * nobody could join a room anyway. Said in the Make card, before anyone
+ * presses it, with solo play (Practice alone, in this page) as the way on.
+ */
+function renderMakeOff(s) {
+  const off = s.conn.offline;
+  const down = noServer(s);
+  const note = $('make-off');
+  note.hidden = !down;
+  $('practice').classList.toggle('primary', down);
+  $('make-go').classList.toggle('primary', !down);
+  const text = off
+    ? 'You are offline: a room needs the server, and nobody could join one now. Practice alone plays these settings in this page.'
+    : "Can't reach the server: a room needs it. Practice alone plays these settings in this page.";
+  if (down && note.textContent !== text) note.textContent = text;
 }
 
 // The how-to's pictures.

@@ -1,11 +1,27 @@
-// The lobby: the room code, link (LAN address) and QR code, who is in and ready.
+// The lobby: the room's title and settings, then three pieces each layout
+// orders for whoever looks: what I do (ready, or the host's controls: start,
+// the match, a stored run), who is in and ready, and the code, link (LAN
+// address) and QR code to share. A later layout (a party screen) can show or
+// hide each piece on its own.
 
-import { $, el, tags, badge, siteUrl } from './dom.js';
+import { $, el, tags, badge, nm, siteUrl } from './dom.js';
 import { PALETTE } from './render.js';
 import { isHost, member, racers, watching, colourOf, nameOf } from './state.js';
 import { leave } from './actions.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
+
+/**
+ * The pieces in reading order, per role: the host shares the link first
+ * (nobody is in yet), then sees who came and starts; a guest (or a watcher)
+ * is there to say ready, so that comes first, the link to pass on last.
+ * The page is laid out in this order too, so focus and screen readers follow it.
+ */
+const ORDER = {
+  host: ['lobby-share', 'lobby-who', 'lobby-me'],
+  guest: ['lobby-me', 'lobby-who', 'lobby-share'],
+};
+let shownRole = null;
 
 export function init(c) {
   const { s, fx } = c;
@@ -16,19 +32,51 @@ export function init(c) {
   c.on('copy', 'click', () => c.copy($('link').value, 'Link copied.', $('link')));
 }
 
+/** Lays the pieces out in `role`'s order (only on a change: a moved element loses the focus, given back here). */
+function arrange(role) {
+  if (shownRole === role) return;
+  shownRole = role;
+  const lobby = $('lobby');
+  lobby.dataset.role = role;
+  const focused = document.activeElement;
+  lobby.append(...ORDER[role].map((id) => $(id)));
+  if (focused && focused !== document.activeElement && lobby.contains(focused)) focused.focus({ preventScroll: true });
+}
+
 export function render(s) {
   const r = s.room;
   if (!r || s.view !== 'lobby') return;
-  $('lobby-h').textContent = r.code;
+  const host = isHost(s);
+  const me = member(s);
+  arrange(host ? 'host' : 'guest');
+  // Whose room: mine, or the host's by name (a name is data: textContent only).
+  const title = host ? ['Your room'] : [nm(nameOf(s, r.host)), '’s room'];
+  const key = title.map((x) => (typeof x === 'string' ? x : x.textContent)).join('');
+  if ($('lobby-h').dataset.said !== key) {
+    $('lobby-h').dataset.said = key;
+    $('lobby-h').replaceChildren(...title);
+  }
   $('lobby-game').replaceChildren(
-    ...tags([
-      F.gameLabel(r.game),
-      F.sizeLabel(r.game, r.size),
-      `Ranked by ${r.rank_by === 'steps' ? 'steps' : 'time'}`,
-      ...(r.daily ? ['Daily'] : []),
-      ...(r.match ? [F.matchLabel(r.match)] : []),
-    ]),
+    ...tags([...F.roomBoards(r), `Ranked by ${r.rank_by === 'steps' ? 'steps' : 'time'}`, ...(r.daily ? ['Daily'] : [])]),
   );
+  renderShare(s, r);
+  renderWho(s, r);
+  $('start').hidden = !host;
+  $('ready').hidden = !me || me.spectator;
+  if (me) {
+    $('ready').setAttribute('aria-pressed', String(me.ready));
+    $('ready').textContent = me.ready ? 'Ready ✓' : "I'm ready";
+  }
+  // A guest's one thing to do is the page's main button; the host's is Start.
+  $('ready').classList.toggle('primary', !host && !!me && !me.ready);
+  $('lobby-note').textContent = note(s, r, host, me);
+}
+
+/** The code, the link and its QR code; offline there is nobody to send them to, so the piece is not shown. */
+function renderShare(s, r) {
+  $('lobby-share').hidden = s.conn.offline;
+  if (s.conn.offline) return;
+  $('lobby-code').textContent = r.code;
   const url = `${siteUrl(s)}${F.roomPath(r.code, r.key)}`;
   $('link').value = url;
   const qr = $('qr');
@@ -38,6 +86,9 @@ export function render(s) {
     qr.hidden = false;
     qr.src = src;
   }
+}
+
+function renderWho(s, r) {
   const inRace = racers(s);
   const watchers = r.players.filter((p) => p.spectator);
   const person = (p) =>
@@ -61,20 +112,19 @@ export function render(s) {
   $('spectators').replaceChildren(...watchers.map(person), ...(more ? [more] : []));
   $('spec-wrap').hidden = !watching(r);
   $('count').textContent = `${inRace.length} / ${r.max_players}`;
-  const host = isHost(s);
-  const me = member(s);
-  $('start').hidden = !host;
-  $('ready').hidden = !me || me.spectator;
-  if (me) {
-    $('ready').setAttribute('aria-pressed', String(me.ready));
-    $('ready').textContent = me.ready ? 'Ready ✓' : "I'm ready";
+}
+
+/** What to do now, in a line. */
+function note(s, r, host, me) {
+  if (host) {
+    if (s.conn.offline) return 'You are offline: nobody else can join this room. Start when you are ready.';
+    // The host starts the race: only the others' readiness is news.
+    const waiting = racers(s).filter((p) => p.id !== r.host && !p.rival && p.connected && !p.ready).length;
+    if (racers(s).length < 2) return 'Send the link to a friend, or start now and race alone.';
+    return waiting
+      ? `You are the host: start the race when everyone is in (${waiting} not ready yet).`
+      : 'Everyone is ready: start the race.';
   }
-  const notReady = inRace.filter((p) => !p.ready && p.connected).length;
-  $('lobby-note').textContent = host
-    ? inRace.length > 1
-      ? `You are the host: start when everyone is in${notReady ? ` (${notReady} not ready yet)` : ''}. When everyone is ready, it starts by itself.`
-      : 'Send the link to a friend, or start now and race alone.'
-    : me && me.spectator
-      ? 'You are watching this race.'
-      : `Press “I'm ready”: the race starts when everyone is ready, or when ${nameOf(s, r.host)} (the host) starts it.`;
+  if (me && me.spectator) return 'You are watching this race.';
+  return `Press “I'm ready”: the race starts when everyone is ready, or when ${nameOf(s, r.host)} (the host) starts it.`;
 }

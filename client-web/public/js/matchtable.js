@@ -9,6 +9,18 @@ import * as F from './format.js';
 const num = (v) => (Number.isFinite(v) ? String(v) : '–');
 
 /**
+ * The match table's caption: the final table, else the rounds with results
+ * (during a round, the ones before it; before the first, none, so no
+ * "after round 0").
+ */
+export function tableCaption(st) {
+  if (st.over) return 'Final table';
+  const lines = F.list(st.lines);
+  const played = lines.length ? Math.max(...lines.map((l) => F.list(l.rounds).length)) : 0;
+  return played ? `Match table after round ${played}` : 'Match table: no round played yet';
+}
+
+/**
  * The match table's rows, in the server's order: rank (shared ranks as
  * sent), name, points, rounds won, total time, the points round by round
  * ('–' for a round not raced), and the marks: mine, left the room, away

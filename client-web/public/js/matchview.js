@@ -9,7 +9,7 @@
 import { $, el, badge, btn, nm } from './dom.js';
 import { isHost, member } from './state.js';
 import { matchOf, standingsOf, roundLabel, winnersWords, roundsOver, chooseMatch, hold, nextRound, anotherMatch } from './matches.js';
-import { tableRows, podium, roundRows, roundWinners, tallyRows } from './matchtable.js';
+import { tableRows, tableCaption, podium, roundRows, roundWinners, tallyRows } from './matchtable.js';
 import * as F from './format.js';
 import { fillMatchChoice } from './home.js';
 import { still } from './render.js';
@@ -42,14 +42,13 @@ export function render(s) {
   renderCard(s);
 }
 
-/** The lobby: the host's choice (never in a daily room), else the settings in words; the tally. */
+/** The lobby: the host's choice (never in a daily room; the title's tags say the settings to all); the tally. */
 function renderLobby(s) {
   const r = s.room;
   if (!r || s.view !== 'lobby') return;
   const m = matchOf(s);
   const choose = isHost(s) && !r.daily;
   $('m-choose').hidden = !choose;
-  $('m-said').hidden = choose || !m;
   const key = JSON.stringify(m);
   if (built.lobby !== key) {
     built.lobby = key;
@@ -58,7 +57,6 @@ function renderLobby(s) {
     if (m) $('m-plan').value = m.plan;
   }
   $('m-plan-wrap').hidden = !m;
-  $('m-said').textContent = m ? `${F.matchLabel(m)} · ${F.planLabel(m.plan)}` : '';
   renderTally($('m-tally'), r.tally);
 }
 
@@ -125,7 +123,7 @@ function renderTable(s, st) {
   const n = Math.max(st.round || 0, ...rows.map((r) => r.rounds.length));
   const head = ['#', 'Player', 'Points', 'Wins', 'Time', ...Array.from({ length: n }, (_, i) => `R${i + 1}`)];
   $('m-table').replaceChildren(
-    el('caption', { text: st.over ? 'Final table' : `Match table after round ${playedRounds(st)}` }),
+    el('caption', { text: tableCaption(st) }),
     el(
       'thead',
       {},
@@ -165,12 +163,6 @@ function renderTable(s, st) {
         ]
       : []),
   );
-}
-
-/** The table counts the rounds with results: during a round, the ones before it. */
-function playedRounds(st) {
-  const lines = F.list(st.lines);
-  return lines.length ? Math.max(...lines.map((l) => F.list(l.rounds).length)) : 0;
 }
 
 /** The podium, every round's result (with its best line to watch) and the share line. */

@@ -2,7 +2,7 @@
 // The results' "Race the #1" (once my ranked try is spent: the server allows
 // today's #1 then) or "Race my last run" (practice), the "Race" button (my
 // best) on my own line of today's tables (daily.js), the host's "Race a
-// stored run" in the lobby, and the start once the room lists the rival
+// stored run" in the lobby (folded until asked), and the start once the room lists the rival
 // (handlers.js). Rivals are drawn like any racer, marked "replay".
 import { $, badge } from './dom.js';
 import { isHost } from './state.js';
@@ -14,7 +14,8 @@ export function choice(s) {
   const res = s.race.results;
   if (!res || !s.room || !isHost(s)) return null;
   const d = s.room.daily && s.daily.result;
-  if (d && d.ranked) return ['Race the #1', { pick: 'best' }];
+  // The #1 would race their own run: offered as what it is.
+  if (d && d.ranked) return d.rank === 1 ? ['Race my ranked run', { pick: 'mine' }] : ['Race the #1', { pick: 'best' }];
   const me = (res.rankings || []).find((r) => r.player_id === s.me.id);
   return me && me.status === 'finished' ? ['Race my last run', { pick: 'last' }] : null;
 }
@@ -68,9 +69,12 @@ export function render(s) {
   const ch = choice(s);
   $('race-rival').hidden = !ch;
   if (ch) $('race-rival').textContent = ch[0];
+  // Folded (index.html's <details>) until the host asks: most rooms race no stored run.
   const form = $('rival-form');
-  form.hidden = !(s.room && s.room.phase === 'lobby' && isHost(s) && !s.room.ranked);
-  if (form.hidden) return;
+  const shown = !!(s.room && s.room.phase === 'lobby' && isHost(s) && !s.room.ranked && !s.conn.offline);
+  if (!shown && !form.hidden) form.open = false;
+  form.hidden = !shown;
+  if (!shown) return;
   const sel = $('rival-pick');
   for (const o of sel.options) o.hidden = o.disabled = !PICKS[o.value][1](s);
   if (sel.selectedOptions[0]?.disabled) sel.value = [...sel.options].find((o) => !o.disabled).value;

@@ -154,6 +154,22 @@ export const racers = (s) => (s.room ? s.room.players.filter((p) => !p.spectator
  * not make every message to it big).
  */
 export const watching = (room) => (room ? room.players.filter((p) => p.spectator).length + (room.more_spectators || 0) : 0);
+/**
+ * The server out of reach (README, "Server gone"): an HTTP request found
+ * nobody (`unreachable`), or the socket failed before any welcome, or twice
+ * since the last one; it stays so between two attempts (a retry's
+ * "connecting" is no news), until a welcome or an answer.
+ */
+export const serverDown = (s) => {
+  const c = s.conn;
+  if (c.offline) return false;
+  const trying = c.status === 'waiting' || c.status === 'connecting';
+  return c.unreachable || (trying && c.fails >= (s.me.id ? 2 : 1));
+};
+
+/** What needs the server (a room, joining one, the daily) cannot be had now: it is out of reach, or the page plays offline. */
+export const noServer = (s) => s.conn.offline || serverDown(s);
+
 export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
 
 export const racing = (s) => !!s.room && s.room.phase === 'racing' && !!s.race.board && s.race.live;

@@ -1,6 +1,7 @@
 // Around the screens: the view and its focus, the connection pill, toasts.
 
 import { $, el } from './dom.js';
+import { serverDown, noServer } from './state.js';
 
 const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
 let shownView = null;
@@ -18,16 +19,35 @@ export function renderAll(s, screens, viewReady = true) {
   }
   document.title = s.room && s.view !== 'home' ? `Room ${s.room.code} · mazerace` : 'mazerace';
   renderConn(s);
-  renderDown(s);
   for (const sc of screens) sc.render(s);
+  // After the screens: the buttons they have just built are held too.
+  renderDown(s);
 }
 
-/** The server out of reach (README, "The server is unreachable"): a banner that offers offline play. */
-export const serverDown = (s) =>
-  !s.conn.offline && (s.conn.unreachable || (s.conn.status === 'waiting' && (s.conn.fails >= 2 || !s.me.id)));
-
+/**
+ * The server out of reach (README, "Server gone"): a banner that offers
+ * offline play; offline, the home page says so. Every button that needs the
+ * server (`data-server`: make, join, the daily) is disabled meanwhile, not
+ * left to fail once pressed.
+ */
 function renderDown(s) {
-  $('down').hidden = !serverDown(s);
+  const down = serverDown(s);
+  const off = s.conn.offline && s.view === 'home';
+  $('down').hidden = !down && !off;
+  $('down').classList.toggle('off', off);
+  $('down-offline').hidden = !down;
+  const [head, more] = off
+    ? s.conn.back
+      ? ['The server is back.', 'Going online…']
+      : [
+          'You are offline.',
+          'Solo practice works in this page; rooms and the daily challenge come back by themselves when the server answers.',
+        ]
+    : ["Can't reach the server.", 'Rooms and the daily challenge need it; solo practice works in this page.'];
+  if ($('down-head').textContent !== head) $('down-head').textContent = head;
+  if ($('down-more').textContent !== more) $('down-more').textContent = more;
+  const none = noServer(s);
+  for (const b of document.querySelectorAll('[data-server]')) b.disabled = none;
   $('lost').hidden = !s.ui.lost;
 }
 
@@ -51,8 +71,14 @@ function renderConn(s) {
   c.replaceChildren(what, ...(more ? [el('span', { class: 'more', text: more })] : []));
 }
 
+/** Shows `text` for a few seconds; `null` takes down the one showing (its news is stale). */
 export function toast(text) {
   const t = $('toast');
+  if (text == null) {
+    clearTimeout(toastTimer);
+    t.hidden = true;
+    return;
+  }
   t.textContent = text;
   t.hidden = false;
   clearTimeout(toastTimer);

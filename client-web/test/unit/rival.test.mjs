@@ -27,7 +27,11 @@ test('the results offer the #1 after a ranked try, or my last run in practice', 
   const { s } = inRoom({ daily: true, ranked: true, game: 'maze', size: 'easy', phase: 'results' });
   s.race.results = results('finished');
   s.daily.result = { ranked: true, finished: true, rank: 1 };
-  assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }]);
+  assert.deepEqual(
+    choice(s),
+    ['Race my ranked run', { pick: 'mine' }],
+    'the #1 is not offered "Race the #1": their own run (issue 35, item 9)',
+  );
   s.daily.result = { ranked: true, finished: true, rank: 4 };
   assert.deepEqual(choice(s), ['Race the #1', { pick: 'best' }], "today's #1 is someone else's: raceable once my try is spent");
   s.daily.result = { ranked: true, finished: false };

@@ -6,7 +6,7 @@ import { leave, runAtStake, practiceMsg, beScreen, joinMsg } from './actions.js'
 import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
-import { buzz, cue } from './audio.js';
+import { buzz } from './audio.js';
 import { announce, getJson, siteBaseFrom } from './dom.js';
 import { renderAll, toast, bump, copy } from './ui.js';
 import * as home from './home.js';
@@ -131,7 +131,7 @@ const fx = {
   announce,
   toast,
   buzz,
-  cue,
+  cue: (kind) => tvView && tvView.cue(kind),
   bump,
   path: () => location.pathname + location.search,
   go: (path) => history.pushState(null, '', path),

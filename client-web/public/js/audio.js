@@ -1,8 +1,6 @@
-// The page's sounds, made on the fly with WebAudio (no sound file): the buzz
-// of a blocked move, and the race's cues (the countdown, the start, a
-// finish), which only a screen plays (tv.js): one TV for the room, not every
-// phone at once. The AudioContext is made on first use; a browser lets it
-// sound once someone has pressed a key or tapped (`unlock`, from a handler).
+// The page's sounds, made with WebAudio (no sound file): the buzz of a
+// blocked move, and the tones of a screen's cues (tv.js). The context is made
+// on first use; a browser lets it sound after a key or a tap (`unlock`).
 
 let ctx = null;
 let last = 0;
@@ -21,7 +19,7 @@ export function unlock() {
 }
 
 /** A tone from `f0` to `f1` Hz over `dur` seconds, `at` seconds from now. */
-function tone(f0, f1, dur, type = 'sine', vol = 0.12, at = 0) {
+export function tone(f0, f1, dur, type = 'sine', vol = 0.12, at = 0) {
   const c = unlock();
   if (!c) return;
   const t = c.currentTime + at;
@@ -43,13 +41,6 @@ export function buzz() {
   if (!c || c.currentTime - last < 0.08) return; // a held key: one buzz, not a drone
   last = c.currentTime;
   tone(110, 70, 0.15, 'square');
-}
-
-/** A race's cue: `count` (each second of the countdown), `go`, `finish` (a racer in). */
-export function cue(kind) {
-  if (kind === 'count') tone(660, 660, 0.12);
-  else if (kind === 'go') tone(880, 880, 0.4, 'sine', 0.16);
-  else if (kind === 'finish') [523, 659, 784].forEach((f, i) => tone(f, f, 0.18, 'triangle', 0.12, i * 0.09));
 }
 
 /** The context is running: a sound played now is heard. */

@@ -363,7 +363,8 @@ function screenShut(s, fx, m) {
     room_full: 'This room is already on as many screens as it takes.',
   }[m.code];
   const said = typeof m.message === 'string' && m.message ? m.message.replace(/^./, (c) => c.toUpperCase()) + '.' : 'This room has closed.';
-  s.tv.last = s.room || s.tv.last;
+  // Its settings: the room shown, or the one a reconnect was asking for again (`lost`).
+  s.tv.last = s.room || (s.lost && s.lost.create) || s.tv.last;
   s.tv.closed = why || said;
   s.lost = null;
   leftRoom(s, fx);

@@ -54,7 +54,12 @@ export function render(s) {
   const tv = r.screens > 0 && !s.conn.offline;
   // Whose room: mine, or the host's by name (a name is data: textContent only);
   // with a screen on, who I am there (my name in my colour).
-  const dot = () => el('span', { class: 'dot', style: `background:${colourOf(s, s.me.id, PALETTE.you)}`, 'aria-hidden': 'true' });
+  const dot = () =>
+    el('span', {
+      class: 'dot',
+      style: `background:${colourOf(s, s.me.id, PALETTE.you)};display:inline-block;width:.8em;height:.8em;margin-right:.3em`,
+      'aria-hidden': 'true',
+    });
   const title = tv && me ? [dot(), nm(me.name)] : host ? ['Your room'] : [nm(nameOf(s, r.host)), '’s room'];
   const key = title.map((x) => (typeof x === 'string' ? x : x.textContent)).join('') + (tv ? '|tv' : '');
   if ($('lobby-h').dataset.said !== key) {

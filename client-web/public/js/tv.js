@@ -17,7 +17,7 @@ import { racerRows } from './raceboard.js';
 import { standingsOf, matchOf, roundLabel, winnersWords } from './matches.js';
 import { tableRows, podium } from './matchtable.js';
 import { beScreen } from './actions.js';
-import { unlock, audible } from './audio.js';
+import { unlock, audible, tone } from './audio.js';
 import * as F from './format.js';
 
 let ctx = null;
@@ -125,6 +125,17 @@ export function init(c) {
     if (s.view === 'tv' && s.race.live && !s.race.results) $('tv-clock').textContent = clockText(s);
   }, 100);
   return styled;
+}
+
+/**
+ * A race's cue (handlers.js asks for it on a screen only: the room hears one
+ * TV, not every phone at once): each second of the countdown, the start, a
+ * racer in.
+ */
+export function cue(kind) {
+  if (kind === 'count') tone(660, 660, 0.12);
+  else if (kind === 'go') tone(880, 880, 0.4, 'sine', 0.16);
+  else if (kind === 'finish') [523, 659, 784].forEach((f, i) => tone(f, f, 0.18, 'triangle', 0.12, i * 0.09));
 }
 
 /** The race clock: it counts from the start signal (`race_start.clock`); a race of one counts from each first move, not shown here. */

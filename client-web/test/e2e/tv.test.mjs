@@ -127,7 +127,9 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
   assert.match(await tv.page.textContent('#tv-people'), /Bob.*host.*Cat.*ready.*Dan.*ready/);
   // Every racer's colour on the screen is the server's.
   const room = [...tv.frames].reverse().find((m) => m.type === 'room');
-  const dots = await tv.page.$$eval('#tv-people li', (li) => li.map((x) => [Number(x.dataset.id), x.querySelector('.dot').style.background]));
+  const dots = await tv.page.$$eval('#tv-people li', (li) =>
+    li.map((x) => [Number(x.dataset.id), x.querySelector('.dot').style.background]),
+  );
   const palette = ['rgb(0, 114, 178)', 'rgb(230, 159, 0)', 'rgb(204, 121, 167)'];
   assert.deepEqual(
     dots,
@@ -172,7 +174,10 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
   await tv.page.waitForSelector('#tv-match tbody tr');
   const st = [...tv.frames].reverse().find((m) => m.type === 'room' && m.standings).standings;
   const shown = await tv.page.$$eval('#tv-match tbody tr', (rows) =>
-    rows.map((tr) => [Number(tr.dataset.id), ...[...tr.children].map((td, i) => (i === 1 ? td.querySelector('.nm').textContent : td.textContent))]),
+    rows.map((tr) => [
+      Number(tr.dataset.id),
+      ...[...tr.children].map((td, i) => (i === 1 ? td.querySelector('.nm').textContent : td.textContent)),
+    ]),
   );
   assert.deepEqual(
     shown,
@@ -242,7 +247,7 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
   for (const p of [tv, bob, cat, dan]) await p.context.close();
 });
 
-test('"Show on a big screen" shows an ordinary room on a TV with no input; its sound is the screen’s', async () => {
+test('"Show on a big screen" shows an ordinary room on a TV with no input; a reload of the TV is the same screen', async () => {
   const ann = await openPage(browser, LAPTOP, srv.url);
   await ann.page.fill('#name', 'Ann');
   await ann.page.check('input[name=game][value=ghost]');
@@ -263,6 +268,14 @@ test('"Show on a big screen" shows an ordinary room on a TV with no input; its s
   await ann.page.waitForSelector('#lobby-share', { state: 'hidden' });
   const bob = await joinByLink(await ann.page.inputValue('#link'), 'Bob');
   await tv.page.waitForFunction(() => document.querySelectorAll('#tv-people li').length === 2);
+  // A reload of the TV (someone pressed the remote's refresh): the same screen again, not a player.
+  const before = tv.frames.length;
+  await tv.page.reload();
+  const reloaded = await tv.frame((m) => m.type === 'welcome', { from: before, what: 'the reloaded screen’s welcome' });
+  assert.equal(reloaded.resumed, true, 'the screen resumed from its own token');
+  await pane(tv, 'tv-lobby');
+  await tv.page.waitForFunction(() => document.querySelectorAll('#tv-people li').length === 2);
+  assert.ok(!tv.frames.slice(before).some((m) => m.type === 'room' && m.players.length > 2), 'the screen never got a seat');
   await screenshot(tv.page, 'tv-10-show-lobby');
   assert.deepEqual(await axe(tv.page), [], 'an ordinary room on the screen');
   const froms = [tv, ann, bob].map((p) => p.frames.length);

@@ -117,10 +117,15 @@ export function init(c) {
     addEventListener(type, () => {
       if (s.view === 'tv') (unlock(), c.render());
     });
-  addEventListener('resize', () => {
-    for (const k of Object.keys(built)) built[k] = null; // everything fits again at the new size
+  // A box that changes size (the window, a line above it coming or going) has its rows fitted again.
+  const refit = () => {
+    for (const k of Object.keys(built)) built[k] = null;
     c.render();
-  });
+  };
+  if (globalThis.ResizeObserver) {
+    const seen = new ResizeObserver(refit);
+    for (const id of ['tv-people', 'tv-stand', 'tv-res-box', 'tv-match-box', 'tv-stage']) seen.observe($(id));
+  } else addEventListener('resize', refit);
   setInterval(() => {
     if (s.view === 'tv' && s.race.live && !s.race.results) $('tv-clock').textContent = clockText(s);
   }, 100);

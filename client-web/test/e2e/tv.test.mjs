@@ -8,7 +8,7 @@
 // the same screen view of an ordinary room through "Show on a big screen".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, openPage, recordPage, screenshot, play, axe, LAPTOP, PHONE, TV, TV_SIZES } from './harness.mjs';
+import { serverAndBrowser, startServer, openPage, recordPage, screenshot, play, axe, LAPTOP, PHONE, TV, TV_SIZES } from './harness.mjs';
 import { route } from '../route.mjs';
 
 let srv, browser;
@@ -52,12 +52,12 @@ async function atEverySize(tv, name, ready = () => Promise.resolve()) {
         cut,
       };
     });
+    await screenshot(tv.page, `tv-${name}-${size.width}`);
     const at = `${size.width}x${size.height}`;
     assert.equal(got.scrolls, false, `${name} at ${at}: the page scrolls`);
     assert.equal(got.outside, false, `${name} at ${at}: the view is larger than the window`);
     assert.deepEqual(got.small, [], `${name} at ${at}: text under 24 px`);
     assert.deepEqual(got.cut, [], `${name} at ${at}: rows cut off`);
-    await screenshot(tv.page, `tv-${name}-${size.width}`);
   }
   await tv.page.setViewportSize(TV_SIZES[0]);
 }
@@ -298,4 +298,71 @@ test('"Show on a big screen" shows an ordinary room on a TV with no input; a rel
   await pane(tv, next.phase === 'lobby' ? 'tv-lobby' : 'tv-race');
   for (const p of [tv, ann, bob]) assert.deepEqual(p.problems, []);
   for (const p of [tv, ann, bob]) await p.context.close();
+});
+
+test('64 racers: the screen’s lobby and standings show the first places and count the rest, nothing cut off at any size', async () => {
+  // A server of its own: 64 joins from one address in a burst.
+  const big = await startServer({ args: ['--room-joins', '100', '--drain-secs', '1'] });
+  const crowd = await openPage(browser, LAPTOP, `${big.url}/version.json`);
+  try {
+    // 64 racers over plain sockets (a page of its own drives them): the first makes the room.
+    const made = await crowd.page.evaluate(async (url) => {
+      const ws = url.replace(/^http/, 'ws') + '/ws';
+      const next = (sock, type) =>
+        new Promise((ok) => {
+          const on = (e) => {
+            const m = JSON.parse(e.data);
+            if (m.type === type) (sock.removeEventListener('message', on), ok(m));
+          };
+          sock.addEventListener('message', on);
+        });
+      const open = async (name) => {
+        const sock = new WebSocket(ws);
+        await new Promise((ok) => sock.addEventListener('open', ok));
+        const hi = next(sock, 'welcome');
+        sock.send(JSON.stringify({ type: 'hello', name }));
+        await hi;
+        return sock;
+      };
+      window.__crowd = [await open('Racer 01')];
+      const first = next(window.__crowd[0], 'room');
+      window.__crowd[0].send(JSON.stringify({ type: 'create_room', game: 'maze', size: 'normal', max_players: 64 }));
+      const room = await first;
+      for (let i = 2; i <= 64; i++) {
+        const sock = await open(`Racer ${String(i).padStart(2, '0')}`);
+        const joined = next(sock, 'room');
+        sock.send(JSON.stringify({ type: 'join_room', code: room.code, key: room.key }));
+        await joined;
+        window.__crowd.push(sock);
+      }
+      return { code: room.code, key: room.key };
+    }, big.url);
+    const tv = await openPage(browser, TV, `${big.url}/tv/${made.code}?k=${made.key}`);
+    await pane(tv, 'tv-lobby');
+    await tv.page.waitForFunction(() => /64 \/ 64/.test(document.querySelector('#tv-count').textContent));
+    await tv.page.waitForFunction(() => /and \d+ more/.test(document.querySelector('#tv-people').textContent));
+    await atEverySize(tv, '20-crowd-lobby');
+    const from = tv.frames.length;
+    await crowd.page.evaluate(() => window.__crowd[0].send(JSON.stringify({ type: 'start' })));
+    await tv.frame((m) => m.type === 'race_start', { from, timeout: 30000, what: 'race_start' });
+    await pane(tv, 'tv-race');
+    await tv.page.waitForFunction(() => /and \d+ more racing/.test(document.querySelector('#tv-stand').textContent));
+    await tv.page.waitForFunction(() => window.__mazerace.markers.length === 64);
+    await atEverySize(tv, '20-crowd-race');
+    // The count and the rows shown add up to everyone.
+    const { shown, more } = await tv.page.evaluate(() => {
+      const li = [...document.querySelectorAll('#tv-stand li')];
+      return { shown: li.length - 1, more: Number(/and (\d+) more/.exec(li.at(-1).textContent)[1]) };
+    });
+    assert.equal(shown + more, 64);
+    assert.ok(shown >= 8, `${shown} places shown at 1920x1080`);
+    assert.deepEqual(await axe(tv.page), [], 'a crowded race on the screen');
+    assert.deepEqual(tv.problems, []);
+    await tv.context.close();
+  } finally {
+    // Everyone leaves: the server's drain on stop waits for no race.
+    await crowd.page.evaluate(() => (window.__crowd || []).forEach((w) => w.send(JSON.stringify({ type: 'leave_room' }))));
+    await crowd.context.close();
+    await big.stop();
+  }
 });

@@ -255,7 +255,7 @@ function renderLobby(s, r) {
       ? 'Scan the code with a phone camera to join. The first one in is the host: the settings and Start are on their phone.'
       : 'Scan the code with a phone camera to join.';
   else if (r.party || rs.some((p) => p.id === r.host))
-    next = `${hostName(s)} is the host and starts the race from their phone. ${ready} of ${rs.length} ready.`;
+    next = `${hostName(s)} is the host and starts the race${r.party ? ' from their phone' : ''}. ${ready} of ${rs.length} ready.`;
   else next = `${ready} of ${rs.length} ready.`;
   setText('tv-next', next);
 }

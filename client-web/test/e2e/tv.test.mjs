@@ -205,6 +205,7 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
   await tv.page.waitForFunction(() => /offline/.test(document.querySelector('#tv-stand').textContent));
   dan = await recordPage(dan.context, danLink);
   await dan.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 2);
+  await view(dan, 'play'); // the race screen (its keys) loaded, not only the state
   assert.equal(dan.frames.find((m) => m.type === 'welcome').resumed, true, 'Dan resumed his seat');
   await Promise.all([play(bob, line2), play(cat, line2), play(dan, line2.slice(2))]);
   await tv.frame((m) => m.type === 'intermission' && m.round === 3, { what: 'intermission 3' });

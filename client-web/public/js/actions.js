@@ -1,20 +1,46 @@
 // What the player does, on the state and `fx` only (tested without a browser).
 
 import { samePos } from './rules.js';
-import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost } from './state.js';
+import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost, quiet } from './state.js';
 import * as F from './format.js';
 
-export function joinMsg(code, spectate = false, key = null) {
+/** `screen`: as the room's screen (a TV: `/tv/CODE?k=KEY`). */
+export function joinMsg(code, spectate = false, key = null, screen = false) {
   const m = { type: 'join_room', code };
   if (key) m.key = key;
   if (spectate) m.spectate = true;
+  if (screen) m.screen = true;
   return m;
 }
 
-/** The replay screen stays up; its Back goes to `view`. */
+/** The replay screen stays up; its Back goes to `view`. A screen shows every part of a room in its own view. */
 export function showRoom(s, view) {
   if (s.view === 'replay') s.back = view;
-  else s.view = view;
+  else s.view = s.tv ? 'tv' : view;
+}
+
+/**
+ * This page becomes a screen (a TV or projector) and sends `msg`: a party
+ * room's `create_room` (home's "Host on a TV or projector") or a screen's
+ * `join_room` (`/tv/CODE?k=KEY`). A new identity with a fixed name (the
+ * screen is never listed), on a fresh connection when one is open; `boot`:
+ * the page's first moment, before its token is known (app.js connects).
+ */
+export function beScreen(s, fx, msg, { boot = false } = {}) {
+  const fresh = fx.store.asScreen();
+  s.tv = { closed: '', last: s.tv ? s.tv.last : null };
+  s.ui.invite = null;
+  s.view = 'tv';
+  s.me.helloName = 'Screen';
+  if (!fresh && s.conn.welcomed && fx.connected()) {
+    s.lastIntent = msg;
+    fx.send(msg);
+    return;
+  }
+  s.intent = msg;
+  if (boot) return; // app.js connects once the tab's token is claimed
+  if (fresh) fx.reconnect();
+  else fx.connect();
 }
 
 export function hint(s, text, warn, until = 0) {
@@ -121,7 +147,7 @@ const REASONS = {
 };
 
 export function blocked(s, fx, reason, local) {
-  if (!fx.store.muted() && (local || reason !== 'game_over')) fx.buzz();
+  if (!quiet(s, fx.store) && (local || reason !== 'game_over')) fx.buzz();
   fx.bump();
   const text = REASONS[reason] || 'That move is not allowed.';
   hint(s, text, true, fx.now() + 1800);

@@ -2,7 +2,7 @@
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
-import { leave, runAtStake, practiceMsg } from './actions.js';
+import { leave, runAtStake, practiceMsg, beScreen, joinMsg } from './actions.js';
 import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
 import { Connection } from './net.js';
@@ -60,12 +60,28 @@ function loadRoomScreens() {
   });
   return roomScreens;
 }
+/** The screen's view (a TV: tv.js), loaded only on a page that is one. */
+let tvView = null;
+let tvLoading = null;
+function loadTv() {
+  tvLoading ||= import('./tv.js').then(
+    async (m) => {
+      await m.init(ctx); // its stylesheet loaded: the screen is measured as it looks
+      screens.push(m);
+      tvView = m;
+      render();
+    },
+    () => (tvLoading = null), // the next render asks again
+  );
+}
 function render() {
+  if (s.tv && !tvLoading) loadTv();
   if (!roomScreens && (s.room || s.intent || s.lastIntent || s.view !== 'home')) loadRoomScreens();
   // A room view is shown once its screen is here: shown before, it is an
   // empty section for a moment (no code, no players), and whoever reads it
   // then (a person, a screen reader given its focus, a test) reads nothing.
-  renderAll(s, screens, replayView !== null || !ROOM_VIEWS.has(s.view));
+  const ready = s.view === 'tv' ? !!tvView : replayView !== null || !ROOM_VIEWS.has(s.view);
+  renderAll(s, screens, ready);
 }
 
 /** Names the room, for a load balancer (docs/OPERATIONS.md, "Running several nodes"). */
@@ -115,6 +131,7 @@ const fx = {
   announce,
   toast,
   buzz,
+  cue: (kind) => tvView && tvView.cue(kind),
   bump,
   path: () => location.pathname + location.search,
   go: (path) => history.pushState(null, '', path),
@@ -157,6 +174,10 @@ else {
   );
 }
 for (const sc of screens) sc.init(ctx);
+// A room on a big screen (/tv/CODE?k=KEY, "Show on a big screen"): the page
+// is its screen from the start, and joins with no input (tv.js).
+const tvCode = F.codeFromPath(location.pathname, 'tv');
+if (tvCode) beScreen(s, fx, joinMsg(tvCode, false, F.keyFrom(location.search), true), { boot: true });
 // An invite link's page: its own module (README, "Size"), asked for at once.
 if (s.ui.invite)
   import('./invite.js').then((m) => {
@@ -197,7 +218,7 @@ store.claim().then(() => {
   // A player who may be resumed into a room (a token), or a room link: its screens now.
   if (store.token() || F.codeFromPath(location.pathname)) loadRoomScreens();
   daily.loadDaily();
-  if (store.name()) fx.connect();
+  if (store.name() || s.tv) fx.connect();
   else if (s.ui.invite || s.leagues.invite) document.getElementById('name').focus();
 });
 
@@ -213,6 +234,7 @@ const peek = {
   line: () => (s.replay.line ? { i: s.replay.line.pb.i, last: s.replay.line.pb.last, playing: s.replay.line.pb.playing } : null),
   markers: () => s.others.markers.map((m) => ({ ...m, pos: m.pos.slice() })),
   visited: () => [...s.game.visited].sort(),
+  tv: () => (s.tv ? { ...s.tv } : null),
 };
 globalThis.__mazerace = Object.defineProperties(
   {},

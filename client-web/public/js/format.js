@@ -111,6 +111,8 @@ export function keyFrom(text) {
 }
 
 export const roomPath = (code, key) => `/r/${code}${key ? `?k=${key}` : ''}`;
+/** The room on a big screen ("Show on a big screen"): the same page, as the room's screen. */
+export const tvPath = (code, key) => `/tv/${code}${key ? `?k=${key}` : ''}`;
 /** A league's invite link path: its key spares a friend the address's failed-join budget. */
 export const leaguePath = (code, key) => `/l/${code}${key ? `?k=${key}` : ''}`;
 /** A league lookup's message fields with the invite key when there is one. */

@@ -4,7 +4,7 @@
 
 import { readBoard } from './rules.js';
 import { Predictor } from './predict.js';
-import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf } from './state.js';
+import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf, quiet } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague, tryAgain } from './actions.js';
 import * as F from './format.js';
 import { MATCH_HANDLERS, onRoom } from './matches.js';
@@ -26,8 +26,9 @@ export const HANDLERS = {
     if (!m.offline) fx.store.setToken(m.token);
     s.limits = readLimits(m.limits);
     s.me.name = typeof m.name === 'string' ? m.name : s.me.helloName;
-    if (typeof m.name === 'string') fx.store.setName(m.name);
-    if (!m.offline) {
+    // A screen's name is its own ("Screen"): the player's name stays kept for their next visit.
+    if (typeof m.name === 'string' && !s.tv) fx.store.setName(m.name);
+    if (!m.offline && !s.tv) {
       s.leagues.pending ||= 'my_leagues'; // a league message sent before keeps its errors
       fx.send({ type: 'my_leagues' });
     }
@@ -42,7 +43,7 @@ export const HANDLERS = {
     } else {
       if (s.room) {
         // The old seat is gone (resume window passed, server restarted): ask again.
-        s.intent = s.intent || joinMsg(s.room.code, false, s.room.key);
+        s.intent = s.intent || joinMsg(s.room.code, false, s.room.key, !!s.tv);
         s.lost = lostRoom(s.room);
         leftRoom(s, fx);
       }
@@ -88,6 +89,7 @@ export const HANDLERS = {
     if (board) s.race.board = board;
     showRoom(s, 'play');
     fx.announce(String(m.seconds));
+    sound(s, fx, 'count');
   },
 
   race_start(s, m, fx) {
@@ -96,6 +98,7 @@ export const HANDLERS = {
     startRace(s, fx, board, { clock: m.clock, fresh: true });
     s.race.countdown = 0;
     flash(s, fx, 'Go!');
+    sound(s, fx, 'go');
     fx.announce(board.game === 'ghost' ? 'Go! Run one: walk to the plate.' : 'Go! Find the exit.');
   },
 
@@ -111,6 +114,7 @@ export const HANDLERS = {
 
   finished(s, m, fx) {
     s.race.finished.set(m.player_id, m);
+    sound(s, fx, 'finish');
     if (m.player_id === s.me.id) {
       s.race.doneMs = m.time_ms;
       fx.announce(`You finished ${F.ordinal(m.rank)} in ${F.clock(m.time_ms)} with ${m.steps} steps.`);
@@ -143,12 +147,12 @@ export const HANDLERS = {
 
   snapshot(s, snap, fx) {
     s.awaitingSnap = false;
-    const wanted = F.codeFromPath(fx.path());
+    const wanted = F.codeFromPath(fx.path(), s.tv ? 'tv' : 'r');
     setRoom(s, snap.room, fx);
     if (wanted && wanted !== snap.room.code && !snap.room.daily) {
       // The link asks for another room than the one resumed.
       fx.send({ type: 'leave_room' });
-      fx.send(joinMsg(wanted, false, F.keyFrom(fx.path())));
+      fx.send(joinMsg(wanted, false, F.keyFrom(fx.path()), !!s.tv));
       return;
     }
     const board = readBoard(snap.board);
@@ -258,6 +262,7 @@ export const HANDLERS = {
       return;
     }
     if (code === 'already_in_room') return; // the link's room is ours
+    if (s.tv && (code === 'screen' || /^room_(not_found|full)$/.test(code))) return screenShut(s, fx, m);
     if (gone(s, code, last)) {
       // The room I was in cannot be reached again (its node is down, or the
       // server forgot it): offer a new one with its settings, shared by its players.
@@ -323,7 +328,7 @@ export const HANDLERS = {
     if (typeof m.code !== 'string' || typeof m.key !== 'string') return;
     const last = s.lastIntent;
     if (s.room) s.room = { ...s.room, code: m.code, key: m.key };
-    else if (last && last.type === 'join_room') s.intent = joinMsg(m.code, !!last.spectate, m.key);
+    else if (last && last.type === 'join_room') s.intent = joinMsg(m.code, !!last.spectate, m.key, !!last.screen);
     else return;
     fx.reconnect();
   },
@@ -350,6 +355,25 @@ export function lostRoom(info) {
   return info.daily || !info.key ? null : { code: info.code, create: msg };
 }
 
+/**
+ * The screen's room is gone (closed, forgotten by a restarted server) or
+ * takes no more screens: said on the screen itself, which offers a new party
+ * room like it (tv.js). Nobody is at a keyboard to read a toast.
+ */
+function screenShut(s, fx, m) {
+  const why = {
+    room_not_found: 'This room has closed: the server restarted, or everyone left.',
+    room_full: 'This room is already on as many screens as it takes.',
+  }[m.code];
+  const said = typeof m.message === 'string' && m.message ? m.message.replace(/^./, (c) => c.toUpperCase()) + '.' : 'This room has closed.';
+  // Its settings: the room shown, or the one a reconnect was asking for again (`lost`).
+  s.tv.last = s.room || (s.lost && s.lost.create) || s.tv.last;
+  s.tv.closed = why || said;
+  s.lost = null;
+  leftRoom(s, fx);
+  s.view = 'tv';
+}
+
 /** The rejoin of the room I was in failed for good: misrouted after the reroute (its node is gone), or not found. */
 function gone(s, code, last) {
   if (!s.lost || !last || last.type !== 'join_room' || last.code !== s.lost.code) return false;
@@ -359,8 +383,9 @@ function gone(s, code, last) {
 function setRoom(s, info, fx) {
   const prev = s.room;
   s.room = info;
+  if (s.tv) s.tv.closed = '';
   if (!prev || prev.code !== info.code) {
-    const path = F.roomPath(info.code, info.key);
+    const path = (s.tv ? F.tvPath : F.roomPath)(info.code, info.key);
     // The offline stand-in's room has no address: /r/LOCAL would lead a
     // reload, a friend or the page back online to a room that is nowhere.
     if (fx.path() !== path && !s.conn.offline) fx.go(path);
@@ -456,6 +481,11 @@ export function startRace(s, fx, board, opts = {}) {
   g.anim = null;
   hint(s, '', false);
   showRoom(s, 'play');
+}
+
+/** The race's cues sound on a screen only (audio.js): the room hears one TV, not every phone. */
+function sound(s, fx, kind) {
+  if (s.tv && !quiet(s, fx.store)) fx.cue(kind);
 }
 
 function flash(s, fx, text) {

@@ -3,8 +3,9 @@
 import { $, el } from './dom.js';
 import { parseBoard } from './rules.js';
 import { draw, fit } from './render.js';
-import { request, rename, joinMsg, leave } from './actions.js';
-import { noServer } from './state.js';
+import { request, rename, joinMsg, leave, beScreen } from './actions.js';
+import { unlock } from './audio.js';
+import { noServer, quiet } from './state.js';
 import { joinInvite } from './leagues.js';
 import * as F from './format.js';
 
@@ -36,6 +37,9 @@ export function init(c) {
   for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes());
   c.on('size', 'change', () => {});
   c.on('make', 'submit', () => send(makeMsg()));
+  // This browser shows the room (a TV); the first phone in hosts it. The
+  // press lets the screen's sounds play (audio.js).
+  c.on('host-tv', 'click', () => (unlock(), beScreen(s, fx, { ...makeMsg(), party: true })));
   const practice = () => {
     const m = makeMsg();
     delete m.rank_by;
@@ -109,7 +113,8 @@ export function init(c) {
       fx.go('/');
     }
   });
-  c.on('mute', 'click', () => fx.store.setMuted(!fx.store.muted()));
+  // Quiet by default on a phone in a room a screen shows: a press here turns sound on for this player.
+  c.on('mute', 'click', () => fx.store.setMuted(!quiet(s, fx.store)));
   $('name').value = F.clipName(fx.store.name(), undefined, s.limits.max_name_chars).value;
   fillSizes();
   // Below the fold: each demo is drawn when it scrolls near the view, one
@@ -140,7 +145,7 @@ export function render(s) {
   err.textContent = s.ui.nameError;
   err.hidden = !s.ui.nameError;
   $('name').setAttribute('aria-invalid', String(!!s.ui.nameError));
-  const m = ctx.fx.store.muted();
+  const m = quiet(s, ctx.fx.store);
   $('mute').setAttribute('aria-pressed', String(m));
   $('mute').textContent = m ? 'Sound off' : 'Sound on';
   const me = $('me-name');

@@ -1,8 +1,10 @@
 // The lobby: the room's title and settings, then three pieces each layout
 // orders for whoever looks: what I do (ready, or the host's controls: start,
 // the match, a stored run), who is in and ready, and the code, link (LAN
-// address) and QR code to share. A later layout (a party screen) can show or
-// hide each piece on its own.
+// address) and QR code to share, with "Show on a big screen". While a screen
+// (a TV, tv.js) shows the room, a phone's lobby is only the player's name and
+// colour, ready and the host's controls: the code, QR and who is in are on the
+// screen for everyone.
 
 import { $, el, tags, badge, nm, siteUrl } from './dom.js';
 import { PALETTE } from './render.js';
@@ -49,9 +51,17 @@ export function render(s) {
   const host = isHost(s);
   const me = member(s);
   arrange(host ? 'host' : 'guest');
-  // Whose room: mine, or the host's by name (a name is data: textContent only).
-  const title = host ? ['Your room'] : [nm(nameOf(s, r.host)), '’s room'];
-  const key = title.map((x) => (typeof x === 'string' ? x : x.textContent)).join('');
+  const tv = r.screens > 0 && !s.conn.offline;
+  // Whose room: mine, or the host's by name (a name is data: textContent only);
+  // with a screen on, who I am there (my name in my colour).
+  const dot = () =>
+    el('span', {
+      class: 'dot',
+      style: `background:${colourOf(s, s.me.id, PALETTE.you)};display:inline-block;width:.8em;height:.8em;margin-right:.3em`,
+      'aria-hidden': 'true',
+    });
+  const title = tv && me ? [dot(), nm(me.name)] : host ? ['Your room'] : [nm(nameOf(s, r.host)), '’s room'];
+  const key = title.map((x) => (typeof x === 'string' ? x : x.textContent)).join('') + (tv ? '|tv' : '');
   if ($('lobby-h').dataset.said !== key) {
     $('lobby-h').dataset.said = key;
     $('lobby-h').replaceChildren(...title);
@@ -61,6 +71,8 @@ export function render(s) {
   );
   renderShare(s, r);
   renderWho(s, r);
+  $('lobby-share').hidden ||= tv;
+  $('lobby-who').hidden = tv;
   $('start').hidden = !host;
   $('ready').hidden = !me || me.spectator;
   if (me) {
@@ -69,7 +81,7 @@ export function render(s) {
   }
   // A guest's one thing to do is the page's main button; the host's is Start.
   $('ready').classList.toggle('primary', !host && !!me && !me.ready);
-  $('lobby-note').textContent = note(s, r, host, me);
+  $('lobby-note').textContent = (tv ? 'You are on the big screen in this colour. ' : '') + note(s, r, host, me);
 }
 
 /** The code, the link and its QR code; offline there is nobody to send them to, so the piece is not shown. */
@@ -79,6 +91,7 @@ function renderShare(s, r) {
   $('lobby-code').textContent = r.code;
   const url = `${siteUrl(s)}${F.roomPath(r.code, r.key)}`;
   $('link').value = url;
+  $('tv-link').href = `${siteUrl(s)}${F.tvPath(r.code, r.key)}`;
   const qr = $('qr');
   const src = `/api/qr.svg?text=${encodeURIComponent(url)}`;
   if (qr.dataset.src !== src) {
@@ -120,7 +133,10 @@ function note(s, r, host, me) {
     if (s.conn.offline) return 'You are offline: nobody else can join this room. Start when you are ready.';
     // The host starts the race: only the others' readiness is news.
     const waiting = racers(s).filter((p) => p.id !== r.host && !p.rival && p.connected && !p.ready).length;
-    if (racers(s).length < 2) return 'Send the link to a friend, or start now and race alone.';
+    if (racers(s).length < 2)
+      return r.screens > 0
+        ? 'Friends join by scanning the code on the big screen.'
+        : 'Send the link to a friend, or start now and race alone.';
     return waiting
       ? `You are the host: start the race when everyone is in (${waiting} not ready yet).`
       : 'Everyone is ready: start the race.';

@@ -60,7 +60,7 @@ export function cellAt(canvas, layout, clientX, clientY) {
 }
 
 /**
- * scene: {board, me: {pos (fractional while moving), ghost?, gateOpen, colour?}, visited?, others?, trail?, marker? (the optimal line)}.
+ * scene: {board, me: {pos (fractional while moving), ghost?, gateOpen, colour?}, visited?, others?, trail?, marker? (the optimal line), tagPx?}.
  * My marker is in my room colour (blue by default, alone) and is told from the others by its shape, not
  * its colour: larger, ringed in ink, drawn over everyone else's so it is never hidden at the start.
  */
@@ -153,9 +153,9 @@ export function draw(canvas, layout, scene) {
     if (g && Math.abs(g[0] - p[0]) < 0.5 && Math.abs(g[1] - p[1]) < 0.5) dot(p, s * 0.45, null, mine, 2, 1, [3, 3]);
   }
 
-  // Name tags last, over every marker, never cut off by the board's edges.
-  const size = Math.max(9, Math.min(12, s * 0.3));
-  for (const [name, x, y, colour] of tags) label(ctx, name, x + s / 2, y, s, size, colour, css);
+  // Name tags last, over every marker, never cut off by the board's edges; `tagPx` (a big screen's size, 0: none) overrides.
+  const size = scene.tagPx ?? Math.max(9, Math.min(12, s * 0.3));
+  if (size) for (const [name, x, y, colour] of tags) label(ctx, name, x + s / 2, y, s, size, colour, css);
 }
 
 function drawVault(ctx, b, s, at, scene) {

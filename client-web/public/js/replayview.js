@@ -221,7 +221,8 @@ function queuePaint() {
 
 function paint() {
   paintQueued = false;
-  if (!S.replay.run || $('replay').hidden) return;
+  // Listening from the module's load: a key before init() (the room screens still loading) is not ours.
+  if (!S || !S.replay.run || $('replay').hidden) return;
   const { board, frames, pb } = S.replay.run;
   const f = frames[pb.i];
   const g = S.replay.run.glide;
@@ -273,7 +274,8 @@ addEventListener('resize', () => S.replay.run && queuePaint());
 
 // A focused control keeps its own keys (the seek bar's arrows, a button's space).
 document.addEventListener('keydown', (e) => {
-  if (!S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
+  // Listening from the module's load: a key before init() (the room screens still loading) is not ours.
+  if (!S || !S.replay.run || $('replay').hidden || e.ctrlKey || e.altKey || e.metaKey) return;
   const t = e.target;
   if (t && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(t.tagName) && !(t.tagName === 'BUTTON' && e.key.startsWith('Arrow'))) return;
   const act = KEYS[e.key];

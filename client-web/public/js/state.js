@@ -54,6 +54,11 @@ export function createState() {
     /** The room whose last race I finished (the lobby's "my run in this room's last race"). */
     ranHere: null,
     room: null,
+    /**
+     * This page is a screen (a TV showing the room, tv.js): never a racer, never listed.
+     * `closed`: why its room is gone, said on the screen; `last`: that room, for a new party room like it.
+     */
+    tv: null,
     race: {
       board: null,
       countdown: 0,
@@ -176,6 +181,12 @@ export const noServer = (s) => s.conn.offline || serverDown(s);
  * offline. That toast comes down then (ui.js), rather than contradict it.
  */
 export const overtakesRestart = (s) => !!s.ui.lost || serverDown(s) || s.conn.offline;
+
+/**
+ * No sound here: muted, or a phone in a room a screen shows (the screen
+ * sounds the race for everyone) unless its player turned sound on.
+ */
+export const quiet = (s, store) => store.muted() || (!s.tv && !!s.room && s.room.screens > 0 && !store.soundOn());
 
 export const myGame = (s) => (s.game.pred ? s.game.pred.game : null);
 

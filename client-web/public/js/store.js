@@ -89,6 +89,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     }
   };
   let chosen = null; // the token this tab plays as
+  let screen = false;
   let release = null;
   const lock = (t, waitMs) => (locks ? lockToken(locks, t, waitMs) : Promise.resolve(() => {}));
 
@@ -99,7 +100,22 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     },
     setName: (n) => set(storage, 'name', n),
     muted: () => get(storage, 'muted') === true,
+    /** Sound turned on by the player (not just never turned off): a phone in a room with a screen sounds then only. */
+    soundOn: () => get(storage, 'muted') === false,
     setMuted: (m) => set(storage, 'muted', !!m),
+
+    /**
+     * This tab is a screen from now on (tv.js): a token of its own, in this
+     * tab's storage only, so no player's tab ever resumes as the screen and
+     * the screen never takes a player's seat. False when it already was.
+     */
+    asScreen() {
+      if (screen) return false;
+      screen = true;
+      if (release) release();
+      [chosen, release] = [null, null];
+      return true;
+    },
 
     /**
      * Decides the token this tab plays as (once, before connecting): its own
@@ -107,6 +123,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
      * live tab holds; null to start as a new player.
      */
     async claim() {
+      if (screen) return (chosen = get(session, 'screen'));
       for (const t of new Set([get(session, 'token'), get(storage, 'token')])) {
         if (typeof t !== 'string') continue;
         const r = await lock(t, 400);
@@ -120,6 +137,7 @@ export function makeStore(storage, session, now = () => Date.now(), locks = null
     token: () => chosen,
     /** The token from `welcome` (null: forget it); the first tab's is the shared one too. */
     setToken(t) {
+      if (screen) return set(session, 'screen', (chosen = t));
       const shared = get(storage, 'token');
       if (shared == null || shared === chosen) set(storage, 'token', t);
       set(session, 'token', t);

@@ -3,7 +3,7 @@
 import { $, el } from './dom.js';
 import { serverDown, noServer, overtakesRestart } from './state.js';
 
-const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league'];
+const VIEWS = ['home', 'lobby', 'play', 'ranks', 'replay', 'league', 'tv'];
 let shownView = null;
 let toastTimer = 0;
 let toastKey = null;

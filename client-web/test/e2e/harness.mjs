@@ -16,6 +16,13 @@ export const SHOTS = resolve(REPO, 'test-output/screenshots');
 
 export const LAPTOP = { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 };
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
+/** A big screen (tv.js): a TV at 1920x1080; TV_SIZES also a 720p TV and a 4:3 projector. */
+export const TV_SIZES = [
+  { width: 1920, height: 1080 },
+  { width: 1280, height: 720 },
+  { width: 1024, height: 768 },
+];
+export const TV = { viewport: TV_SIZES[0], deviceScaleFactor: 1 };
 
 /**
  * Starts `mazerace serve` (on `port`, or a free one); resolves to {url, stop}.

@@ -34,6 +34,8 @@ export function fakeFx({ path = '/' } = {}) {
     announce: (x) => fx.said.push(x),
     toast: (x) => fx.toasts.push(x),
     buzz() {},
+    cues: [],
+    cue: (k) => fx.cues.push(k),
     bump() {},
     path: () => p,
     go: (x) => (p = x),

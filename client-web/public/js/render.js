@@ -60,7 +60,7 @@ export function cellAt(canvas, layout, clientX, clientY) {
 }
 
 /**
- * scene: {board, me: {pos (fractional while moving), ghost?, gateOpen, colour?}, visited?, others?, trail?, marker? (the optimal line), tagPx?}.
+ * scene: {board, me: {pos (fractional while moving), ghost?, gateOpen, colour?}, visited?, others? ([{pos, colour, name, ghost?}]), trail?, marker? (the optimal line), tagPx?}.
  * My marker is in my room colour (blue by default, alone) and is told from the others by its shape, not
  * its colour: larger, ringed in ink, drawn over everyone else's so it is never hidden at the start.
  */
@@ -110,6 +110,11 @@ export function draw(canvas, layout, scene) {
 
   // Other racers first, fanned out when they share a cell (with me too), so mine goes on top.
   const others = scene.others || [];
+  // Others' ghosts (a big screen shows every racer's): faint, ringed, in their colour.
+  for (const o of others.filter((x) => x.ghost)) {
+    dot(o.ghost, s * 0.24, o.colour, null, 0, 0.35);
+    dot(o.ghost, s * 0.24, null, o.colour, 1.5, 1, [3, 3]);
+  }
   const shared = new Map();
   // My own cell is taken: a racer with me is drawn beside me.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);

@@ -328,7 +328,8 @@ function drawBoard(s) {
   const rows = racerRows(s);
   const others = rows
     .filter((r) => r.pos && (r.status === 'racing' || r.status === 'out_of_steps'))
-    .map((r) => ({ pos: r.pos, colour: r.colour, name: r.name }));
+    // A Ghost racer in run two: their ghost too, where the server says it stands.
+    .map((r) => ({ pos: r.pos, colour: r.colour, name: r.name, ghost: (s.others.progress.get(r.id) || {}).ghost || null }));
   s.others.markers = others;
   const fs = parseFloat(getComputedStyle($('tv')).fontSize) || 24;
   // Names on the board at the screen's size while they can be told apart; a crowd reads from the column.

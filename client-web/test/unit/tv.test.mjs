@@ -163,3 +163,15 @@ test('the standings column: finishers by the server’s rank with their time, th
   assert.equal(rows[0].colour, '#E69F00', 'the server’s colour');
   assert.equal(s.game.pred, null, 'the screen never races');
 });
+
+test('a Ghost racer’s ghost is on the screen where the server says it stands', async () => {
+  const { handle } = await import('../../public/js/handlers.js');
+  const { createState } = await import('../../public/js/state.js');
+  const { fakeFx, player, room, welcome } = await import('./fakes.mjs');
+  const s = createState();
+  const fx = fakeFx({ path: '/r/K7M2Q' });
+  handle(s, welcome({ player_id: 9 }), fx);
+  handle(s, room([player(1, 'Ann', { colour: 0 })], { phase: 'racing' }), fx);
+  handle(s, { type: 'progress', players: [{ id: 1, pos: [2, 2], steps: 7, run: 2, ghost: [0, 1], status: 'racing', left: 5 }] }, fx);
+  assert.deepEqual(s.others.progress.get(1).ghost, [0, 1], 'kept as sent, for the board to draw');
+});

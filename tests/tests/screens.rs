@@ -81,3 +81,34 @@ async fn a_screen_shows_an_ordinary_room_with_its_key_and_never_a_daily_room() {
     assert_eq!(e["code"], "screen", "{e}");
     srv.stop().await;
 }
+
+/// After a restart its rooms are gone: the TV and the phones each ask for
+/// the lost room again (`replaces`, its code and key). Whoever asks first
+/// makes it; the TV is put in as its screen, the phones as players, so the
+/// evening goes on in one room.
+#[tokio::test]
+async fn after_a_restart_the_screen_and_the_phones_meet_in_the_lost_rooms_replacement() {
+    let srv = TestServer::start().await;
+    let lost = json!({"code": "K7M2Q", "key": "3f9a0c1d5e7b2a64"});
+    // A phone asks first: it makes the room and hosts it.
+    let mut ann = srv.player("Ann").await;
+    let made = ann.create(json!({"game": "maze", "size": "easy", "replaces": lost})).await;
+    assert_eq!(made["host"], ann.id);
+    // The TV asks with the same lost room: it is put in as the screen.
+    let mut tv = srv.player("Screen").await;
+    tv.send(json!({"type": "create_room", "game": "maze", "size": "easy", "party": true, "replaces": lost}))
+        .await;
+    let r = tv.recv_type("room").await;
+    assert_eq!((&r["code"], &r["screens"], &r["host"]), (&made["code"], &json!(1), &json!(ann.id)));
+    assert_eq!(r["players"].as_array().unwrap().len(), 1, "the screen is not a player");
+    // The other way round: the TV first makes a party room, a phone joins it.
+    let lost = json!({"code": "P3XQ9", "key": "00112233aabbccdd"});
+    let mut tv2 = srv.player("Screen").await;
+    let party = tv2.create(json!({"game": "maze", "size": "easy", "party": true, "replaces": lost})).await;
+    assert_eq!((&party["party"], &party["screens"]), (&json!(true), &json!(1)));
+    let mut bob = srv.player("Bob").await;
+    bob.send(json!({"type": "create_room", "game": "maze", "size": "easy", "replaces": lost})).await;
+    let r = bob.recv_room_with(bob.id).await;
+    assert_eq!((&r["code"], &r["host"]), (&party["code"], &json!(bob.id)), "the first phone in hosts");
+    srv.stop().await;
+}

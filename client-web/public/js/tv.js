@@ -106,11 +106,7 @@ export function init(c) {
   // A new party room like the one that closed (its game, size and match).
   c.on('tv-new', 'click', () => {
     unlock();
-    const r = s.tv.last || {};
-    const msg = { type: 'create_room', game: r.game || 'maze', size: r.size || 'normal', party: true };
-    if (r.rank_by) msg.rank_by = r.rank_by;
-    if (r.match) msg.match = { rounds: r.match.rounds, plan: r.match.plan };
-    beScreen(s, fx, msg);
+    beScreen(s, fx, newPartyRoom(s.tv.last));
   });
   // Browsers let a page sound only after a press on it: a TV's remote or a click on it will do.
   for (const type of ['keydown', 'pointerdown'])
@@ -137,6 +133,23 @@ export function init(c) {
  * TV, not every phone at once): each second of the countdown, the start, a
  * racer in.
  */
+/**
+ * The party room a screen makes again after its room closed: `last` (the room it showed, or the
+ * `create_room` a reconnect was asking for again) its game, size and match. It names the lost room
+ * (`replaces`) as the phones' "New room, same settings" does, so after a server restart the TV and
+ * the phones end up in one room again: the first to ask makes it, the others are put in it (the TV
+ * as its screen, the phones as players).
+ */
+export function newPartyRoom(last) {
+  const r = last || {};
+  const msg = { type: 'create_room', game: r.game || 'maze', size: r.size || 'normal', party: true };
+  if (r.rank_by) msg.rank_by = r.rank_by;
+  if (r.match) msg.match = { rounds: r.match.rounds, plan: r.match.plan };
+  const lost = r.replaces || (r.code && r.key ? { code: r.code, key: r.key } : null);
+  if (lost && !r.daily) msg.replaces = { code: lost.code, key: lost.key };
+  return msg;
+}
+
 export function cue(kind) {
   if (kind === 'count') tone(660, 660, 0.12);
   else if (kind === 'go') tone(880, 880, 0.4, 'sine', 0.16);

@@ -10,7 +10,7 @@ import { createState, quiet } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
 import { beScreen, joinMsg } from '../../public/js/actions.js';
 import { makeStore, memoryStorage } from '../../public/js/store.js';
-import { standings } from '../../public/js/tv.js';
+import { standings, newPartyRoom } from '../../public/js/tv.js';
 import { fakeFx, player, room, welcome, MAZE, seated, raceOn } from './fakes.mjs';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
@@ -174,4 +174,28 @@ test('a Ghost racer’s ghost is on the screen where the server says it stands',
   handle(s, room([player(1, 'Ann', { colour: 0 })], { phase: 'racing' }), fx);
   handle(s, { type: 'progress', players: [{ id: 1, pos: [2, 2], steps: 7, run: 2, ghost: [0, 1], status: 'racing', left: 5 }] }, fx);
   assert.deepEqual(s.others.progress.get(1).ghost, [0, 1], 'kept as sent, for the board to draw');
+});
+
+test('a closed party room is made again naming the lost one, so the phones’ "same settings" joins it', () => {
+  const shown = {
+    code: 'K7M2Q',
+    key: '3f9a0c1d5e7b2a64',
+    game: 'maze',
+    size: 'hard',
+    rank_by: 'time',
+    match: { rounds: 3, plan: 'harder' },
+  };
+  assert.deepEqual(newPartyRoom(shown), {
+    type: 'create_room',
+    game: 'maze',
+    size: 'hard',
+    party: true,
+    rank_by: 'time',
+    match: { rounds: 3, plan: 'harder' },
+    replaces: { code: 'K7M2Q', key: '3f9a0c1d5e7b2a64' },
+  });
+  // The create_room a reconnect was asking for again names the lost room already.
+  const asked = { type: 'create_room', game: 'ghost', size: 'small', replaces: { code: 'AB123', key: 'k' } };
+  assert.deepEqual(newPartyRoom(asked).replaces, { code: 'AB123', key: 'k' });
+  assert.equal(newPartyRoom(null).replaces, undefined, 'nothing known: a room of its own');
 });

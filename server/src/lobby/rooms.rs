@@ -77,8 +77,10 @@ impl Lobby {
             Err(why) => return self.error(ErrorCode::BadMessage, why),
         };
         if let Some(Replacing::Made(room)) = replaces {
-            // Another player of the lost room made its replacement first.
-            return Box::pin(self.enter(s, room, Seat::Racing)).await;
+            // Another player of the lost room made its replacement first (or
+            // its screen did): a screen asking again shows it, a player races.
+            let seat = if party { Seat::Screen } else { Seat::Racing };
+            return Box::pin(self.enter(s, room, seat)).await;
         }
         if self.env.drain.is_draining() {
             // The client reconnects without a room in the URL: the load

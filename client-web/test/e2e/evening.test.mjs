@@ -145,6 +145,12 @@ test('the evening: an invite link on a phone joins the room its button says, the
   assert.equal(await bob.page.textContent('#lobby-h'), 'Ann’s room');
   await screenshot(bob.page, 'phone-91-lobby-guest');
   await clean(bob, 'the lobby (phone, a guest)');
+  // The same lobby at a laptop's width: two columns, what to do and who is in on the left.
+  await bob.page.setViewportSize(LAPTOP.viewport);
+  await bob.page.waitForFunction(() => document.querySelector('#lobby-share').getBoundingClientRect().left > 500);
+  await screenshot(bob.page, 'laptop-91-lobby-guest');
+  await clean(bob, 'the lobby (laptop width, a guest)');
+  await bob.page.setViewportSize(PHONE.viewport);
 
   // The host's lobby: the boards said as the match plays them, a folded stored run, nothing cut off.
   const tags = await ann.page.textContent('#lobby-game');

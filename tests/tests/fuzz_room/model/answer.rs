@@ -351,8 +351,13 @@ impl Fuzz {
                 // `start` and `rematch` check the host first.
                 let ok = match e {
                     Expect::Ready(_) => v.phase != Phase::Lobby,
+                    // Nobody to race: every player watches, or (a room of
+                    // matches, whose rounds are raced by who is here) is away.
                     Expect::Start => {
-                        v.host == p.id && (v.phase != Phase::Lobby || v.players.iter().all(|p| p.spectator))
+                        let away =
+                            |m: &&mazerace_protocol::messages::PlayerInfo| v.format.is_some() && !m.connected;
+                        let nobody = v.players.iter().filter(|m| !m.rival).all(|m| m.spectator || away(&m));
+                        v.host == p.id && (v.phase != Phase::Lobby || nobody)
                     }
                     Expect::Rematch => v.host == p.id && v.phase != Phase::Results,
                     Expect::SetMatch(_) => v.host == p.id && v.phase != Phase::Lobby,

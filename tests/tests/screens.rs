@@ -28,6 +28,9 @@ async fn a_party_room_is_hosted_from_a_phone_and_shown_on_its_screen() {
     assert_eq!(ids, [&json!(ann.id), &json!(bob.id)], "the screen is never listed");
     assert_eq!((&r["screens"], &r["host"]), (&json!(1), &json!(ann.id)));
 
+    // The screen cannot join its own room (or another) as a racer.
+    tv.send(json!({"type": "join_room", "code": code, "key": key})).await;
+    assert_eq!(tv.recv_type("error").await["code"], "already_in_room");
     // The screen may not start, ready or move.
     for m in [json!({"type": "start"}), json!({"type": "ready", "ready": true})] {
         tv.send(m.clone()).await;

@@ -23,7 +23,7 @@ impl Room {
         self.rivals_move(now);
         let idx = match self.acting(id, watching) {
             Ok(idx) => idx,
-            Err(why) => return self.fx.to(id, error(ErrorCode::NotRacing, why)),
+            Err(why) => return self.fx.to(id, self.not_racing(id, why)),
         };
         let Stage::Racing(race) = &mut self.stage else { return };
         let acted = race.act(idx, seq, action, now);
@@ -49,7 +49,7 @@ impl Room {
         let watching = self.watching(id);
         let reply = match (self.acting(id, watching), &self.stage) {
             (Ok(idx), Stage::Racing(race)) => race.refused(idx, seq, action, Reject::RateLimited),
-            (Err(why), _) => error(ErrorCode::NotRacing, why),
+            (Err(why), _) => self.not_racing(id, why),
             (Ok(_), _) => return,
         };
         self.fx.to(id, reply);

@@ -11,21 +11,21 @@
 //! everyone left) closes after `--screen-alone-secs`: a TV left on in an
 //! empty house does not hold a room for ever. Same [`Room`] as `state.rs`.
 
-use mazerace_protocol::messages::{ErrorCode, PlayerId};
+use mazerace_protocol::messages::{ErrorCode, PlayerId, ServerMsg};
 use tokio::time::Instant;
 
 use super::state::{error, Input, Room};
 
 impl Input {
-    /// The sender of a command a screen may not give (to race, to host, to
-    /// be ready): every input but joining, leaving, connections, renames,
-    /// the store's and the timer's.
+    /// The sender of a command a screen may not give (to host, to be
+    /// ready, to give up): every input but joining, leaving, connections,
+    /// renames, the store's and the timer's. A move (`Act`, `Dropped`) is
+    /// not looked at here, on the move path: a screen never races, so its
+    /// move is refused where any watcher's is ([`Room::not_racing`]).
     pub(super) fn screens_refuse(&self) -> Option<PlayerId> {
         match self {
             Input::Ready { id, .. }
             | Input::Start { id }
-            | Input::Act { id, .. }
-            | Input::Dropped { id, .. }
             | Input::GiveUp { id }
             | Input::Rematch { id, .. }
             | Input::AddRival { id, .. }
@@ -33,7 +33,9 @@ impl Input {
             | Input::SetMatch { id, .. }
             | Input::Hold { id }
             | Input::NextRound { id } => Some(*id),
-            Input::Join { .. }
+            Input::Act { .. }
+            | Input::Dropped { .. }
+            | Input::Join { .. }
             | Input::Connected { .. }
             | Input::Disconnected { .. }
             | Input::Leave { .. }
@@ -46,7 +48,19 @@ impl Input {
     }
 }
 
+/// What a screen is told when it asks to race or host.
+pub(super) const SCREEN_REFUSED: &str = "a screen shows the room: it does not race or host";
+
 impl Room {
+    /// The refusal of a move by `id`, who is not racing (`why`): a screen
+    /// is told it is a screen, anyone else `not_racing`.
+    pub(super) fn not_racing(&self, id: PlayerId, why: &str) -> ServerMsg {
+        match self.is_screen(id) {
+            true => error(ErrorCode::Screen, SCREEN_REFUSED),
+            false => error(ErrorCode::NotRacing, why),
+        }
+    }
+
     /// Screens showing the room.
     pub(super) fn screen_count(&self) -> u32 {
         self.members.iter().filter(|m| m.screen).count() as u32

@@ -356,8 +356,7 @@ impl Room {
 
     fn apply(&mut self, now: Instant, input: Input) {
         if let Some(id) = input.screens_refuse().filter(|id| self.is_screen(*id)) {
-            let why = "a screen shows the room: it does not race or host";
-            return self.fx.to(id, error(ErrorCode::Screen, why));
+            return self.fx.to(id, error(ErrorCode::Screen, super::screens::SCREEN_REFUSED));
         }
         match input {
             Input::Join { id, name, token, spectate, screen } => {

@@ -267,7 +267,7 @@ pub struct DecodeError {
     /// decimal, `bad_date` for a `leaderboard` or `league_board` whose date
     /// is not a real `YYYY-MM-DD`, `bad_message` for anything else.
     pub code: ErrorCode,
-    /// What is wrong, as a sentence for a person ([`plain`]; it may quote
+    /// What is wrong, as a sentence for a person ([`DecodeError::of`]; it may quote
     /// the client's input).
     pub message: String,
 }
@@ -308,7 +308,7 @@ const NOT_A_MESSAGE: &str = r#"that is not a message: send one JSON object, like
 /// when it has one (to tell an unknown message from an unknown value).
 /// Our own refusals (a match of 4 rounds, a bad seed) are already
 /// sentences and pass through.
-pub fn plain(e: &serde_json::Error, kind: Option<&str>) -> String {
+fn plain(e: &serde_json::Error, kind: Option<&str>) -> String {
     use serde_json::error::Category;
     if matches!(e.classify(), Category::Syntax | Category::Eof | Category::Io) {
         return NOT_A_MESSAGE.into();

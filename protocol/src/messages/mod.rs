@@ -12,9 +12,11 @@
 //! - here: the small vocabulary both directions share.
 
 mod client;
+mod daily;
 mod server;
 
 pub use client::{ClientMsg, DecodeError, RoomRef};
+pub use daily::{DailyResult, Leaderboard, LeaderboardEntry};
 pub use server::*;
 
 use serde::{Deserialize, Serialize};

@@ -12,7 +12,7 @@
 // axe-core on every screen it shows.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, screenshot, playDailyMaze, axe, SHOTS, LAPTOP, PHONE } from './harness.mjs';
+import { startServer, launch, openPage, screenshot, playDailyMaze, axe, SHOTS, LAPTOP, PHONE, raceStarts } from './harness.mjs';
 import { route } from '../route.mjs';
 
 let srv, browser;
@@ -54,15 +54,6 @@ async function tapRoute(p, line) {
     const r = await p.frame((m) => m.type === 'move_result', { from, what: `move_result for tap ${i} (${dir})` });
     if (!r.ok) throw new Error(`the server refused tap ${i} (${dir}): ${JSON.stringify(r)}`);
   }
-}
-
-/** Waits for race_start on every page (after each one's `from`) and the game ready; the board. */
-async function raceStarts(pages, froms) {
-  const starts = await Promise.all(
-    pages.map((p, i) => p.frame((m) => m.type === 'race_start', { from: froms[i], timeout: 30000, what: 'race_start' })),
-  );
-  await Promise.all(pages.map((p) => p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0)));
-  return starts[0].board;
 }
 
 test('the evening: an invite link on a phone joins the room its button says, the phone lobby puts ready first, a match to the podium, the daily', async () => {

@@ -202,6 +202,18 @@ export async function screenshot(page, name, { racing = false } = {}) {
   return path;
 }
 
+/**
+ * Waits for race_start on every page (after each one's index in `froms`) and, on the pages in `ready`
+ * (all of them unless said: a TV has no game), the game ready to move; the board.
+ */
+export async function raceStarts(pages, froms, { ready = pages } = {}) {
+  const starts = await Promise.all(
+    pages.map((p, i) => p.frame((m) => m.type === 'race_start', { from: froms[i], timeout: 30000, what: 'race_start' })),
+  );
+  await Promise.all(ready.map((p) => p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0)));
+  return starts[0].board;
+}
+
 /** Presses the keys for `actions`, waiting for the server's answer to each. */
 export async function play(p, actions, { until = actions.length, from } = {}) {
   const { page } = p;

@@ -8,7 +8,7 @@
 // share line, a round's best line, and "Play another match" (counted down from the podium) with the tally.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, recordPage, screenshot, play, axe, SHOTS, LAPTOP, PHONE } from './harness.mjs';
+import { startServer, launch, openPage, recordPage, screenshot, play, axe, SHOTS, LAPTOP, PHONE, raceStarts } from './harness.mjs';
 import { route } from '../route.mjs';
 import { clock } from '../../public/js/format.js';
 
@@ -54,15 +54,6 @@ async function joinByLink(device, link, name) {
   await p.page.fill('#name', name);
   await p.page.click('#inv-join');
   return p;
-}
-
-/** Waits for race_start on every page (from each one's frame index) and the game ready to move. */
-async function raceStarts(pages, froms) {
-  const starts = await Promise.all(
-    pages.map((p, i) => p.frame((m) => m.type === 'race_start', { from: froms[i], timeout: 30000, what: 'race_start' })),
-  );
-  await Promise.all(pages.map((p) => p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0)));
-  return starts[0].board;
 }
 
 test('three players race a match of 3 rounds to the podium, one dropping and resuming in round 2, no click between rounds', async () => {

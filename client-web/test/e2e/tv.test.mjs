@@ -8,7 +8,20 @@
 // the same screen view of an ordinary room through "Show on a big screen".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, startServer, openPage, recordPage, screenshot, play, axe, LAPTOP, PHONE, TV, TV_SIZES } from './harness.mjs';
+import {
+  serverAndBrowser,
+  startServer,
+  openPage,
+  recordPage,
+  screenshot,
+  play,
+  axe,
+  LAPTOP,
+  PHONE,
+  TV,
+  TV_SIZES,
+  raceStarts,
+} from './harness.mjs';
 import { route } from '../route.mjs';
 
 let srv, browser;
@@ -71,12 +84,8 @@ async function joinByLink(link, name) {
   return p;
 }
 
-async function raceStarts(pages, froms) {
-  const starts = await Promise.all(
-    pages.map((p, i) => p.frame((m) => m.type === 'race_start', { from: froms[i], timeout: 30000, what: 'race_start' })),
-  );
-  return starts[0].board;
-}
+/** race_start on every page; the TV has no game, so the phones' games are waited for apart (`gameReady`). */
+const raceStartsOn = (pages, froms) => raceStarts(pages, froms, { ready: [] });
 const gameReady = (pages) =>
   Promise.all(pages.map((p) => p.page.waitForFunction(() => window.__mazerace.game && window.__mazerace.game.steps === 0)));
 
@@ -148,7 +157,7 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
   await pane(tv, 'tv-race');
   await tv.page.waitForSelector('#tv-count-big:not([hidden])');
   await screenshot(tv.page, 'tv-02-countdown');
-  let board = await raceStarts([tv, ...phones], froms);
+  let board = await raceStartsOn([tv, ...phones], froms);
   await gameReady(phones);
   const line = route(board);
   // Mid-race: each phone a few steps in; the screen's standings follow the server's progress.
@@ -196,7 +205,7 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
 
   // Round 2: Dan drops mid-round and comes back.
   froms = [tv, ...phones].map((p) => p.frames.length);
-  board = await raceStarts([tv, ...phones], froms);
+  board = await raceStartsOn([tv, ...phones], froms);
   await gameReady(phones);
   const line2 = route(board);
   await play(dan, line2, { until: 2 });
@@ -212,7 +221,7 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
 
   // Round 3, then the podium on the screen.
   froms = [tv, bob, cat, dan].map((p) => p.frames.length);
-  board = await raceStarts([tv, bob, cat, dan], froms);
+  board = await raceStartsOn([tv, bob, cat, dan], froms);
   await gameReady([bob, cat, dan]);
   const line3 = route(board);
   await play(cat, line3);
@@ -236,7 +245,7 @@ test('a TV hosts a party room; three phones join by its QR link; the first hosts
   froms = [tv, bob, cat, dan].map((p) => p.frames.length);
   await bob.page.click('#m-again');
   await tv.page.waitForFunction(() => /Round 1 starts in/.test(document.querySelector('#tv-status').textContent));
-  await raceStarts([tv, bob, cat, dan], froms);
+  await raceStartsOn([tv, bob, cat, dan], froms);
   await pane(tv, 'tv-race');
   // The screen never asked to race or host, and the server never refused it.
   assert.deepEqual(
@@ -281,7 +290,7 @@ test('"Show on a big screen" shows an ordinary room on a TV with no input; a rel
   assert.deepEqual(await axe(tv.page), [], 'an ordinary room on the screen');
   const froms = [tv, ann, bob].map((p) => p.frames.length);
   await ann.page.click('#start');
-  const board = await raceStarts([tv, ann, bob], froms);
+  const board = await raceStartsOn([tv, ann, bob], froms);
   await gameReady([ann, bob]);
   await pane(tv, 'tv-race');
   const line = route(board);

@@ -75,6 +75,14 @@ test('the host chooses a match or single races in the lobby only, never in a dai
   assert.deepEqual(fx.drain(), []);
 });
 
+/** The room at a match's podium: its results, the table over. */
+const overRoom = () =>
+  room([player(1, 'Ann'), player(2, 'Bob')], {
+    phase: 'results',
+    match: { rounds: 3, plan: 'same' },
+    standings: standings({ over: true }),
+  });
+
 test('match_over is kept until the table is gone; "Play another match" is the host’s rematch', () => {
   const { s, fx } = inMatch(1, 'results');
   const over = {
@@ -85,15 +93,7 @@ test('match_over is kept until the table is gone; "Play another match" is the ho
     winners: [1],
     share: 'mazerace match - 3 rounds, same board - #1 Ann 2 pts - #2 Bob 1 pts',
   };
-  handle(
-    s,
-    room([player(1, 'Ann'), player(2, 'Bob')], {
-      phase: 'results',
-      match: { rounds: 3, plan: 'same' },
-      standings: standings({ over: true }),
-    }),
-    fx,
-  );
+  handle(s, overRoom(), fx);
   handle(s, over, fx);
   assert.equal(s.match.over, over);
   assert.match(fx.said.at(-1), /Ann wins the match\. You are 1st with 2 points\./);
@@ -139,15 +139,7 @@ test('match_round keeps each round as the server scored it, round 1 begins a lis
 
 test('another match is counted down from the podium: a new table, round 1 to come, the podium gone', () => {
   const { s, fx } = inMatch(1, 'results');
-  handle(
-    s,
-    room([player(1, 'Ann'), player(2, 'Bob')], {
-      phase: 'results',
-      match: { rounds: 3, plan: 'same' },
-      standings: standings({ over: true }),
-    }),
-    fx,
-  );
+  handle(s, overRoom(), fx);
   handle(s, { type: 'match_over', seed: '9', played: 3, lines: standings().lines, winners: [1], share: 'x' }, fx);
   anotherMatch(s, fx);
   assert.deepEqual(fx.drain(), [{ type: 'rematch' }]);

@@ -199,10 +199,7 @@ pub struct Boards(Rc<RefCell<HashMap<(Size, u64), Board>>>);
 
 impl Boards {
     pub fn get(&self, public: &PublicBoard) -> Result<Board> {
-        let (size, seed) = match public {
-            PublicBoard::Ghost(v) => (v.size, v.seed.map_or(0, |s| s.0)),
-            PublicBoard::Maze(m) => (m.size, m.seed.map_or(0, |s| s.0)),
-        };
+        let (size, seed) = (public.size(), public.seed().map_or(0, |s| s.0));
         if let Some(b) = self.0.borrow().get(&(size, seed)) {
             return Ok(b.clone());
         }

@@ -9,7 +9,7 @@
 //! length of time on one race without anyone finishing.
 
 use mazerace_protocol::play::GameView;
-use mazerace_protocol::{Action, Answer, Board, Dir, PlayerGame, Status};
+use mazerace_protocol::{Action, Board, Dir, PlayerGame, Status};
 
 /// A tiny deterministic generator (xorshift64*): enough for choosing
 /// invalid moves and jitter, and no dependency.
@@ -75,12 +75,10 @@ pub struct Walker {
 
 impl Walker {
     pub fn new(board: &Board, mode: Mode, invalid_share: f64, seed: u64) -> Walker {
-        let route = match board.answer() {
-            Answer::Ghost { solution, .. } | Answer::Maze { solution, .. } => solution,
-        };
-        // Ping-pong needs reversible moves: a Ghost board (steps are budgeted,
-        // the rewind is one-way) is always walked to the finish.
-        let mode = if board.game() == mazerace_protocol::Game::Maze { mode } else { Mode::Finish };
+        let route = board.answer().solution().to_vec();
+        // Ping-pong needs reversible moves: a board whose steps are budgeted
+        // (Ghost's allowance, and its one-way rewind) is always walked to the finish.
+        let mode = if board.game().budgeted() { Mode::Finish } else { mode };
         Walker {
             route,
             idx: 0,
@@ -191,7 +189,7 @@ impl Walker {
 }
 
 fn view_run(view: &GameView) -> Option<u8> {
-    view.ghost.as_ref().map(|g| g.run)
+    view.extra.as_ref().and_then(|e| e.run())
 }
 
 #[cfg(test)]

@@ -1,9 +1,8 @@
-//! Positions, directions, and the names of games and sizes: the small
-//! vocabulary every other module speaks.
+//! Positions and directions: the small vocabulary every game and every
+//! other module speaks. (The names of games and sizes are the registry's:
+//! [`crate::games`].)
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 /// A cell, `[row, col]` on the wire, zero-based, row 0 at the top.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -82,124 +81,6 @@ impl Dir {
             Dir::Left => Dir::Right,
             Dir::Right => Dir::Left,
         }
-    }
-}
-
-/// Which game a board belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Game {
-    /// The vault puzzle.
-    Ghost,
-    /// Maze Escape.
-    Maze,
-}
-
-impl Game {
-    /// The wire name: `ghost` or `maze`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Game::Ghost => "ghost",
-            Game::Maze => "maze",
-        }
-    }
-
-    /// The sizes this game is played at, smallest first.
-    pub fn sizes(self) -> [Size; 3] {
-        match self {
-            Game::Ghost => [Size::Small, Size::Medium, Size::Large],
-            Game::Maze => [Size::Easy, Size::Normal, Size::Hard],
-        }
-    }
-}
-
-impl fmt::Display for Game {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-impl FromStr for Game {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "ghost" => Ok(Game::Ghost),
-            "maze" => Ok(Game::Maze),
-            _ => Err(format!("unknown game {s:?} (ghost or maze)")),
-        }
-    }
-}
-
-/// A board size. Ghost vaults are `small`/`medium`/`large`; mazes are
-/// `easy`/`normal`/`hard`. [`Size::game`] says which game a size belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Size {
-    /// Ghost, 6x6.
-    Small,
-    /// Ghost, 7x7.
-    Medium,
-    /// Ghost, 8x8.
-    Large,
-    /// Maze, 11x11.
-    Easy,
-    /// Maze, 17x17.
-    Normal,
-    /// Maze, 23x23.
-    Hard,
-}
-
-impl Size {
-    /// Every size of both games, Ghost first, smallest first: the daily's
-    /// six boards in the order every list of them uses.
-    pub const ALL: [Size; 6] = [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard];
-
-    /// The game this size belongs to.
-    pub fn game(self) -> Game {
-        match self {
-            Size::Small | Size::Medium | Size::Large => Game::Ghost,
-            Size::Easy | Size::Normal | Size::Hard => Game::Maze,
-        }
-    }
-
-    /// Side length of the square board.
-    pub fn n(self) -> u8 {
-        match self {
-            Size::Small => 6,
-            Size::Medium => 7,
-            Size::Large => 8,
-            Size::Easy => 11,
-            Size::Normal => 17,
-            Size::Hard => 23,
-        }
-    }
-
-    /// The wire name, lowercase (`small` ... `hard`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Size::Small => "small",
-            Size::Medium => "medium",
-            Size::Large => "large",
-            Size::Easy => "easy",
-            Size::Normal => "normal",
-            Size::Hard => "hard",
-        }
-    }
-}
-
-impl fmt::Display for Size {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-impl FromStr for Size {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard]
-            .into_iter()
-            .find(|z| z.as_str() == s)
-            .ok_or_else(|| format!("unknown size {s:?}"))
     }
 }
 

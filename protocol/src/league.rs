@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::daily::DailyDate;
-use crate::grid::{Game, Size};
+use crate::games::{Game, Size};
 
 fn is_false(b: &bool) -> bool {
     !*b

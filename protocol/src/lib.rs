@@ -3,13 +3,15 @@
 //!
 //! Read it top-down next to the repository's `RULES.md` (the rules, exactly):
 //! - [`rng`]: our own frozen sampling on top of ChaCha8 (the only randomness).
-//! - [`grid`]: positions, directions, game and size names.
-//! - [`ghost`]: the vault builder, the play engine and the exact `true_par` search.
-//! - [`maze`]: the maze builder, its shortest route and the play engine.
+//! - [`grid`]: positions and directions.
 //! - [`action`]: a move's vocabulary: [`Action`], [`Status`], [`Reject`].
-//! - [`play`]: one interface over both games, used by the server per player.
+//! - [`games`]: the registry of games, the one place that names them, and
+//!   each game's own folder behind [`games::seam`] ([`ghost`]: the vault
+//!   builder, the play engine and the exact `true_par` search; [`maze`]: the
+//!   maze builder, its shortest route and the play engine).
+//! - [`play`]: what `move_result` reports of a racer's game; efficiency.
 //! - [`race`]: the rules of a race: when clocks start, ranking, the reveal.
-//! - [`board`]: the board's wire shape (what `mazerace gen` prints).
+//! - [`board`]: the seed, distances to the goal, `mazerace gen`'s line.
 //! - [`daily`]: the daily seed derivation, [`daily::DailyDate`], commit-reveal
 //!   and a player's day.
 //! - [`league`]: leagues' wire shapes (tables, standings).
@@ -24,17 +26,17 @@ pub mod action;
 pub mod board;
 pub mod close;
 pub mod daily;
-pub mod ghost;
+pub mod games;
 pub mod grid;
 pub mod league;
 pub mod matches;
-pub mod maze;
 pub mod messages;
 pub mod play;
 pub mod race;
 pub mod rng;
 
 pub use action::{Action, Reject, Status};
-pub use board::{Answer, Board, BoardError, GoalDistances, PublicBoard, Seed};
-pub use grid::{Dir, Game, Pos, Size};
-pub use play::PlayerGame;
+pub use board::{GoalDistances, Seed};
+pub use games::{ghost, maze};
+pub use games::{Answer, Board, BoardError, Game, PlayerGame, PublicBoard, Reveal, Size};
+pub use grid::{Dir, Pos};

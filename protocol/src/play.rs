@@ -1,15 +1,13 @@
-//! One interface over both games: what the server holds per racer, and what
-//! `move_result`/`rewind_result` report. The rules themselves live in
-//! [`crate::ghost::play`] and [`crate::maze::play`].
+//! What `move_result`/`rewind_result` report of a racer's game, and the
+//! efficiency figure. The rules themselves live in each game's folder
+//! under [`crate::games`]; [`PlayerGame`] is the registry's enum over them.
 
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 pub use crate::action::{Action, Reject, Status};
-use crate::board::Board;
-use crate::ghost::play::GhostPlay;
-use crate::grid::{Dir, Pos};
-use crate::maze::play::MazePlay;
+pub use crate::games::PlayerGame;
+use crate::games::ViewExtra;
+use crate::grid::Pos;
 
 /// A player's own state after an action, as `move_result` carries it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,23 +18,10 @@ pub struct GameView {
     pub steps: u32,
     /// Playing, won or out of steps.
     pub status: Status,
-    /// Ghost only: the runs, the allowance, the ghost and the gate.
+    /// The game's own part, where it has one (Ghost: the runs, the
+    /// allowance, the ghost and the gate).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
-    pub ghost: Option<GhostView>,
-}
-
-/// The Ghost-only part of [`GameView`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GhostView {
-    /// 1, or 2 after the rewind.
-    pub run: u8,
-    /// Steps left before the allowance is spent.
-    pub steps_left: u32,
-    /// Where the ghost stands (run two only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ghost: Option<Pos>,
-    /// Whether the gate would let the player in on the next move.
-    pub gate_open: bool,
+    pub extra: Option<ViewExtra>,
 }
 
 /// RULES.md: `best / steps * 100`, shown rounded (`shortest` for the maze,
@@ -55,106 +40,17 @@ pub fn efficiency(best: u32, steps: u32) -> u32 {
     }
 }
 
-/// One racer's game on one board.
-#[derive(Clone, Debug)]
-pub enum PlayerGame {
-    /// A Ghost game.
-    Ghost(GhostPlay),
-    /// A Maze Escape game.
-    Maze(MazePlay),
-}
-
 impl PlayerGame {
-    /// A new game on `board`, at its start.
-    pub fn new(board: &Board) -> Self {
-        match board {
-            Board::Ghost(v) => PlayerGame::Ghost(GhostPlay::new(Arc::clone(v))),
-            Board::Maze(m) => PlayerGame::Maze(MazePlay::new(Arc::clone(m))),
-        }
-    }
-
-    /// Apply one action by the rules; a refusal changes nothing.
-    pub fn apply(&mut self, action: Action) -> Result<(), Reject> {
-        match (self, action) {
-            (PlayerGame::Ghost(g), Action::Move(d)) => g.step(d),
-            (PlayerGame::Ghost(g), Action::Rewind) => g.rewind(),
-            (PlayerGame::Maze(m), Action::Move(d)) => m.step(d),
-            // A finished game refuses everything the same way.
-            (PlayerGame::Maze(m), Action::Rewind) if m.status() != Status::Playing => Err(Reject::GameOver),
-            (PlayerGame::Maze(_), Action::Rewind) => Err(Reject::NoRewind),
-        }
-    }
-
-    /// Playing, won or out of steps.
-    pub fn status(&self) -> Status {
-        match self {
-            PlayerGame::Ghost(g) => g.status(),
-            PlayerGame::Maze(m) => m.status(),
-        }
-    }
-
-    /// Where the player stands.
-    pub fn pos(&self) -> Pos {
-        match self {
-            PlayerGame::Ghost(g) => g.pos(),
-            PlayerGame::Maze(m) => m.pos(),
-        }
-    }
-
-    /// Steps (Ghost, both runs) or moves (maze) counted so far.
-    pub fn steps(&self) -> u32 {
-        match self {
-            PlayerGame::Ghost(g) => g.steps(),
-            PlayerGame::Maze(m) => m.moves(),
-        }
-    }
-
-    /// Ghost: 1 or 2; the maze has no runs.
-    pub fn run(&self) -> Option<u8> {
-        match self {
-            PlayerGame::Ghost(g) => Some(g.run()),
-            PlayerGame::Maze(_) => None,
-        }
-    }
-
-    /// Ghost, in run two: where the player's ghost stands.
-    pub fn ghost(&self) -> Option<Pos> {
-        match self {
-            PlayerGame::Ghost(g) => g.ghost(),
-            PlayerGame::Maze(_) => None,
-        }
-    }
-
-    /// Ghost: the run-one recording the ghost replays.
-    pub fn recording(&self) -> &[Dir] {
-        match self {
-            PlayerGame::Ghost(g) => g.recording(),
-            PlayerGame::Maze(_) => &[],
-        }
-    }
-
     /// The player's own state, as `move_result` reports it.
     pub fn view(&self) -> GameView {
-        GameView {
-            pos: self.pos(),
-            steps: self.steps(),
-            status: self.status(),
-            ghost: match self {
-                PlayerGame::Ghost(g) => Some(GhostView {
-                    run: g.run(),
-                    steps_left: g.steps_left(),
-                    ghost: g.ghost(),
-                    gate_open: g.gate_open(),
-                }),
-                PlayerGame::Maze(_) => None,
-            },
-        }
+        GameView { pos: self.pos(), steps: self.steps(), status: self.status(), extra: self.view_extra() }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::Dir;
 
     #[test]
     fn efficiency_rounds_like_the_seed() {

@@ -13,8 +13,8 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use crate::board::{Answer, Board};
-use crate::messages::{PlayerId, RacerStatus, RankBy, Ranking, Reveal};
+use crate::games::{Board, Reveal};
+use crate::messages::{PlayerId, RacerStatus, RankBy, Ranking};
 use crate::play::efficiency;
 
 /// Where a racer's clock starts. Fixed when the race starts and never
@@ -138,16 +138,7 @@ pub fn rank(entries: &[Entry], by: RankBy, best: Option<u32>) -> Vec<Ranking> {
 
 /// The answer revealed with the results.
 pub fn reveal(board: &Board) -> Reveal {
-    match (board, board.answer()) {
-        (Board::Ghost(v), Answer::Ghost { true_par, solution, .. }) => {
-            Reveal::Ghost { par: v.par, true_par, solution }
-        }
-        (_, Answer::Maze { shortest, solution }) => Reveal::Maze { shortest, solution },
-        // A ghost board always answers with a ghost answer; keep the match total.
-        (_, Answer::Ghost { true_par, solution, .. }) => {
-            Reveal::Ghost { par: true_par.unwrap_or(0), true_par, solution }
-        }
-    }
+    board.reveal()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 use mazerace_protocol::ghost::vault::{build_with_limit, VaultError};
 use mazerace_protocol::ghost::Vault;
 use mazerace_protocol::rng::BoardRng;
-use mazerace_protocol::{Action, Answer, Board, Dir, Size};
+use mazerace_protocol::{Action, Board, Dir, Size};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use serde_json::{json, Value};
@@ -45,10 +45,7 @@ fn line(board: &Board, extra: &str) -> String {
     let text = serde_json::to_string(&board.gen_line()).unwrap();
     // `solution` is the last field of both games' answers.
     let at = text.rfind(",\"solution\":[").unwrap();
-    let solution = match board.answer() {
-        Answer::Ghost { solution, .. } | Answer::Maze { solution, .. } => solution,
-    };
-    format!("{},\"solution\":\"{}\"{extra}}}", &text[..at], pack(&solution))
+    format!("{},\"solution\":\"{}\"{extra}}}", &text[..at], pack(board.answer().solution()))
 }
 
 fn array(items: &[String]) -> String {

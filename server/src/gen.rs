@@ -2,7 +2,6 @@
 //! plus the answer), or with `--stats` a summary per size to compare with
 //! the seeds' own figures.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
 
@@ -22,7 +21,8 @@ pub struct GenArgs {
     /// The first seed; boards are made for seed, seed+1, ...
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// How many boards (default 1, or 2,000 vaults / 3,000 mazes per size with --stats).
+    /// How many boards (default 1, or with --stats the game's own sample per
+    /// size: 2,000 vaults, 3,000 mazes).
     #[arg(long)]
     pub count: Option<u64>,
     /// Print a summary per size instead of the boards.
@@ -39,20 +39,17 @@ pub fn run(args: GenArgs) -> anyhow::Result<()> {
 pub fn write(args: &GenArgs, out: &mut impl Write) -> anyhow::Result<()> {
     if let Some(size) = args.size {
         if size.game() != args.game {
-            let sizes = args.game.sizes().map(|s| s.as_str()).join(", ");
-            bail!("{size} is not a {} size (use one of {sizes})", args.game);
+            let sizes: Vec<_> = args.game.sizes().map(|s| s.as_str()).collect();
+            bail!("{size} is not a {} size (use one of {})", args.game, sizes.join(", "));
         }
     }
     if args.stats {
-        let count = args.count.unwrap_or(match args.game {
-            Game::Ghost => 2_000,
-            Game::Maze => 3_000,
-        });
+        let count = args.count.unwrap_or(args.game.labels().stats_sample);
         // A summary of no boards has no median to print.
         if count == 0 {
             bail!("--stats needs --count of at least 1");
         }
-        let sizes = args.size.map_or_else(|| args.game.sizes().to_vec(), |s| vec![s]);
+        let sizes = args.size.map_or_else(|| args.game.sizes().collect(), |s| vec![s]);
         for size in sizes {
             writeln!(out, "{}", stats(size, args.seed, count)?)?;
         }
@@ -68,55 +65,15 @@ pub fn write(args: &GenArgs, out: &mut impl Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn percentile(sorted: &[u32], p: usize) -> u32 {
-    sorted[(sorted.len() - 1) * p / 100]
-}
-
-/// One summary line: par (ghost) or shortest (maze) p10/median/p90, the
-/// share of each `true_par - par`, and boards built per second.
+/// One summary line: the game's own figures (par and `true_par - par` for
+/// a vault, the shortest route for a maze: [`Game::summary`]) and boards
+/// built per second.
 fn stats(size: Size, first: u64, count: u64) -> anyhow::Result<String> {
     let began = Instant::now();
-    let mut values = Vec::with_capacity(count as usize);
-    let mut gaps: BTreeMap<Option<i64>, u64> = BTreeMap::new();
-    let mut fallbacks = 0;
-    for seed in first..first.saturating_add(count) {
-        match Board::build(size, seed).with_context(|| format!("seed {seed}"))? {
-            Board::Ghost(v) => {
-                values.push(v.par);
-                fallbacks += v.fallback as u64;
-                *gaps.entry(v.true_par.map(|t| i64::from(t) - i64::from(v.par))).or_default() += 1;
-            }
-            Board::Maze(m) => values.push(m.shortest),
-        }
-    }
+    let summary = Game::summary(size, first..first.saturating_add(count))?;
     let per_second = count as f64 / began.elapsed().as_secs_f64();
-    values.sort_unstable();
-    let (p10, median, p90) = (percentile(&values, 10), percentile(&values, 50), percentile(&values, 90));
-    let mut line = match size.game() {
-        Game::Ghost => format!(
-            "ghost {size:<6} {count} vaults  par p10 {p10} median {median} p90 {p90}  true_par - par:"
-        ),
-        Game::Maze => format!("maze  {size:<6} {count} mazes   shortest p10 {p10} median {median} p90 {p90}"),
-    };
-    if size.game() == Game::Ghost {
-        let share = |keep: &dyn Fn(Option<i64>) -> bool| {
-            let n: u64 = gaps.iter().filter(|(g, _)| keep(**g)).map(|(_, n)| n).sum();
-            n as f64 * 100.0 / count as f64
-        };
-        let above: Vec<String> = gaps
-            .iter()
-            .filter_map(|(g, n)| g.filter(|g| *g >= 0).map(|g| (g, n)))
-            .map(|(g, n)| format!("{g:+} {:.1}%", *n as f64 * 100.0 / count as f64))
-            .collect();
-        line += &format!(
-            " {}, below (holding the plate beats par) {:.1}%, unsolvable {:.1}%  fallbacks {fallbacks}",
-            above.join(", "),
-            share(&|g| g.is_some_and(|g| g < 0)),
-            share(&|g| g.is_none()),
-        );
-    }
-    line += &format!("  {per_second:.0} boards/s");
-    Ok(line)
+    let (game, boards) = (size.game(), size.game().labels().boards);
+    Ok(format!("{game:<5} {size:<6} {count} {boards:<7} {summary}  {per_second:.0} boards/s"))
 }
 
 #[cfg(test)]

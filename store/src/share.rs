@@ -10,26 +10,20 @@ use crate::record::FinishedRun;
 
 /// `mazerace daily 2026-11-29 - Ghost medium - 16 steps (best possible 16) - 0:42 - #3 of 57`.
 ///
-/// - Maze: `123 moves (shortest 98)`; `best` is the board's best score
-///   (`true_par` or `shortest`), left out when unknown (a fallback vault).
+/// - The game's own words ([`Game::labels`]): a maze reads `123 moves
+///   (shortest 98)`; `best` is the board's best score, left out when
+///   unknown (a fallback vault).
 /// - Not finished: `did not finish` in place of the score and time.
 /// - The tail is `#rank of entrants` for a ranked finish, `N players` for a
 ///   ranked run that did not finish, and `practice` for a practice run.
 pub fn share_text(run: &FinishedRun, best: Option<u32>) -> String {
-    let game = match run.game {
-        Game::Ghost => "Ghost",
-        Game::Maze => "Maze",
-    };
-    let mut out = format!("mazerace daily {} - {game} {}", run.date, run.size);
+    let labels = run.game.labels();
+    let mut out = format!("mazerace daily {} - {} {}", run.date, labels.title, run.size);
     match (run.finished, run.time_ms) {
         (true, Some(time_ms)) => {
-            let (unit, best_label) = match run.game {
-                Game::Ghost => ("steps", "best possible"),
-                Game::Maze => ("moves", "shortest"),
-            };
-            out += &format!(" - {} {unit}", run.steps);
+            out += &format!(" - {} {}", run.steps, labels.unit);
             if let Some(best) = best {
-                out += &format!(" ({best_label} {best})");
+                out += &format!(" ({} {best})", labels.best);
             }
             out += &format!(" - {}", clock_time(time_ms));
         }
@@ -65,10 +59,7 @@ pub fn league_share(
     rank: Option<u32>,
     entrants: u32,
 ) -> String {
-    let game = match game {
-        Game::Ghost => "Ghost",
-        Game::Maze => "Maze",
-    };
+    let game = game.labels().title;
     let place = match rank {
         Some(r) => format!("#{r} of {entrants}"),
         None => "did not finish".to_owned(),

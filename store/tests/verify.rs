@@ -6,7 +6,7 @@ mod common;
 
 use common::day;
 use mazerace_protocol::daily::daily_seed;
-use mazerace_protocol::{Action, Answer, Board, Game, Size, Status};
+use mazerace_protocol::{Action, Board, Game, Size, Status};
 use mazerace_store::verify::Problem;
 use mazerace_store::{verify, NewRun, Outcome, PlayerKey, RunState, Store};
 
@@ -15,9 +15,7 @@ const DAY: &str = "2026-11-29";
 /// The board's own winning line (an exact solver line for Ghost, the
 /// shortest route for the maze), and the steps it takes (rewinds are free).
 fn solution(size: Size, seed: u64) -> (Vec<Action>, u32) {
-    let line = match Board::build(size, seed).unwrap().answer() {
-        Answer::Ghost { solution, .. } | Answer::Maze { solution, .. } => solution,
-    };
+    let line = Board::build(size, seed).unwrap().answer().solution().to_vec();
     let steps = line.iter().filter(|a| matches!(a, Action::Move(_))).count() as u32;
     (line, steps)
 }

@@ -265,10 +265,7 @@ pub async fn start_race(host: &mut Client, others: &mut [&mut Client], spec: Val
 /// The solver's line for `size`/`seed` (the same board the room builds).
 pub fn solution(size: Size, seed: u64) -> (Board, Vec<Action>) {
     let board = Board::build(size, seed).expect("board");
-    let line = match board.answer() {
-        mazerace_protocol::Answer::Ghost { solution, .. } => solution,
-        mazerace_protocol::Answer::Maze { solution, .. } => solution,
-    };
+    let line = board.answer().solution().to_vec();
     (board, line)
 }
 

@@ -2,6 +2,7 @@
 //! optimal line (run one, rewind, run two), the other wanders until out of
 //! steps. Progress, `finished`, `results` and the reveal are checked.
 
+use mazerace_protocol::ghost::{VaultAnswer, VaultReveal};
 use mazerace_protocol::messages::ServerMsg;
 use mazerace_protocol::Answer;
 use mazerace_tests::serde_json::{self, json, Value};
@@ -14,7 +15,9 @@ async fn ghost_race_solver_line_wins_and_wanderer_runs_out() {
     let mut bob = srv.player("Bob").await;
     let seed = solvable_ghost_seed(Size::Small, 1);
     let (board, line) = solution(Size::Small, seed);
-    let Answer::Ghost { true_par: Some(true_par), .. } = board.answer() else { panic!("solvable") };
+    let Answer::Ghost(VaultAnswer { true_par: Some(true_par), .. }) = board.answer() else {
+        panic!("solvable")
+    };
     assert_eq!(line.len() as u32, true_par + 1, "the line holds one rewind");
 
     let spec = json!({"game": "ghost", "size": "small", "seed": seed.to_string()});
@@ -81,11 +84,11 @@ async fn ghost_race_solver_line_wins_and_wanderer_runs_out() {
     );
     let reveal: ServerMsg = serde_json::from_value(res.clone()).unwrap();
     let ServerMsg::Results { reveal, .. } = reveal else { panic!() };
-    let expect = mazerace_protocol::messages::Reveal::Ghost {
+    let expect = mazerace_protocol::messages::Reveal::Ghost(VaultReveal {
         par: wire_board["par"].as_u64().unwrap() as u32,
         true_par: Some(true_par),
         solution: line.clone(),
-    };
+    });
     assert_eq!(reveal, expect);
     srv.stop().await;
 }

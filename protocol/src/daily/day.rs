@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::DailyDate;
-use crate::grid::{Game, Size};
+use crate::games::{Game, Size};
 
 /// A player's day: every board of `date` with their ranked result, and
 /// their streak as of that date.

@@ -21,7 +21,7 @@
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-use crate::grid::{Game, Size};
+use crate::games::{Game, Size};
 
 pub mod date;
 pub mod day;

@@ -8,8 +8,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{commit_nonce, commitment, daily_seed, DailyDate};
-use crate::board::{Board, Seed};
-use crate::grid::{Game, Size};
+use crate::board::Seed;
+use crate::games::Board;
+use crate::games::{Game, Size};
 
 /// One board's published commitment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::board::Seed;
-use crate::grid::{Game, Size};
+use crate::games::{Game, Size};
 
 /// Rounds in a match: 3, 5 or 10 (a number on the wire; any other is a
 /// decoding error, so a bad value never reaches a room).
@@ -91,16 +91,15 @@ pub struct RoundBoard {
     pub seed: Seed,
 }
 
-/// Where a size stands in its game: 0 small/easy, 1 medium/normal, 2 large/hard.
+/// Where a size stands in its game: 0 for the smallest.
 fn tier(size: Size) -> usize {
-    size.game().sizes().iter().position(|s| *s == size).unwrap_or(0)
+    size.game().sizes().position(|s| s == size).unwrap_or(0)
 }
 
-fn other(game: Game) -> Game {
-    match game {
-        Game::Ghost => Game::Maze,
-        Game::Maze => Game::Ghost,
-    }
+/// The size at `tier` of `game`, or its largest where it has fewer.
+fn at_tier(game: Game, tier: usize) -> Size {
+    let sizes: Vec<Size> = game.sizes().collect();
+    sizes[tier.min(sizes.len() - 1)]
 }
 
 /// The seed of round `round` (2 or later) of a match on `seed`: the first
@@ -123,12 +122,12 @@ impl MatchSettings {
         let k = round.max(1);
         match self.plan {
             Plan::Same => base,
-            Plan::Alternate if k.is_multiple_of(2) => other(base.game()).sizes()[tier(base)],
+            // The next game in the registry's order: with two, the other one.
+            Plan::Alternate if k.is_multiple_of(2) => at_tier(base.game().next(), tier(base)),
             Plan::Alternate => base,
             Plan::Harder => {
-                let n = self.rounds.get();
-                let t = (3 * (k.min(n) - 1) / n) as usize;
-                base.game().sizes()[t.min(2)]
+                let (n, tiers) = (self.rounds.get(), base.game().sizes().count() as u32);
+                at_tier(base.game(), (tiers * (k.min(n) - 1) / n) as usize)
             }
         }
     }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::score::{placings, rank_table, round_points, share_line, MatchLine, RoundScore};
 use super::{MatchSettings, RoundBoard};
 use crate::board::Seed;
-use crate::grid::Size;
+use crate::games::Size;
 use crate::messages::{PlayerId, RankBy, Ranking};
 use crate::race::Entry;
 

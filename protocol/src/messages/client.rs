@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::{is_false, ErrorCode, PlayerId, RankBy, RivalPick};
 use crate::board::Seed;
 use crate::daily::DailyDate;
-use crate::grid::{Dir, Game, Size};
+use crate::games::{Game, Size};
+use crate::grid::Dir;
 use crate::matches::MatchSettings;
 
 /// A room by its code and invite key (`create_room`'s `replaces`).

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::daily::DailyDate;
-use crate::grid::{Game, Size};
+use crate::games::{Game, Size};
 use crate::league::LeaguePlace;
 
 /// The answer to a daily run, sent only after it is committed.

@@ -15,6 +15,7 @@ mod client;
 mod daily;
 mod server;
 
+pub use crate::games::Reveal;
 pub use client::{ClientMsg, DecodeError, RoomRef};
 pub use daily::{DailyResult, Leaderboard, LeaderboardEntry};
 pub use server::*;

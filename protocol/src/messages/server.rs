@@ -5,10 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use super::daily::{DailyResult, Leaderboard};
 use super::{is_false, is_zero, ErrorCode, Limits, Phase, PlayerId, PracticeReason, RacerStatus, RankBy};
-use crate::action::{Action, Reject};
-use crate::board::PublicBoard;
+use crate::action::Reject;
 use crate::daily::DailyDate;
-use crate::grid::{Dir, Game, Pos, Size};
+use crate::games::{Game, Size};
+use crate::games::{PublicBoard, Reveal};
+use crate::grid::{Dir, Pos};
 use crate::league::{League, LeagueBoard, LeagueStandings};
 use crate::matches::{MatchOver, MatchRound, MatchSettings, MatchView, TallyLine};
 use crate::play::GameView;
@@ -159,28 +160,6 @@ pub struct Ranking {
     /// A rival's line (a stored run played back; see [`PlayerInfo::rival`]).
     #[serde(default, skip_serializing_if = "is_false")]
     pub rival: bool,
-}
-
-/// What the board's answer was, revealed with the results.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "game", rename_all = "lowercase")]
-pub enum Reveal {
-    /// A vault's answer.
-    Ghost {
-        /// The builder's par, which set the allowance.
-        par: u32,
-        /// `null` when the vault is a fallback nobody can solve.
-        true_par: Option<u32>,
-        /// One line that wins in `true_par` steps (empty when none does).
-        solution: Vec<Action>,
-    },
-    /// A maze's answer.
-    Maze {
-        /// The length of the shortest route.
-        shortest: u32,
-        /// One shortest route.
-        solution: Vec<Action>,
-    },
 }
 
 /// Everything a resuming client needs to redraw the room.

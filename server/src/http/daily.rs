@@ -18,7 +18,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 
 use mazerace_protocol::daily::DailyDate;
-use mazerace_protocol::Game;
+use mazerace_protocol::Size;
 
 use super::{api_error, bearer, HttpEnv};
 use crate::daily::{BoardQuery, DailyError, QueryError, Replay, RevealAnswer};
@@ -49,10 +49,8 @@ fn not_configured() -> Response {
 async fn today(State(env): State<Arc<HttpEnv>>, headers: HeaderMap) -> Response {
     let Some(hook) = env.daily.clone() else { return not_configured() };
     let day = hook.schedule();
-    let boards: Vec<_> = [Game::Ghost, Game::Maze]
-        .into_iter()
-        .flat_map(|g| g.sizes().map(|s| serde_json::json!({ "game": g, "size": s })))
-        .collect();
+    let boards: Vec<_> =
+        Size::ALL.iter().map(|s| serde_json::json!({ "game": s.game(), "size": s })).collect();
     let mut body = serde_json::json!({ "date": day.date, "next_in_ms": day.next_in_ms, "boards": boards });
     // With the player's token: how their day went on every board, and their streak.
     if let Some(token) = bearer(&headers) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mazerace_protocol::matches::{MatchSettings, MatchView, Plan, Rounds};
 use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RoomInfo, ServerMsg};
-use mazerace_protocol::{Action, Answer, Size};
+use mazerace_protocol::{Action, Size};
 use tokio::time::Instant;
 
 use super::effects::Effect;
@@ -66,9 +66,7 @@ pub(super) fn table(r: &Room) -> Vec<Line> {
 }
 
 pub(super) fn line(r: &Room) -> Vec<Action> {
-    match r.settings.board.answer() {
-        Answer::Maze { solution, .. } | Answer::Ghost { solution, .. } => solution,
-    }
+    r.settings.board.answer().solution().to_vec()
 }
 
 /// Member `id` plays the room's board's solution at `at`.

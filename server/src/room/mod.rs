@@ -77,9 +77,9 @@ mod view;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mazerace_protocol::board::Board;
 use mazerace_protocol::matches::MatchSettings;
 use mazerace_protocol::messages::{DailyResult, Phase, PlayerId, RankBy};
+use mazerace_protocol::Board;
 use mazerace_protocol::{Game, Size};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mazerace_protocol::daily::DailyDate;
-use mazerace_protocol::messages::{PlayerId, Progress, RacerStatus, RankBy, Reveal, ServerMsg};
+use mazerace_protocol::messages::{PlayerId, Progress, RacerStatus, RankBy, ServerMsg};
 use mazerace_protocol::play::GameView;
 use mazerace_protocol::race::{self, Clock, Entry};
 use mazerace_protocol::{Action, Board, GoalDistances, PlayerGame, Reject, Status};
@@ -84,7 +84,7 @@ impl Racer {
             pos,
             steps: self.game.steps(),
             run: self.game.run(),
-            ghost: self.game.ghost(),
+            ghost: self.game.companion(),
             status: self.status,
             left: if self.status == RacerStatus::Finished { 0 } else { left.at(pos) },
             name: None,
@@ -317,9 +317,7 @@ impl Race {
         tracing::info!(racers = rankings.len(), "results");
         let mut reveal = race::reveal(board);
         if hidden_until.is_some() {
-            match &mut reveal {
-                Reveal::Ghost { solution, .. } | Reveal::Maze { solution, .. } => solution.clear(),
-            }
+            reveal.solution_mut().clear();
         }
         ServerMsg::Results { rankings, reveal, hidden_until }
     }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use mazerace_protocol::matches::{TallyLine, MAX_TABLE_LINES};
 use mazerace_protocol::messages::{Phase, PlayerId, ServerMsg};
-use mazerace_protocol::{Action, Answer, Board, Size};
+use mazerace_protocol::{Action, Board, Size};
 use tokio::time::Instant;
 
 use super::effects::Effect;
@@ -70,9 +70,7 @@ impl Sizes {
 }
 
 fn solution(b: &Board) -> Vec<Action> {
-    match b.answer() {
-        Answer::Maze { solution, .. } | Answer::Ghost { solution, .. } => solution,
-    }
+    b.answer().solution().to_vec()
 }
 
 /// A rival: the board's best line, stored under the widest name.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mazerace_protocol::messages::{Phase, PlayerId, RacerStatus, RankBy, ServerMsg};
 use mazerace_protocol::race::Clock;
-use mazerace_protocol::{Action, Answer, Board, Size};
+use mazerace_protocol::{Action, Board, Size};
 use tokio::time::Instant;
 
 use super::effects::Effect;
@@ -36,9 +36,7 @@ pub(super) fn board() -> Board {
 }
 
 pub(super) fn solution() -> Vec<Action> {
-    match board().answer() {
-        Answer::Maze { solution, .. } | Answer::Ghost { solution, .. } => solution,
-    }
+    board().answer().solution().to_vec()
 }
 
 fn name(id: PlayerId) -> Arc<str> {
@@ -457,9 +455,9 @@ fn progress_carries_a_ghost_racers_ghost_in_run_two() {
     // A vault whose best line rewinds.
     let (b, line) = (1..200)
         .map(|seed| Board::build(Size::Small, seed).unwrap())
-        .find_map(|b| match b.answer() {
-            Answer::Ghost { solution, .. } if solution.contains(&Action::Rewind) => Some((b, solution)),
-            _ => None,
+        .find_map(|b| {
+            let line = b.answer().solution().to_vec();
+            line.contains(&Action::Rewind).then_some((b, line))
         })
         .expect("a vault won by a rewind");
     let mut r = room(2);

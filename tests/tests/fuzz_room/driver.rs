@@ -70,9 +70,9 @@ impl Fuzz {
         let Some(game) = &race.me else { return vec![Action::Move(Dir::Down)] };
         match (&race.board, game) {
             (Board::Maze(m), g) => m.route(g.pos(), m.exit).into_iter().map(Action::Move).collect(),
-            (b @ Board::Ghost(_), g) if g.steps() == 0 && g.run() == Some(1) => match b.answer() {
-                Answer::Ghost { solution, .. } if !solution.is_empty() => solution,
-                _ => vec![Action::Rewind],
+            (b @ Board::Ghost(_), g) if g.steps() == 0 && g.run() == Some(1) => match b.answer().solution() {
+                [] => vec![Action::Rewind],
+                line => line.to_vec(),
             },
             _ => vec![Action::Move(Dir::Up), Action::Rewind, Action::Move(Dir::Right)],
         }

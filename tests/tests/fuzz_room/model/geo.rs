@@ -2,6 +2,8 @@
 //! goals, to check every position and move the server reports.
 
 use crate::*;
+use mazerace_protocol::games::ViewExtra;
+use mazerace_protocol::ghost::GhostView;
 
 /// The wire board, read independently of the rules engine.
 pub(crate) struct Geo {
@@ -74,7 +76,7 @@ impl Geo {
     pub(crate) fn check_view(&self, v: &GameView) -> R<()> {
         ensure!(self.on_board(v.pos), "position {:?} is off the board or in a wall", v.pos);
         ensure!((v.status == Status::Won) == (v.pos == self.goal), "status {:?} at {:?}", v.status, v.pos);
-        match (self.allowance, &v.ghost) {
+        match (self.allowance, ghost_view(v)) {
             (Some(allowance), Some(g)) => {
                 ensure!(v.steps <= allowance, "{} steps, allowance {allowance}", v.steps);
                 ensure!(
@@ -98,7 +100,7 @@ impl Geo {
                 ensure!(g.gate_open == open, "gate_open {} with the plate at {:?}", g.gate_open, self.plate);
             }
             (None, None) => ensure!(v.status != Status::OutOfSteps, "a maze has no allowance"),
-            _ => return Err(format!("ghost fields {:?} on a {:?} board", v.ghost, self.game)),
+            _ => return Err(format!("ghost fields {:?} on a {:?} board", v.extra, self.game)),
         }
         Ok(())
     }
@@ -119,5 +121,13 @@ impl Geo {
             ensure!(finished == (p.pos == self.goal), "{} is {:?} at {:?}", p.id, p.status, p.pos);
         }
         Ok(())
+    }
+}
+
+/// Ghost's part of a `move_result`, when it has one.
+pub(crate) fn ghost_view(v: &GameView) -> Option<&GhostView> {
+    match &v.extra {
+        Some(ViewExtra::Ghost(g)) => Some(g),
+        None => None,
     }
 }

@@ -7,7 +7,8 @@ use super::cells::Cells;
 pub use super::cells::Layout;
 use super::solve;
 use crate::action::Action;
-use crate::grid::{Dir, Pos, Size};
+use crate::games::Size;
+use crate::grid::{Dir, Pos};
 use crate::rng::BoardRng;
 
 /// RULES.md: up to 300 attempts per vault.

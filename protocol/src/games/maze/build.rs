@@ -4,7 +4,8 @@
 
 use std::collections::VecDeque;
 
-use crate::grid::{Dir, Pos, Size};
+use crate::games::Size;
+use crate::grid::{Dir, Pos};
 use crate::rng::BoardRng;
 
 /// A carved maze. `open[i]` holds the open passages of cell `i` (row-major)
@@ -48,7 +49,7 @@ pub fn bit(dir: Dir) -> u8 {
 
 /// Carve the maze for `(size, seed)`.
 pub fn build(size: Size, seed: u64) -> Result<Maze, MazeError> {
-    if size.game() != crate::grid::Game::Maze {
+    if size.game() != crate::games::Game::Maze {
         return Err(MazeError::NotMazeSize(size));
     }
     let n = size.n();

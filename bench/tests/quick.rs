@@ -42,8 +42,8 @@ fn quick_run_reports_every_scenario() {
     }
     // Every goal the issue names is printed with a verdict.
     for goal in [
-        "board generation p99, largest vault",
-        "board generation p99, hard maze",
+        "board generation p99, Ghost large",
+        "board generation p99, Maze hard",
         "20,000 players at 1 move/s",
         "server RSS per idle connected player",
         "saturated moves/s at room size 8 vs bare echo",

@@ -2,7 +2,8 @@
 //! hottest frame (`move`): `cargo bench -p mazerace-protocol --bench boards`.
 
 use divan::{black_box, Bencher};
-use mazerace_protocol::{ghost, maze, Size};
+use mazerace_protocol::games::{ghost, maze};
+use mazerace_protocol::Size;
 
 fn main() {
     divan::main();

@@ -87,8 +87,8 @@ pub enum Reject {
     /// `rewind_used`: the one rewind is spent (run two).
     #[error("the rewind is used: there is only one, in run one")]
     RewindUsed,
-    /// `no_rewind`: a rewind in Maze Escape.
-    #[error("only Ghost has a rewind")]
+    /// `no_rewind`: a rewind in a game that has none.
+    #[error("this game has no rewind")]
     NoRewind,
     /// `too_fast`: a ranked daily move sooner after the last than human
     /// input allows (the server's pacing, never the engine's): not

@@ -6,8 +6,8 @@
 //! - [`grid`]: positions and directions.
 //! - [`action`]: a move's vocabulary: [`Action`], [`Status`], [`Reject`].
 //! - [`games`]: the registry of games, the one place that names them, and
-//!   each game's own folder behind [`games::seam`] ([`ghost`]: the vault
-//!   builder, the play engine and the exact `true_par` search; [`maze`]: the
+//!   each game's own folder behind [`games::seam`] ([`games::ghost`]: the vault
+//!   builder, the play engine and the exact `true_par` search; [`games::maze`]: the
 //!   maze builder, its shortest route and the play engine).
 //! - [`play`]: what `move_result` reports of a racer's game; efficiency.
 //! - [`race`]: the rules of a race: when clocks start, ranking, the reveal.
@@ -37,6 +37,5 @@ pub mod rng;
 
 pub use action::{Action, Reject, Status};
 pub use board::{GoalDistances, Seed};
-pub use games::{ghost, maze};
 pub use games::{Answer, Board, BoardError, Game, PlayerGame, PublicBoard, Reveal, Size};
 pub use grid::{Dir, Pos};

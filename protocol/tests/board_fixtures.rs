@@ -12,8 +12,8 @@
 //! `mazerace gen` line with `solution` packed as one letter per action
 //! (`u`, `d`, `l`, `r`, and `x` for rewind).
 
-use mazerace_protocol::ghost::vault::{build_with_limit, VaultError};
-use mazerace_protocol::ghost::Vault;
+use mazerace_protocol::games::ghost::vault::{build_with_limit, VaultError};
+use mazerace_protocol::games::ghost::Vault;
 use mazerace_protocol::rng::BoardRng;
 use mazerace_protocol::{Action, Board, Dir, Size};
 use rand_chacha::ChaCha8Rng;
@@ -153,7 +153,8 @@ fn fixtures() -> String {
         }
     }
     let (fallbacks, no_gate) = seams();
-    let example = Vault::from_layout(Size::Small, mazerace_protocol::ghost::vault::Layout::worked_example());
+    let example =
+        Vault::from_layout(Size::Small, mazerace_protocol::games::ghost::vault::Layout::worked_example());
     format!(
         "{{\"rng\":{},\n\"boards\":{},\n\"fallbacks\":{},\n\"no_gate\":{},\n\"worked_example\":{}}}\n",
         rng_vectors(),

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::ghost::vault::{Layout, Vault};
+use mazerace_protocol::games::ghost::vault::{Layout, Vault};
 use mazerace_protocol::rng::BoardRng;
 use mazerace_protocol::{Action, Board, Dir, PlayerGame, Size};
 use serde_json::{json, Value};

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::ghost::cells::Cells;
-use mazerace_protocol::ghost::play::GhostPlay;
-use mazerace_protocol::ghost::vault::{Layout, Vault};
-use mazerace_protocol::ghost::{build_with_limit, VaultError};
+use mazerace_protocol::games::ghost::cells::Cells;
+use mazerace_protocol::games::ghost::play::GhostPlay;
+use mazerace_protocol::games::ghost::vault::{Layout, Vault};
+use mazerace_protocol::games::ghost::{build_with_limit, VaultError};
 use mazerace_protocol::{Dir, Pos, Reject, Size, Status};
 
 use Dir::{Down as D, Left as L, Right as R, Up as U};
@@ -45,8 +45,8 @@ fn holding_the_plate_opens_the_gate_in_run_one() {
 
 #[test]
 fn maze_walls_cost_nothing_and_the_exit_finishes() {
-    let m = Arc::new(mazerace_protocol::maze::build(Size::Easy, 5).unwrap());
-    let mut g = mazerace_protocol::maze::MazePlay::new(Arc::clone(&m));
+    let m = Arc::new(mazerace_protocol::games::maze::build(Size::Easy, 5).unwrap());
+    let mut g = mazerace_protocol::games::maze::MazePlay::new(Arc::clone(&m));
     // Off the board from the top-left corner: refused, not counted.
     assert_eq!(g.step(U), Err(Reject::Wall));
     assert_eq!(g.step(L), Err(Reject::Wall));

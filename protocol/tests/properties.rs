@@ -6,9 +6,9 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use mazerace_protocol::ghost::play::GhostPlay;
-use mazerace_protocol::ghost::{self, Vault};
-use mazerace_protocol::maze;
+use mazerace_protocol::games::ghost::play::GhostPlay;
+use mazerace_protocol::games::ghost::{self, Vault};
+use mazerace_protocol::games::maze;
 use mazerace_protocol::{Board, Dir, PlayerGame, Size, Status};
 
 const SEEDS: u64 = 300;

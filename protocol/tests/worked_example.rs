@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use mazerace_protocol::ghost::play::GhostPlay;
-use mazerace_protocol::ghost::vault::{Layout, Vault};
+use mazerace_protocol::games::ghost::play::GhostPlay;
+use mazerace_protocol::games::ghost::vault::{Layout, Vault};
 use mazerace_protocol::{Dir, Pos, Reject, Size, Status};
 
 use Dir::{Down as D, Left as L, Right as R, Up as U};

@@ -14,7 +14,7 @@ use crate::server::Server;
 use crate::StoreHook;
 
 #[derive(Parser, Debug)]
-#[command(name = "mazerace", version, about = "Race friends through Ghost vaults and mazes on your LAN.")]
+#[command(name = "mazerace", version, about = "Race friends through the same puzzle board on your LAN.")]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]

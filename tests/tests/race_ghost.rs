@@ -2,7 +2,7 @@
 //! optimal line (run one, rewind, run two), the other wanders until out of
 //! steps. Progress, `finished`, `results` and the reveal are checked.
 
-use mazerace_protocol::ghost::{VaultAnswer, VaultReveal};
+use mazerace_protocol::games::ghost::{VaultAnswer, VaultReveal};
 use mazerace_protocol::messages::ServerMsg;
 use mazerace_protocol::Answer;
 use mazerace_tests::serde_json::{self, json, Value};

@@ -17,7 +17,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, RivalPick, ServerMsg};
-use mazerace_protocol::{Size, Status};
+use mazerace_protocol::{Game, Size, Status};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -132,11 +132,12 @@ pub async fn run(ctx: &Ctx) -> Section {
     }
     sec.tables.push(t);
     sec.note(format!(
-        "Rooms of {ROOM_SIZE} alternate Ghost medium and Maze normal boards (rematch draws a new seed each time); \
+        "Rooms of {ROOM_SIZE}, shared among {} boards (rematch draws a new seed each time); \
          a race is timed from the host's `start` to the last member's `results`; moves are closed loop (one in \
          flight), {:.0}% of them invalid. In the matches variant a race is a round, timed from the previous \
-         round's `results` (round 1: from `start`), the rounds of a match alternate Ghost and Maze from a seed \
+         round's `results` (round 1: from `start`), the rounds of a match alternate games from a seed \
          the server draws, and each `match_over` is checked (10 rounds, everyone in each, the points adding up).",
+        board_names(&middle_sizes()),
         ctx.invalid_share * 100.0
     ));
     sec
@@ -147,15 +148,16 @@ async fn variant(ctx: &Ctx, v: &Variant) -> Result<Vec<String>> {
     let target = Target { addr: server.addr, per_source: ctx.per_source, room_in_url: false };
     let rooms = ctx.race_rooms.max(2);
     let mut sets = Vec::new();
-    // Half the rooms Ghost, half the maze.
-    for (k, size) in [Size::Medium, Size::Normal].into_iter().enumerate() {
+    // The rooms shared among the games, each on its middle size.
+    let per_game = rooms / Game::ALL.len();
+    for (k, size) in middle_sizes().into_iter().enumerate() {
         let plan = RoomPlan {
-            rooms: rooms / 2,
+            rooms: per_game,
             room_size: ROOM_SIZE,
             size,
             seed_base: 300 + k as u64 * 1000,
             seed_spread: 1000,
-            first_index: k * (rooms / 2) * ROOM_SIZE,
+            first_index: k * per_game * ROOM_SIZE,
         };
         let (s, failed, err) = setup_rooms(target, plan, 64).await;
         if failed > 0 {
@@ -377,4 +379,18 @@ async fn race_one(
         bail!("results line {line:?}: expected finished in {best} steps");
     }
     Ok(moves)
+}
+
+/// Each game's middle size, in the registry's order.
+fn middle_sizes() -> Vec<Size> {
+    Game::ALL.iter().filter_map(|g| g.sizes().nth(1)).collect()
+}
+
+/// `Ghost medium and Maze normal`.
+pub(crate) fn board_names(sizes: &[Size]) -> String {
+    let names: Vec<String> = sizes.iter().map(|s| s.board_name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }

@@ -19,7 +19,7 @@
 use std::time::{Duration, Instant};
 
 use mazerace_protocol::daily::DailyDate;
-use mazerace_protocol::{Game, Size};
+use mazerace_protocol::Size;
 use mazerace_store::{Database, NewRun, NodeOptions, Outcome, PlayerKey, Store};
 
 use super::{store_finish, Ctx};
@@ -27,7 +27,6 @@ use crate::report::{fmt_count, Goal, Section, Table};
 use crate::stats::{fmt_dur, Lat};
 
 const DATE: &str = "2000-01-01";
-const GAME: Game = Game::Maze;
 const SIZE: Size = Size::Hard;
 
 /// Runs raw set-up SQL against a target (blocking: see [`exec`]).
@@ -142,14 +141,15 @@ pub fn run(ctx: &Ctx) -> Section {
     sec.tables.push(reads);
     sec.tables.push(open);
     sec.note(format!(
-        "One board ({DATE} {GAME} {SIZE}); moves 100..500 and times at random. All through a node's own \
+        "One board ({DATE} {} {SIZE}); moves 100..500 and times at random. All through a node's own \
          `Store` (its queue, its connections, its group commit) on a runtime of two workers. Leaderboard: \
          top 100 with entrants and the caller's own line. My rank: `rank_of` of runs spread over the \
          board. Closed loop: begun ranked runs on the board finished by that many callers at once, each \
          waiting for its commit before the next. Open loop: begun ranked runs offered at --store-rate a \
          second whatever the answers do, each timed from its scheduled moment to its acknowledged commit; \
          the queue is the store's depth sampled every 20 ms while offering (a queue that grows shows as \
-         a last quarter far above the second)."
+         a last quarter far above the second).",
+        SIZE.game()
     ));
     sec
 }
@@ -244,7 +244,7 @@ fn measure(ctx: &Ctx, target: &Target) -> anyhow::Result<Measured> {
         for _ in 0..3 {
             for (player, run_id) in &mine {
                 let t = Instant::now();
-                let table = store.leaderboard(date(), GAME, SIZE, Some(player.clone())).await?;
+                let table = store.leaderboard(date(), SIZE.game(), SIZE, Some(player.clone())).await?;
                 board.record(t.elapsed());
                 anyhow::ensure!(table.entries.len() == 100 && table.you.is_some(), "a short table");
                 let t = Instant::now();
@@ -285,7 +285,7 @@ async fn playing_runs(
     first: u64,
     n: usize,
 ) -> anyhow::Result<Vec<i64>> {
-    let (g, s) = (GAME.as_str(), SIZE.as_str());
+    let (g, s) = (SIZE.game().as_str(), SIZE.as_str());
     let last = first + n as u64 - 1;
     let bump = format!(
         "UPDATE board_entrants SET n = n + {n} WHERE date = '{DATE}' AND game = '{g}' AND size = '{s}' AND shard = 0;"
@@ -329,7 +329,7 @@ fn new_run(token: &str) -> NewRun {
         player: PlayerKey::from_token(token),
         name: token.into(),
         date: date(),
-        game: GAME,
+        game: SIZE.game(),
         size: SIZE,
         seed: 1,
     }
@@ -337,7 +337,7 @@ fn new_run(token: &str) -> NewRun {
 
 /// Players and their ranked finished runs on the board, `n` of each.
 fn fill_sql(postgres: bool, n: u64) -> String {
-    let (g, s) = (GAME.as_str(), SIZE.as_str());
+    let (g, s) = (SIZE.game().as_str(), SIZE.as_str());
     // The store keeps per-board counters beside the runs; the fill sets them.
     let counters = format!(
         "INSERT INTO board_entrants (date, game, size, shard, n)

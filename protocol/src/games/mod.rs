@@ -109,6 +109,16 @@ impl Game {
         with_rules!(self, R => R::BUDGETED)
     }
 
+    /// The p99 CPU time its largest board must be built within ([`Rules::BUILD_GOAL`]).
+    pub fn build_goal(self) -> std::time::Duration {
+        with_rules!(self, R => R::BUILD_GOAL)
+    }
+
+    /// Its largest size.
+    pub fn largest(self) -> Size {
+        with_rules!(self, R => R::SIZES).last().map_or(Size::ALL[0], |&(size, _)| size)
+    }
+
     /// The game after this one in [`Game::ALL`], wrapping around: what a
     /// match that alternates plays next.
     pub fn next(self) -> Game {
@@ -157,6 +167,12 @@ impl Size {
             Size::Normal => "normal",
             Size::Hard => "hard",
         }
+    }
+
+    /// The board's name in a sentence: the game's title and the size,
+    /// `Maze normal`.
+    pub fn board_name(self) -> String {
+        format!("{} {self}", self.game().labels().title)
     }
 
     /// The game whose folder lists this size, with the side it gives.

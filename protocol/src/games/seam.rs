@@ -52,6 +52,9 @@ pub trait Rules: Sized + Send + Sync + 'static {
     const SIZES: &'static [(Size, u8)];
     /// How its results read.
     const LABELS: Labels;
+    /// The p99 CPU time the game's largest board must be built within
+    /// (the bench's goal: a room's board is built while its players wait).
+    const BUILD_GOAL: std::time::Duration;
     /// Whether a racer's steps are budgeted (an allowance that ends the
     /// game), so a walker cannot pace back and forth for ever.
     const BUDGETED: bool;

@@ -96,11 +96,12 @@ pub async fn run(ctx: &Ctx) -> Section {
     sec.tables.push(t);
     sec.tables.push(raw);
     sec.note(format!(
-        "Each run: a fresh server (`--max-spectators` at the audience, `--countdown-secs 0`), two racers in a \
-         normal maze moving {MOVES_PER_SEC} times a second each (back and forth: the race goes on), then the \
+        "Each run: a fresh server (`--max-spectators` at the audience, `--countdown-secs 0`), two racers on \
+         {} moving {MOVES_PER_SEC} times a second each (back and forth: the race goes on), then the \
          spectators join one after the other and read everything; measured over {:.0} s after 1 s of warm-up. \
          RSS from /proc after the window; \"before\": the two racers alone; frames counted by the clients. \
          The first table is the median of the runs (each figure on its own), the second every run.",
+        SIZE.board_name(),
         measure.as_secs_f64()
     ));
     sec.goals.push(Goal::new(

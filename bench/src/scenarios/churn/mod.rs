@@ -167,12 +167,13 @@ pub async fn run(ctx: &Ctx) -> Section {
         sec.note(format!("first lost finish: {e}"));
     }
     sec.note(format!(
-        "{} room tasks; rooms of 2 to 6 on Ghost small/medium and Maze easy/normal; players pause {}-{} ms between moves; \
+        "{} room tasks; rooms of 2 to 6 on {}; players pause {}-{} ms between moves; \
          non-hosts drop mid-race with p={P_DROP} (resume after 0.1-1.5 s), leave with p={P_LEAVE}, drop after \
          finishing with p={P_DROP_FINISHED}; rematch with p={P_REMATCH}; server resume window {RESUME_SECS} s. \
          'Unconfirmed' finishes are ones whose player came back after the room had moved on (no results line or \
          snapshot of that race left to check): not contradicted, not confirmed. Countdown {countdown} s.",
         ctx.churn_rooms,
+        super::races::board_names(&room::churn_sizes()),
         if ctx.quick { 5 } else { 20 },
         if ctx.quick { 15 } else { 80 },
     ));

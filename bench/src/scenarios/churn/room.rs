@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use mazerace_protocol::messages::{ClientMsg, Phase, RacerStatus, ServerMsg, Snapshot};
-use mazerace_protocol::{Board, Size, Status};
+use mazerace_protocol::{Board, Game, Size, Status};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -47,10 +47,10 @@ pub(super) async fn room_task(
     think: (u64, u64),
 ) {
     let mut rng = Rng::new(slot * 7919 + 1);
-    let sizes = [Size::Small, Size::Medium, Size::Easy, Size::Normal];
+    let sizes = churn_sizes();
     while Instant::now() < deadline {
         let n = rng.range(2, 6) as usize;
-        let size = sizes[rng.range(0, 3) as usize];
+        let size = sizes[rng.range(0, sizes.len() as u64 - 1) as usize];
         match form_room(t, n, size, rng.next_u64() % 1_000_000, &counts, &ni).await {
             Ok(players) => {
                 counts.borrow_mut().rooms += 1;
@@ -337,4 +337,9 @@ async fn resume(
     }
     counts.borrow_mut().resumes_ok += 1;
     Ok(np)
+}
+
+/// The boards churn rooms race: each game's two smallest sizes.
+pub(super) fn churn_sizes() -> Vec<Size> {
+    Game::ALL.iter().flat_map(|g| g.sizes().take(2)).collect()
 }

@@ -41,6 +41,8 @@ use crate::stats::{fmt_dur, Lat};
 const ROOM_P99_GOAL: Duration = Duration::from_secs(2);
 /// Every room races on the easy maze of this seed.
 const SEED: u64 = 1;
+/// The board every room races.
+const SIZE: Size = Size::Easy;
 /// A is sent SIGTERM this long after the last member's `race_start`.
 const DRAIN_AFTER: Duration = Duration::from_secs(1);
 /// How long the run waits for each of its steps.
@@ -148,16 +150,17 @@ pub async fn run(ctx: &Ctx) -> Section {
             ));
         }
     }
-    sec.note(
+    sec.note(format!(
         "Nodes A and B (`--node-id`, `--trusted-proxy 127.0.0.1`, `--drain-secs 60`) on one PostgreSQL, \
          behind one nginx running deploy/nginx.conf, all on this machine with the load generator. Rooms (pairs of \
-         one of 8 and one of 2) made on A and B in turn, hosts on the node, members through nginx. Every room races the easy maze (a move every \
+         one of 8 and one of 2) made on A and B in turn, hosts on the node, members through nginx. Every room races {} (a move every \
          50-90 ms); A gets SIGTERM 1 s after the last race began. 'A→B': from a member's `results` to its \
          `snapshot` in the new room on B; A then exits, starts again on its port, nginx takes it back, and \
          B gets SIGTERM. 'B→A': from that SIGTERM to a member's `snapshot` in the new room on A (rooms in \
          their lobby or results: the lobby move). A room's time is its last member's. The adopting node \
          polls the mailbox every 100 ms; the draining node asks for its answer every 25 ms.",
-    );
+        SIZE.board_name()
+    ));
     sec
 }
 
@@ -225,7 +228,7 @@ async fn one_run(ctx: &Ctx, pg: &Postgres, players: usize) -> Result<Run> {
     let mut b = Server::start_node(&spec, 'B', &schema.url)?;
     let nginx = Nginx::start(&a, &b, ctx.files.soft)?;
     let lb = Target { addr: nginx.server.addr, per_source: ctx.per_source, room_in_url: true };
-    let board = Board::build(Size::Easy, SEED).map_err(|e| anyhow::anyhow!("board: {e}"))?;
+    let board = Board::build(SIZE, SEED).map_err(|e| anyhow::anyhow!("board: {e}"))?;
     let plan = sizes(players);
     let mut members = Vec::new();
     let mut index = 0;
@@ -234,7 +237,7 @@ async fn one_run(ctx: &Ctx, pg: &Postgres, players: usize) -> Result<Run> {
         let on_a = (r / 2) % 2 == 0;
         let node = Target { addr: if on_a { a.addr } else { b.addr }, ..lb };
         let (mut host, _) = hello_at(node, "/ws", index, format!("r{r}p0"), None).await?;
-        let code = create_room(&mut host, Size::Easy, SEED, 8).await?;
+        let code = create_room(&mut host, SIZE, SEED, 8).await?;
         members.push(Member { room: r, player: host, host: true, on_a });
         index += 1;
         for p in 1..size {

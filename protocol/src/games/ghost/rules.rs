@@ -100,6 +100,7 @@ impl Rules for Vault {
         stats_sample: 2_000,
     };
     const BUDGETED: bool = true;
+    const BUILD_GOAL: std::time::Duration = std::time::Duration::from_millis(1);
 
     fn build(size: Size, seed: u64) -> Result<Self, VaultError> {
         vault::build(size, seed)

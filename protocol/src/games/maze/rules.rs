@@ -57,6 +57,7 @@ impl Rules for Maze {
     const LABELS: Labels =
         Labels { title: "Maze", unit: "moves", best: "shortest", boards: "mazes", stats_sample: 3_000 };
     const BUDGETED: bool = false;
+    const BUILD_GOAL: std::time::Duration = std::time::Duration::from_micros(100);
 
     fn build(size: Size, seed: u64) -> Result<Self, MazeError> {
         build::build(size, seed)

@@ -2,8 +2,8 @@
 //! goals, to check every position and move the server reports.
 
 use crate::*;
+use mazerace_protocol::games::ghost::GhostView;
 use mazerace_protocol::games::ViewExtra;
-use mazerace_protocol::ghost::GhostView;
 
 /// The wire board, read independently of the rules engine.
 pub(crate) struct Geo {

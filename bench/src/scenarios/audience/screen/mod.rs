@@ -193,7 +193,7 @@ pub async fn run(ctx: &Ctx) -> Section {
     sec.tables.push(t);
     sec.tables.push(raw);
     sec.note(format!(
-        "Each run: a fresh server (`--countdown-secs 0`), {RACERS} racers in a normal maze moving \
+        "Each run: a fresh server (`--countdown-secs 0`), {RACERS} racers on {} moving \
          {MOVES_PER_SEC} times a second each (back and forth: the race goes on); {:.1} s of warm-up, \
          {:.1} s measured with the racers alone, then {} join (or nobody; a screen with the room's \
          key), {:.1} s to settle, {:.1} s measured with them. RSS from /proc at each window's end; CPU \
@@ -202,6 +202,7 @@ pub async fn run(ctx: &Ctx) -> Section {
          \"nobody\" shows what two windows differ by on their own. The runs take the three in turn. \
          The first table is the median of the runs (each figure, and each run's cost, on its own), the \
          second every run.",
+        SIZE.board_name(),
         timing.warmup.as_secs_f64(),
         timing.measure.as_secs_f64(),
         if n == 1 { "a spectator or a screen".to_owned() } else { format!("{n} spectators or {n} screens") },

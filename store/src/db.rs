@@ -196,8 +196,23 @@ impl Row {
         parse(self.text(i)?, "date")
     }
 
+    /// A stored game, checked against the games this build knows (the
+    /// registry in protocol/): the schema does not limit the column (since
+    /// migration 9), so a row of a game a newer build added, on a database
+    /// it shares with this one, reads as this error.
     pub fn game(&self, i: usize) -> Result<Game, StoreError> {
-        parse(self.text(i)?, "game")
+        let s = self.text(i)?;
+        self.known_game(i)?.ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "stored game {s:?} is not one this build knows (a game added by a newer build?)"
+            ))
+        })
+    }
+
+    /// [`Row::game`], with `None` for a game this build does not know: for
+    /// the lists that leave such rows out (see `rules::leagues`).
+    pub fn known_game(&self, i: usize) -> Result<Option<Game>, StoreError> {
+        Ok(self.text(i)?.parse().ok())
     }
 
     pub fn size(&self, i: usize) -> Result<Size, StoreError> {

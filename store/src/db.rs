@@ -402,5 +402,9 @@ mod tests {
         assert!(matches!(row.bool(3), Err(StoreError::Corrupt(_))));
         assert!(matches!(row.int(9), Err(StoreError::Corrupt(_))));
         assert!(matches!(Row(vec![Value::Text("x".into())]).date(0), Err(StoreError::Corrupt(_))));
+        // A game this build does not know: an error read alone, `None` for a list to leave out.
+        let other = Row(vec![Value::Text("chess".into()), Value::Text("maze".into())]);
+        assert!(matches!(other.game(0), Err(StoreError::Corrupt(e)) if e.contains("\"chess\"")));
+        assert_eq!((other.known_game(0).unwrap(), other.known_game(1).unwrap()), (None, Some(Game::Maze)));
     }
 }

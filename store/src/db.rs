@@ -196,8 +196,23 @@ impl Row {
         parse(self.text(i)?, "date")
     }
 
+    /// A stored game, checked against the games this build knows (the
+    /// registry in protocol/): the schema does not limit the column (since
+    /// migration 9), so a row of a game a newer build added, on a database
+    /// it shares with this one, reads as this error.
     pub fn game(&self, i: usize) -> Result<Game, StoreError> {
-        parse(self.text(i)?, "game")
+        let s = self.text(i)?;
+        self.known_game(i)?.ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "stored game {s:?} is not one this build knows (a game added by a newer build?)"
+            ))
+        })
+    }
+
+    /// [`Row::game`], with `None` for a game this build does not know: for
+    /// the lists that leave such rows out (see `rules::leagues`).
+    pub fn known_game(&self, i: usize) -> Result<Option<Game>, StoreError> {
+        Ok(self.text(i)?.parse().ok())
     }
 
     pub fn size(&self, i: usize) -> Result<Size, StoreError> {
@@ -387,5 +402,9 @@ mod tests {
         assert!(matches!(row.bool(3), Err(StoreError::Corrupt(_))));
         assert!(matches!(row.int(9), Err(StoreError::Corrupt(_))));
         assert!(matches!(Row(vec![Value::Text("x".into())]).date(0), Err(StoreError::Corrupt(_))));
+        // A game this build does not know: an error read alone, `None` for a list to leave out.
+        let other = Row(vec![Value::Text("chess".into()), Value::Text("maze".into())]);
+        assert!(matches!(other.game(0), Err(StoreError::Corrupt(e)) if e.contains("\"chess\"")));
+        assert_eq!((other.known_game(0).unwrap(), other.known_game(1).unwrap()), (None, Some(Game::Maze)));
     }
 }

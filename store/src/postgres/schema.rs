@@ -181,6 +181,16 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX room_moves_waiting ON room_moves (id) WHERE adopted_by IS NULL;
     CREATE INDEX room_moves_old_code ON room_moves (old_code);
     "#,
+    // 9 (issue 36): a game is a value the rules layer checks against the
+    // registry in protocol/ (`Row::game`, on every read of a row), not a
+    // list in the schema: adding a game is an entry there, not a
+    // migration. Version 1's column check on `runs.game`, by the name
+    // PostgreSQL gave it (`<table>_<column>_check`); dropping a check
+    // rewrites nothing, and nodes of the previous build still running
+    // write only the games it allowed.
+    r#"
+    ALTER TABLE runs DROP CONSTRAINT IF EXISTS runs_game_check;
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

@@ -221,6 +221,13 @@ async fn members(db: &mut dyn Db, code: &str) -> Result<Option<(League, Vec<Memb
     Ok(Some((league, members)))
 }
 
+/// The members' ranked runs from `from` to `to`, on the boards of the
+/// games this build knows. A run of a game it does not know (added by a
+/// newer build sharing the database) is left out rather than failing the
+/// list: its board is not one this build shows, the league's other boards
+/// are whole without it, and failing would blank the whole league's tables
+/// for as long as the two builds share the database. (That day still
+/// counts in the member's streak, as it does for the newer build.)
 async fn member_runs(
     db: &mut dyn Db,
     code: &str,
@@ -228,22 +235,23 @@ async fn member_runs(
     to: DailyDate,
 ) -> Result<Vec<MemberRun>, StoreError> {
     let rows = db.query(&MEMBER_RUNS, &params![code, from, to]).await?;
-    rows.iter()
-        .map(|r| {
-            Ok(MemberRun {
-                player: r.string(0)?,
-                name: r.string(1)?,
-                date: r.date(2)?,
-                game: r.game(3)?,
-                size: r.size(4)?,
-                state: r.state(5)?,
-                steps: r.u32(6, "steps")?,
-                time_ms: r.opt_u64(7, "time")?,
-                run_id: r.int(8)?,
-                at_floor: r.bool(9)?,
-            })
-        })
-        .collect()
+    let mut runs = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let Some(game) = r.known_game(3)? else { continue };
+        runs.push(MemberRun {
+            player: r.string(0)?,
+            name: r.string(1)?,
+            date: r.date(2)?,
+            game,
+            size: r.size(4)?,
+            state: r.state(5)?,
+            steps: r.u32(6, "steps")?,
+            time_ms: r.opt_u64(7, "time")?,
+            run_id: r.int(8)?,
+            at_floor: r.bool(9)?,
+        });
+    }
+    Ok(runs)
 }
 
 /// A league's members, their ranked runs from `from` to `to` and each

@@ -203,7 +203,8 @@ async fn rank_of_row(
     }
 }
 
-/// One run by id, for the replay view.
+/// One run by id, for the replay view (a run of a game this build does not
+/// know is an error, as in every read of one row: `Row::game`).
 pub(crate) async fn run(db: &mut dyn Db, run_id: i64) -> Result<Option<StoredRun>, StoreError> {
     db.opt(&RUN, &params![run_id]).await?.as_ref().map(stored_run).transpose()
 }
@@ -213,7 +214,11 @@ pub(crate) async fn owns_run(db: &mut dyn Db, run_id: i64, player: &PlayerKey) -
     Ok(db.opt(&OWNS, &params![run_id, player.as_str()]).await?.is_some())
 }
 
-/// Up to `limit` runs with id greater than `after_id`, in id order.
+/// Up to `limit` runs with id greater than `after_id`, in id order. A run
+/// of a game this build does not know fails the page (`Row::game`) rather
+/// than being left out: the verifier pages through every run with this,
+/// and leaving one out would report runs it never replayed as checked (a
+/// page of such runs only would even read as the end of the runs).
 pub(crate) async fn runs_after(
     db: &mut dyn Db,
     after_id: i64,

@@ -229,6 +229,8 @@ pub(crate) async fn finish_one(
     end: &Ending,
 ) -> Result<FinishedRun, StoreError> {
     let row = db.opt(&FINISH_READ, &params![run_id]).await?.ok_or(StoreError::UnknownRun(run_id))?;
+    // The board is read and checked before anything is written: a run of a
+    // game this build does not know is refused, not ended or counted.
     let (player, date, game, size) = (row.string(0)?, row.date(1)?, row.game(2)?, row.size(3)?);
     let ranked = row.bool(4)?;
     let repeat = row.state(5)? != RunState::Playing;

@@ -150,6 +150,59 @@ pub const MIGRATIONS: &[&str] = &[
     // node has no other node to move a room to: nothing to do, and the
     // version numbers stay equal.
     "",
+    // 9 (issue 36): a game is a value the rules layer checks against the
+    // registry in protocol/ (`Row::game`, on every read of a row), not a
+    // list in the schema: adding a game is an entry there, not a
+    // migration. SQLite cannot drop a CHECK, so `runs` is made again by
+    // SQLite's documented 12-step way, in this migration's transaction: the
+    // same columns in the same order with every other constraint, every
+    // row copied with its id, the AUTOINCREMENT sequence carried over (it
+    // may be past the highest id left: an id is never handed out twice),
+    // and every index on runs (migrations 1 to 3) made again as it was.
+    // No table references runs, so foreign keys stay on: dropping runs
+    // deletes nothing elsewhere, and the copy checks each row's player.
+    r#"
+    CREATE TABLE runs_new (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        player     TEXT NOT NULL REFERENCES players (key),
+        name       TEXT NOT NULL,
+        date       TEXT NOT NULL CHECK (date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+        game       TEXT NOT NULL,
+        size       TEXT NOT NULL,
+        seed       TEXT NOT NULL,
+        ranked     INTEGER NOT NULL CHECK (ranked IN (0, 1)),
+        state      TEXT NOT NULL DEFAULT 'playing'
+                   CHECK (state IN ('playing', 'finished', 'not_finished')),
+        steps      INTEGER NOT NULL DEFAULT 0 CHECK (steps >= 0),
+        time_ms    INTEGER CHECK (time_ms >= 0),
+        actions    TEXT NOT NULL DEFAULT '[]',
+        started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        ended_at   TEXT,
+        node       TEXT NOT NULL DEFAULT '-',
+        boot       TEXT NOT NULL DEFAULT '',
+        times      TEXT,
+        address    TEXT,
+        at_floor   INTEGER NOT NULL DEFAULT 0 CHECK (at_floor IN (0, 1)),
+        CHECK ((state = 'finished') = (time_ms IS NOT NULL))
+    ) STRICT;
+    INSERT INTO runs_new (id, player, name, date, game, size, seed, ranked, state, steps, time_ms,
+                          actions, started_at, ended_at, node, boot, times, address, at_floor)
+        SELECT id, player, name, date, game, size, seed, ranked, state, steps, time_ms,
+               actions, started_at, ended_at, node, boot, times, address, at_floor
+        FROM runs ORDER BY id;
+    -- The copy set runs_new's sequence to the highest id copied; runs'
+    -- own may be higher (its last runs deleted), and goes with runs' drop.
+    DELETE FROM sqlite_sequence WHERE name = 'runs_new';
+    INSERT INTO sqlite_sequence (name, seq) SELECT 'runs_new', seq FROM sqlite_sequence WHERE name = 'runs';
+    DROP TABLE runs;
+    -- The rename carries the sequence's row along.
+    ALTER TABLE runs_new RENAME TO runs;
+    CREATE UNIQUE INDEX runs_one_ranked ON runs (player, date, game, size) WHERE ranked = 1;
+    CREATE INDEX runs_board ON runs (date, game, size, ranked, state, steps, time_ms);
+    CREATE INDEX runs_player_days ON runs (player, date) WHERE ranked = 1;
+    CREATE INDEX runs_open ON runs (node, boot) WHERE state = 'playing';
+    CREATE INDEX runs_address ON runs (date, game, size, address) WHERE ranked = 1 AND address IS NOT NULL;
+    "#,
 ];
 
 /// Bring the schema up to [`SCHEMA_VERSION`]; refuse a newer one.

@@ -21,7 +21,8 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-const SIZES: [Size; 6] = [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard];
+/// Every size of every game, in the registry's order.
+const SIZES: [Size; 6] = Size::ALL;
 /// Seeds 0.. per size, then as many random full-width seeds, then u64::MAX.
 const LOW_SEEDS: u64 = 200;
 const WIDE_SEEDS: usize = 100;

@@ -13,7 +13,8 @@ use mazerace_protocol::rng::BoardRng;
 use mazerace_protocol::Size;
 use serde_json::{json, Value};
 
-const SIZES: [Size; 6] = [Size::Small, Size::Medium, Size::Large, Size::Easy, Size::Normal, Size::Hard];
+/// Every size of every game, in the registry's order.
+const SIZES: [Size; 6] = Size::ALL;
 const PLANS: [Plan; 3] = [Plan::Same, Plan::Alternate, Plan::Harder];
 const NOT_FINISHED: [RacerStatus; 4] =
     [RacerStatus::TimedOut, RacerStatus::OutOfSteps, RacerStatus::GaveUp, RacerStatus::Left];

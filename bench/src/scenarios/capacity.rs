@@ -33,6 +33,8 @@ const STALE_GOAL: Duration = Duration::from_millis(250);
 /// Server CPU per frame, rooms of 8 against rooms of 2 (the same N).
 const FRAME_CPU_RATIO_GOAL: f64 = 1.0;
 const GOAL_PLAYERS: usize = 20_000;
+/// The board every capacity room races: the largest maze, the longest race.
+const SIZE: Size = Size::Hard;
 /// Other processes' CPU share (of one core) above which a missed point is retried.
 const DISTURBED: f64 = 0.15;
 
@@ -114,12 +116,14 @@ pub async fn run(ctx: &Ctx) -> (Section, Vec<(usize, Vec<usize>)>) {
         })
         .collect();
     sec.note(format!(
-        "Hard mazes (23x23), {} move(s)/s per player, {:.0}% invalid moves, warm-up {:?}, measured {:?}; \
+        "{} ({n}x{n}) boards, {} move(s)/s per player, {:.0}% invalid moves, warm-up {:?}, measured {:?}; \
          latency is timed from just before each move's write to the answer's arrival.",
+        SIZE.board_name(),
         ctx.rate,
         ctx.invalid_share * 100.0,
         ctx.warmup,
-        ctx.measure
+        ctx.measure,
+        n = SIZE.n(),
     ));
     sec.note(format!(
         "A point passes when p99 ack < 5 ms, p99 staleness < 250 ms, at least 95% of the target rate was achieved \
@@ -330,8 +334,7 @@ impl Setup {
 pub async fn point(ctx: &Ctx, s: usize, n: usize, under: Under<'_>) -> Result<Point> {
     let (setup, target) = Setup::start(ctx, under)?;
     let rooms = n / s;
-    let plan =
-        RoomPlan { rooms, room_size: s, size: Size::Hard, seed_base: 1000, seed_spread: 64, first_index: 0 };
+    let plan = RoomPlan { rooms, room_size: s, size: SIZE, seed_base: 1000, seed_spread: 64, first_index: 0 };
     let (sets, failed, err) = setup_rooms(target, plan, 128).await;
     if failed > 0 {
         bail!(

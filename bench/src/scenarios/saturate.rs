@@ -29,6 +29,8 @@ use crate::route::{Mode, Walker};
 /// Server CPU per message at saturation, rooms of 8, against the bare
 /// echo's on the same runtime (issue 28's goal, read as race / echo).
 const CPU_RATIO_GOAL: f64 = 0.75;
+/// The board every room races: long routes, so a race outlasts the window.
+const SIZE: Size = Size::Hard;
 use crate::stats::{fmt_dur, median, Meter, Window};
 use crate::ws::Conn;
 
@@ -150,7 +152,7 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
         let plan = RoomPlan {
             rooms: per_size / s,
             room_size: s,
-            size: Size::Hard,
+            size: SIZE,
             seed_base: 2000 + 100 * k as u64,
             seed_spread: 16,
             first_index: k * per_size,
@@ -177,7 +179,7 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
     } else {
         vec!["current", "multi"]
     };
-    let board = mazerace_protocol::Board::build(Size::Hard, 2200).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let board = mazerace_protocol::Board::build(SIZE, 2200).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut echoes = Vec::new();
     for rt in &runtimes {
         let echo = Server::start_echo(rt)?;
@@ -330,10 +332,11 @@ async fn measure(ctx: &Ctx, sec: &mut Section) -> Result<()> {
         sec.tables.push(pair_table);
     }
     sec.note(format!(
-        "{per_size} players per room size, each keeping {} moves in flight, hard mazes walked back and forth with \
+        "{per_size} players per room size, each keeping {} moves in flight, {} boards walked back and forth with \
          {:.0}% invalid moves; warm-up {:?}, measured {:?} per window. The echo server gets the same {per_size} \
          connections and the same frames.",
         ctx.window,
+        SIZE.board_name(),
         ctx.invalid_share * 100.0,
         ctx.warmup,
         ctx.measure

@@ -8,7 +8,7 @@ use mazerace_protocol::{Game, Size};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DailyBoards {
     pub date: DailyDate,
-    seeds: [(Size, u64); 6],
+    seeds: [(Size, u64); Size::ALL.len()],
 }
 
 impl DailyBoards {

@@ -16,7 +16,7 @@
 //! - [`date`]: [`DailyDate`], the day (parsed once at the edge);
 //! - [`reveal`]: what is published before a day and revealed after it, and
 //!   the check anyone can run (`mazerace verify-daily`);
-//! - [`day`]: a player's day across the six boards (`GET /api/daily`'s `you`).
+//! - [`day`]: a player's day across the day's boards (`GET /api/daily`'s `you`).
 
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};

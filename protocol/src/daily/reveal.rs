@@ -55,7 +55,7 @@ pub struct Revealed {
 pub struct Reveal {
     /// The revealed day.
     pub date: DailyDate,
-    /// Its six boards, in [`Size::ALL`] order.
+    /// Its boards, in [`Size::ALL`] order.
     pub boards: Vec<Revealed>,
 }
 

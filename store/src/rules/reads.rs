@@ -1,7 +1,7 @@
 //! The reads, once for both databases: a board's table (its first lines,
 //! entrants and the asker's own line, in one snapshot), a run's rank, a
 //! player's ranked run and streak, stored runs for replays and the
-//! verifier, and a player's day across the six boards.
+//! verifier, and a player's day across the day's boards.
 
 use mazerace_protocol::daily::day::{DayBoard, PlayedBoard, PlayerDay};
 use mazerace_protocol::daily::DailyDate;

@@ -15,7 +15,7 @@
 //! - [`daily`]: the daily seed derivation, [`daily::DailyDate`], commit-reveal
 //!   and a player's day.
 //! - [`league`]: leagues' wire shapes (tables, standings).
-//! - [`matches`]: a match of several rounds: each round's board, the points, the table.
+//! - [`matches`](mod@matches): a match of several rounds: each round's board, the points, the table.
 //! - [`messages`]: every WebSocket message, client to server and back.
 //! - [`close`]: the WebSocket close codes the server sends.
 

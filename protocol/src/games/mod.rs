@@ -9,7 +9,7 @@
 //!
 //! Adding a game is ARCHITECTURE.md's checklist "Adding a game": a folder
 //! beside these two, a variant in each enum below and one line in
-//! [`each_game!`] and [`with_rules!`].
+//! `each_game!` and `with_rules!`.
 
 pub mod ghost;
 pub mod maze;

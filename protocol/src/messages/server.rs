@@ -125,7 +125,7 @@ pub struct Progress {
     /// Their standing in the race.
     pub status: RacerStatus,
     /// Steps still between the racer and the goal by the shortest way
-    /// ([`crate::Board::left_from`]), for progress bars.
+    /// ([`crate::Board::goal_distances`]), for progress bars.
     pub left: u32,
     /// Their name: in a `snapshot` only (a `progress` names nobody: the
     /// room lists who is in), so a member who resumes or joins mid-race

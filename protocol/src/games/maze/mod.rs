@@ -1,4 +1,4 @@
-//! Maze Escape: [`build`] carves a perfect maze from a seed and finds its
+//! Maze Escape: [`build`](mod@build) carves a perfect maze from a seed and finds its
 //! shortest route; [`play`] is the play engine; [`rules`] puts the game
 //! behind the seam.
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use self::seam::{Labels, Play, PublicRules, Rules, Solution};
+use self::seam::{Labels, Play, Rules};
 use crate::action::{Action, Reject, Status};
 use crate::board::Seed;
 use crate::grid::{Dir, Pos};
@@ -71,12 +71,19 @@ macro_rules! with_rules {
     };
 }
 
-/// Run `$body` on whatever one game's arm of a registry enum holds.
+/// Run `$body` on whatever one game's arm of a registry enum holds; with
+/// `=> $out`, wrap the result in the same game's arm of `$out`.
 macro_rules! each_game {
     ($value:expr, $enum:ident, $x:ident => $body:expr) => {
         match $value {
             $enum::Ghost($x) => $body,
             $enum::Maze($x) => $body,
+        }
+    };
+    ($value:expr, $enum:ident => $out:ident, $x:ident => $body:expr) => {
+        match $value {
+            $enum::Ghost($x) => $out::Ghost($body),
+            $enum::Maze($x) => $out::Maze($body),
         }
     };
 }
@@ -309,26 +316,17 @@ impl Board {
 
     /// What every racer may see before and during the race.
     pub fn public(&self) -> PublicBoard {
-        match self {
-            Board::Ghost(b) => PublicBoard::Ghost(Rules::public(&**b)),
-            Board::Maze(b) => PublicBoard::Maze(Rules::public(&**b)),
-        }
+        each_game!(self, Board => PublicBoard, b => Rules::public(&**b))
     }
 
     /// What is revealed only after the race.
     pub fn answer(&self) -> Answer {
-        match self {
-            Board::Ghost(b) => Answer::Ghost(Rules::answer(&**b)),
-            Board::Maze(b) => Answer::Maze(Rules::answer(&**b)),
-        }
+        each_game!(self, Board => Answer, b => Rules::answer(&**b))
     }
 
     /// The answer the results reveal.
     pub fn reveal(&self) -> Reveal {
-        match self {
-            Board::Ghost(b) => Reveal::Ghost(Rules::reveal(&**b)),
-            Board::Maze(b) => Reveal::Maze(Rules::reveal(&**b)),
-        }
+        each_game!(self, Board => Reveal, b => Rules::reveal(&**b))
     }
 
     /// Cells per side, the goal and the step with every door open: what
@@ -340,46 +338,43 @@ impl Board {
 
     /// A new game on this board, at its start.
     pub fn play(&self) -> PlayerGame {
-        match self {
-            Board::Ghost(b) => PlayerGame::Ghost(Rules::play(b)),
-            Board::Maze(b) => PlayerGame::Maze(Rules::play(b)),
-        }
+        each_game!(self, Board => PlayerGame, b => Rules::play(b))
     }
 }
 
 impl PublicBoard {
     /// The board's size.
     pub fn size(&self) -> Size {
-        each_game!(self, PublicBoard, b => b.size())
+        each_game!(self, PublicBoard, b => b.size)
     }
 
     /// Its seed, where it is shown.
     pub fn seed(&self) -> Option<Seed> {
-        each_game!(self, PublicBoard, b => b.seed())
+        each_game!(self, PublicBoard, b => b.seed)
     }
 
     /// Withhold the seed.
     pub fn hide_seed(&mut self) {
-        each_game!(self, PublicBoard, b => b.hide_seed())
+        each_game!(self, PublicBoard, b => b.seed = None)
     }
 }
 
 impl Answer {
     /// One line that wins (empty when none does).
     pub fn solution(&self) -> &[Action] {
-        each_game!(self, Answer, a => a.solution())
+        each_game!(self, Answer, a => &a.solution)
     }
 }
 
 impl Reveal {
     /// One line that wins (empty when none does).
     pub fn solution(&self) -> &[Action] {
-        each_game!(self, Reveal, r => r.solution())
+        each_game!(self, Reveal, r => &r.solution)
     }
 
     /// The line, to withhold it.
     pub fn solution_mut(&mut self) -> &mut Vec<Action> {
-        each_game!(self, Reveal, r => r.solution_mut())
+        each_game!(self, Reveal, r => &mut r.solution)
     }
 }
 

@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use super::{Game, Size};
 use crate::action::{Action, Reject, Status};
-use crate::board::Seed;
 use crate::grid::{Dir, Pos};
 
 /// How a game's results read, for share lines and the `gen` statistics.
@@ -34,13 +33,15 @@ pub struct Labels {
 /// One implementation per game, in its folder. Everything here is a pure
 /// function of `(size, seed)`: the golden tests pin every game's boards.
 pub trait Rules: Sized + Send + Sync + 'static {
-    /// The board as racers see it (`race_start`): the game's half of
-    /// [`super::PublicBoard`].
-    type Public: PublicRules;
-    /// What `mazerace gen` adds to the public board.
-    type Answer: Solution;
-    /// What the results reveal.
-    type Reveal: Solution;
+    /// The board as racers see it (`race_start`): the game's arm of
+    /// [`super::PublicBoard`]. Its fields include `size: Size` and
+    /// `seed: Option<Seed>` (the registry reads and hides them).
+    type Public;
+    /// What `mazerace gen` adds to the public board. Its fields include
+    /// `solution: Vec<Action>`, one winning line (empty when none wins).
+    type Answer;
+    /// What the results reveal; its fields include `solution` too.
+    type Reveal;
     /// One racer's game on this board.
     type Play: Play;
     /// Why a board could not be built.
@@ -86,24 +87,6 @@ pub trait Rules: Sized + Send + Sync + 'static {
     /// `mazerace gen --stats`' figures for many boards of one size, after
     /// the count and the size: e.g. `shortest p10 30 median 37 p90 45`.
     fn summary(boards: &[Self]) -> String;
-}
-
-/// A game's public board on the wire.
-pub trait PublicRules {
-    /// The board's size.
-    fn size(&self) -> Size;
-    /// Its seed, where it is shown.
-    fn seed(&self) -> Option<Seed>;
-    /// Withhold the seed (a daily board while its day is on).
-    fn hide_seed(&mut self);
-}
-
-/// An answer or a reveal: one winning line among what it says.
-pub trait Solution {
-    /// One line of actions that wins (empty when none does).
-    fn solution(&self) -> &[Action];
-    /// The line, to withhold it (a daily board's solution until its day ends).
-    fn solution_mut(&mut self) -> &mut Vec<Action>;
 }
 
 /// One racer's game: the rules applied per action.

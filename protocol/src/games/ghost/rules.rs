@@ -11,7 +11,7 @@ use super::play::GhostPlay;
 use super::vault::{self, Vault, VaultError};
 use crate::action::{Action, Reject, Status};
 use crate::board::Seed;
-use crate::games::seam::{Labels, Play, PublicRules, Rules, Solution};
+use crate::games::seam::{Labels, Play, Rules};
 use crate::games::{Game, Size, ViewExtra};
 use crate::grid::{Dir, Pos};
 
@@ -177,36 +177,6 @@ impl Rules for Vault {
             share(&|g| g.is_some_and(|g| g < 0)),
             share(&|g| g.is_none()),
         )
-    }
-}
-
-impl PublicRules for PublicVault {
-    fn size(&self) -> Size {
-        self.size
-    }
-    fn seed(&self) -> Option<Seed> {
-        self.seed
-    }
-    fn hide_seed(&mut self) {
-        self.seed = None;
-    }
-}
-
-impl Solution for VaultAnswer {
-    fn solution(&self) -> &[Action] {
-        &self.solution
-    }
-    fn solution_mut(&mut self) -> &mut Vec<Action> {
-        &mut self.solution
-    }
-}
-
-impl Solution for VaultReveal {
-    fn solution(&self) -> &[Action] {
-        &self.solution
-    }
-    fn solution_mut(&mut self) -> &mut Vec<Action> {
-        &mut self.solution
     }
 }
 

@@ -10,7 +10,7 @@ use super::build::{self, Maze, MazeError};
 use super::play::MazePlay;
 use crate::action::{Action, Reject, Status};
 use crate::board::Seed;
-use crate::games::seam::{percentiles, Labels, Play, PublicRules, Rules, Solution};
+use crate::games::seam::{percentiles, Labels, Play, Rules};
 use crate::games::{Game, Size};
 use crate::grid::{Dir, Pos};
 
@@ -108,27 +108,6 @@ impl Rules for Maze {
         let mut shortest: Vec<u32> = boards.iter().map(|m| m.shortest).collect();
         shortest.sort_unstable();
         format!("shortest {}", percentiles(&shortest))
-    }
-}
-
-impl PublicRules for PublicMaze {
-    fn size(&self) -> Size {
-        self.size
-    }
-    fn seed(&self) -> Option<Seed> {
-        self.seed
-    }
-    fn hide_seed(&mut self) {
-        self.seed = None;
-    }
-}
-
-impl Solution for MazeAnswer {
-    fn solution(&self) -> &[Action] {
-        &self.solution
-    }
-    fn solution_mut(&mut self) -> &mut Vec<Action> {
-        &mut self.solution
     }
 }
 

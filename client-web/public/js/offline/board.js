@@ -4,8 +4,8 @@
 // is Board::answer(), genLine() is one line of `mazerace gen`, reveal() is
 // what `results` carries. Seeds are u64 decimal strings (or BigInts).
 
-import { buildVault, VAULT_SIZES, MAX_ATTEMPTS, NoGateError } from './vault.js';
-import { buildMaze, passageRows, MAZE_SIZES } from './maze.js';
+import { buildVault, VAULT_SIZES, MAX_ATTEMPTS, NoGateError } from '../games/ghost/vault.js';
+import { buildMaze, passageRows, MAZE_SIZES } from '../games/maze/build.js';
 
 export { NoGateError, MAX_ATTEMPTS };
 

@@ -4,8 +4,8 @@
 // down, left, right and one picked by below(count); then BFS for `shortest`
 // and its route. Passages are one bit per side: 1 up, 2 right, 4 down, 8 left.
 
-import { BoardRng } from './rng.js';
-import { DIRS, stepIndex } from './cells.js';
+import { BoardRng } from '../../offline/rng.js';
+import { DIRS, stepIndex } from '../../offline/grid.js';
 
 export const MAZE_SIZES = { easy: { n: 11 }, normal: { n: 17 }, hard: { n: 23 } };
 const BIT = [1, 4, 8, 2]; // DIRS order: up, down, left, right

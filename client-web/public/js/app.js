@@ -2,6 +2,7 @@
 
 import { createState } from './state.js';
 import { handle } from './handlers.js';
+import * as engine from './engine.js';
 import { leave, runAtStake, practiceMsg, beScreen, joinMsg } from './actions.js';
 import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
@@ -43,6 +44,7 @@ let replayView = null;
 /** The views whose screens load with the room screens. */
 const ROOM_VIEWS = new Set(['lobby', 'play', 'replay']);
 function loadRoomScreens() {
+  engine.load().catch(() => {}); // beside the screens (which import it too): a board's messages wait for it
   roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js', './matchview.js'].map((m) => import(m))).then(
     (mods) => {
       for (const m of mods) m.init(ctx);
@@ -84,6 +86,27 @@ function render() {
   renderAll(s, screens, ready);
 }
 
+/** The messages that carry a board, read by the engine (engine.js). */
+const BOARDS = new Set(['countdown', 'race_start', 'snapshot']);
+/** Messages not yet handled: a board waiting for the engine, and whatever came after it. */
+const inbox = [];
+/** A server message (or none: the engine is here), handled in the order they came. */
+function receive(m) {
+  if (m) inbox.push(m);
+  while (inbox.length) {
+    if (!engine.rules && BOARDS.has(inbox[0] && inbox[0].type)) {
+      // Failed (the network went): the next message asks again.
+      engine.load().then(
+        () => receive(null),
+        () => {},
+      );
+      break;
+    }
+    handle(s, inbox.shift(), fx);
+  }
+  render();
+}
+
 /** Names the room, for a load balancer (docs/OPERATIONS.md, "Running several nodes"). */
 function wsUrl(st) {
   const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
@@ -102,7 +125,7 @@ function useTransport(Transport) {
       const token = store.token();
       return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
     },
-    onMessage: (m) => (handle(s, m, fx), render()),
+    onMessage: receive,
     onState: (state, wait) => {
       s.conn.welcomed = false;
       s.conn.status = state;

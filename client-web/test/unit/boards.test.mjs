@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ChaCha8 } from '../../public/js/offline/chacha.js';
 import { BoardRng } from '../../public/js/offline/rng.js';
-import { buildBoard, genLine, NoGateError, parseSeed, randomSeed, reveal } from '../../public/js/offline/board.js';
+import { buildBoard, genLine, parseSeed, randomSeed, reveal } from '../../public/js/offline/board.js';
 import { solve } from '../../public/js/games/ghost/solve.js';
-import { builderPar } from '../../public/js/games/ghost/vault.js';
+import { builderPar, NoGateError } from '../../public/js/games/ghost/vault.js';
 import { Cells } from '../../public/js/games/ghost/cells.js';
 
 const F = JSON.parse(readFileSync(new URL('../fixtures/boards.json', import.meta.url), 'utf8'));

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
-import { parseBoard, newGame, apply, view, fromView, ghostAt } from '../../public/js/rules.js';
+import { parseBoard, newGame, apply, view, fromView } from '../../public/js/rules.js';
+import { ghostAt } from '../../public/js/games/ghost/rules.js';
 import { distances } from '../route.mjs';
 
 const FIXTURES = new URL('../fixtures/rules.json', import.meta.url);

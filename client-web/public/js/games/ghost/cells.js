@@ -5,7 +5,7 @@
 // set is two 32-bit halves (lo: cells 0..31, hi: 32..63) and every shift
 // carries bits between them. Cells are row-major indices; -1 means none.
 
-import { DIRS, stepIndex } from '../../offline/grid.js';
+import { DIRS, stepIndex } from '../../grid.js';
 
 export { DIRS };
 

@@ -3,7 +3,12 @@
 // distinct for colour-blind players, and every landmark also has a shape and
 // a letter: nothing is told by colour alone. What a board looks like is its
 // game's (js/games/NAME/draw.js, every game's loaded before this module is
-// ready); here are the frame, the racers, the trail and the name tags.
+// ready); here are the frame, the racers, the trail and the name tags. A
+// game's draw.js exports board(pen, b, scene) and, for layers of its own,
+// any of under(pen, scene) (below the racers), line(pen, marker) (below the
+// optimal line's marker), over(pen, me, p) (over my marker); `pen` is
+// {ctx, s (a cell's side), at (a cell's corner), dot, mine, PALETTE, disc,
+// roundRect, corner}.
 
 import { load } from './games/index.js';
 

@@ -3,7 +3,9 @@
 // is ready), and what every game shares: the grid's helpers (grid.js), a
 // tap's direction, the distance to the goal. Held to
 // test/fixtures/rules.json. Pure. Loaded with the room screens (engine.js),
-// not with the home page.
+// not with the home page. A game's rules.js exports what is asked of it
+// below: rowsOf, parse, neighbour, newGame, copy, apply, view, fromView,
+// resync, marks, progress, canStillWin.
 
 import { load } from './games/index.js';
 import { DIRS, samePos, stepPos } from './grid.js';

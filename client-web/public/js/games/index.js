@@ -14,7 +14,8 @@
 //   offline/board.js name what each exports)
 // howto, demo            home's "How to play" {sub, alt, steps, note}, its
 //   picture {board, at, visited}
-// legend                 the replay's rows [{of: 'racer' | 'board', swatch, text}]
+// legend                 the replay's rows [{of: 'racer' | 'board', swatch (a look
+//   of style.css's `.sw`), style? (a look of its own), text}]
 // reasons, inTheWay      its refusals in words; those the live region says
 // go, after, questions   said at the start; after an action; asked before one
 // news(g, was), landmark(b, p)  the live region's news; what stands at p

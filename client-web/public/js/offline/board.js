@@ -3,7 +3,9 @@
 // the table) in the exact shapes the server speaks (protocol/src/board.rs):
 // `board` is Board::public() (race_start's board, same field order), `answer`
 // is Board::answer(), genLine() is one line of `mazerace gen`, reveal() is
-// what `results` carries. Seeds are u64 decimal strings (or BigInts).
+// what `results` carries. Seeds are u64 decimal strings (or BigInts). A
+// game's build.js exports build(size, seed, opts) -> {board, answer, best,
+// built} and reveal(built).
 
 import { gameOfSize, load } from '../games/index.js';
 

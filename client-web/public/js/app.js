@@ -1,7 +1,7 @@
 // Boots the page: the state, storage, the connection, the effects `fx`, the screens.
 
 import { createState } from './state.js';
-import { handle } from './handlers.js';
+import { handle, inbox } from './handlers.js';
 import * as engine from './engine.js';
 import { leave, runAtStake, practiceMsg, beScreen, joinMsg } from './actions.js';
 import * as F from './format.js';
@@ -86,26 +86,8 @@ function render() {
   renderAll(s, screens, ready);
 }
 
-/** The messages that carry a board, read by the engine (engine.js). */
-const BOARDS = new Set(['countdown', 'race_start', 'snapshot']);
-/** Messages not yet handled: a board waiting for the engine, and whatever came after it. */
-const inbox = [];
-/** A server message (or none: the engine is here), handled in the order they came. */
-function receive(m) {
-  if (m) inbox.push(m);
-  while (inbox.length) {
-    if (!engine.rules && BOARDS.has(inbox[0] && inbox[0].type)) {
-      // Failed (the network went): the next message asks again.
-      engine.load().then(
-        () => receive(null),
-        () => {},
-      );
-      break;
-    }
-    handle(s, inbox.shift(), fx);
-  }
-  render();
-}
+/** Server messages in order; one carrying a board waits for the engine, which loads with the room screens. */
+const receive = inbox({ ready: () => !!engine.rules, load: engine.load, each: (m) => handle(s, m, fx), after: () => render() });
 
 /** Names the room, for a load balancer (docs/OPERATIONS.md, "Running several nodes"). */
 function wsUrl(st) {

@@ -10,6 +10,35 @@ import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom
 import * as F from './format.js';
 import { MATCH_HANDLERS, onRoom } from './matches.js';
 
+/** The messages that carry a board, read by the engine (engine.js). */
+const BOARDS = new Set(['countdown', 'race_start', 'snapshot']);
+
+/**
+ * Messages handled in the order they came, one carrying a board (and
+ * whatever follows it) held until the engine is here: `ready()` says whether
+ * it is, `load()` brings it (a promise; failed, the next message asks again),
+ * `each(m)` handles one, `after()` follows every delivery (app.js renders).
+ * Returns the function to give each message to (or null: the engine came).
+ */
+export function inbox({ ready, load, each, after }) {
+  const held = [];
+  const receive = (m) => {
+    if (m) held.push(m);
+    while (held.length) {
+      if (!ready() && BOARDS.has(held[0] && held[0].type)) {
+        load().then(
+          () => receive(null),
+          () => {},
+        );
+        break;
+      }
+      each(held.shift());
+    }
+    after();
+  };
+  return receive;
+}
+
 /** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
   const h = HANDLERS[m && m.type];

@@ -15,8 +15,8 @@ let S = null;
 
 // The legend, from the table: the player and what each game shows of them,
 // the path, then what each game shows on the board; a game's rows are shown
-// under its runs only (describe()).
-// A swatch is one of style.css's looks (`.sw.NAME`), or a game's own `style`.
+// under its runs only (describe()). A swatch is one of style.css's looks
+// (`.sw.NAME`), or a game's own `style`.
 const legendRow = (swatch, text, game, style) => el('li', { 'data-game': game }, el('span', { class: `sw ${swatch}`, style }), text);
 const gameRows = (of) => GAMES.flatMap((g) => g.legend.filter((l) => l.of === of).map((l) => legendRow(l.swatch, l.text, g.name, l.style)));
 $('rp-legend').replaceChildren(

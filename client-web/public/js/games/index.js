@@ -6,9 +6,10 @@
 // shape. Adding a game (README): a folder js/games/NAME/ whose index.js
 // default-exports the shape, and its line here.
 //
-// name, title, short     'ghost'; 'Ghost'; in a sentence ("Ghost and Maze in turn")
+// name, title, short     the wire's name (a board's `game`); on screens; in a
+//   sentence naming the games (format.js PLANS)
 // sizes                  [{size, n, label}], smallest first, as protocol/'s
-// unit, goal             what a run counts ('steps'), where it ends ('flag')
+// unit, goal             what a run counts, where it ends (in words)
 // rewinds, visited       has a rewind; tints the cells crossed (kept for a resume)
 // rules(), draw(), build()  its parts, loaded when wanted (rules.js, render.js,
 //   offline/board.js name what each exports)

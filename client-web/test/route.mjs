@@ -2,7 +2,8 @@
 // play like a person who read the board): the maze's shortest route, or for
 // Ghost the shortest walk to the plate, a rewind, and the shortest run two
 // given that recording, searched with the client's own rules.
-import { parseBoard, newGame, apply, neighbour, ghostAt, samePos, DIRS, distancesToGoal } from '../public/js/rules.js';
+import { parseBoard, newGame, apply, neighbour, samePos, DIRS, distancesToGoal } from '../public/js/rules.js';
+import { ghostAt } from '../public/js/games/ghost/rules.js';
 
 /** Shortest list of directions from `from` to `to`, never entering `avoid`. */
 export function bfsPath(board, from, to, avoid = null) {

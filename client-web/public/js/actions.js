@@ -1,7 +1,8 @@
 // What the player does, on the state and `fx` only (tested without a browser).
 
-import { samePos } from './rules.js';
-import { canMove, elapsed, gateOpenNow, member, racing, pacing, isHost, quiet } from './state.js';
+import * as E from './engine.js';
+import { canMove, elapsed, member, racing, pacing, isHost, quiet } from './state.js';
+import { GAMES, gameOf } from './games/index.js';
 import * as F from './format.js';
 
 /** `screen`: as the room's screen (a TV: `/tv/CODE?k=KEY`). */
@@ -137,52 +138,58 @@ export function rename(s, fx, typed) {
   return true;
 }
 
-const REASONS = {
-  wall: 'A wall is in the way.',
-  gate_closed: 'The gate is shut: nobody is standing on the plate.',
-  game_over: 'Your game is over.',
-  rewind_used: 'The rewind is used up.',
-  no_rewind: 'Only Ghost has a rewind.',
-  rate_limited: 'Too many moves at once: slow down.',
-};
+/** A refusal in words: the server's reasons, each game's own among them (games/ `reasons`). */
+const REASONS = Object.assign(
+  {
+    wall: 'A wall is in the way.',
+    game_over: 'Your game is over.',
+    no_rewind: `Only ${F.andList(GAMES.filter((g) => g.rewinds).map((g) => g.title))} has a rewind.`,
+    rate_limited: 'Too many moves at once: slow down.',
+  },
+  ...GAMES.map((g) => g.reasons),
+);
+/** The bumps the live region says: something in the way. */
+const IN_THE_WAY = new Set(['wall', ...GAMES.flatMap((g) => g.inTheWay)]);
 
 export function blocked(s, fx, reason, local) {
   if (!quiet(s, fx.store) && (local || reason !== 'game_over')) fx.buzz();
   fx.bump();
   const text = REASONS[reason] || 'That move is not allowed.';
   hint(s, text, true, fx.now() + 1800);
-  if (reason === 'wall' || reason === 'gate_closed') fx.announce(text);
+  if (IN_THE_WAY.has(reason)) fx.announce(text);
 }
 
+/** The game's news (a gate opening or shutting, say) said as it changes. */
 export function afterChange(s, fx) {
   const pred = s.game.pred;
-  if (pred && pred.board.game === 'ghost' && pred.game.run === 2) {
-    const open = gateOpenNow(s);
-    if (open !== s.game.gateWas) fx.announce(open ? 'Gate open.' : 'Gate shut.');
-    s.game.gateWas = open;
-  }
+  if (!pred) return;
+  const news = gameOf(pred.board.game).news(pred.game, s.game.noted);
+  s.game.noted = news.now;
+  if (news.say) fx.announce(news.say);
 }
 
 export function whereWords(s) {
   const g = s.game.pred && s.game.pred.game;
   if (!g) return '';
   const b = g.board;
+  const game = gameOf(b.game);
   const at = `Row ${g.pos[0] + 1}, column ${g.pos[1] + 1}`;
-  const on = samePos(g.pos, b.goal) ? `, on the ${F.goal(b.game)}` : b.game === 'ghost' && samePos(g.pos, b.plate) ? ', on the plate' : '';
-  return `${at}${on}. The ${F.goal(b.game)} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}.`;
+  const what = E.rules.samePos(g.pos, b.goal) ? game.goal : game.landmark(b, g.pos);
+  return `${at}${what ? `, on the ${what}` : ''}. The ${game.goal} at row ${b.goal[0] + 1}, column ${b.goal[1] + 1}.`;
 }
 
-/** Predicted at once, sent paced. `force` answers the rewind question. */
+/** Predicted at once, sent paced. `force` answers the game's question about the action (games/ `questions`). */
 export function act(s, fx, action, { force = false } = {}) {
   if (!canMove(s)) return;
   const pred = s.game.pred;
   if (pred.pending.length >= 24) return; // far ahead of the server
   const g = pred.game;
-  const b = pred.board;
-  if (action === 'rewind' && !force && b.game === 'ghost' && g.run === 1 && !samePos(g.pos, b.plate)) {
-    // The ghost replays run one: it would never open the gate.
-    s.game.confirm = 'rewind';
-    fx.announce('You are not on the plate: your ghost will never open the gate. Rewind anyway?');
+  const game = gameOf(pred.board.game);
+  // An action the game asks about first (a rewind off the plate): the answer comes back with `force`.
+  const question = !force && Object.hasOwn(game.questions, action) && game.questions[action];
+  if (question && question.ask(g)) {
+    s.game.confirm = action;
+    fx.announce(question.say);
     return;
   }
   s.game.confirm = null;
@@ -192,13 +199,14 @@ export function act(s, fx, action, { force = false } = {}) {
   const r = pred.act(action, seq);
   if (!r.ok) return blocked(s, fx, r.reason, true);
   s.game.seq = seq;
-  sendPaced(s, fx, action === 'rewind' ? { type: 'rewind', seq } : { type: 'move', dir: action, seq });
+  // A move, or a game's own action sent as its own message (`rewind`).
+  sendPaced(s, fx, E.rules.DIRS.includes(action) ? { type: 'move', dir: action, seq } : { type: action, seq });
   if (!s.race.firstMoveAt) {
     s.race.firstMoveAt = now;
     // A first-move clock counts from here (README, "Notes": the trail's race).
     if (s.race.clock === 'first_move') s.race.originWall = fx.wall();
   }
-  s.game.anim = action === 'rewind' ? null : { from, t: now };
+  s.game.anim = E.rules.DIRS.includes(action) ? { from, t: now } : null;
   s.game.visited.add(pred.game.pos.join(','));
   keepTrail(s, fx);
   const st = pred.game.status;
@@ -209,8 +217,8 @@ export function act(s, fx, action, { force = false } = {}) {
   } else if (st === 'out_of_steps') {
     hint(s, '', false);
     fx.announce('Out of steps.');
-  } else if (action === 'rewind') {
-    fx.announce('Rewind. Run two: your ghost replays run one.');
+  } else if (Object.hasOwn(game.after, action)) {
+    fx.announce(game.after[action]);
   } else if (now - s.game.lastMoveSaid >= 1500) {
     // Throttled: a screen reader keeps up with a key held down.
     s.game.lastMoveSaid = now;
@@ -219,13 +227,14 @@ export function act(s, fx, action, { force = false } = {}) {
   afterChange(s, fx);
 }
 
-/** The maze's crossed cells, kept for this race (store.js `trail`). */
+/** The crossed cells, kept for this race where the game tints them (store.js `trail`). */
 export function keepTrail(s, fx) {
   const b = s.race.board;
-  if (b && b.game === 'maze' && s.room && s.race.originWall) fx.store.setTrail(s.room.code, b.seed, s.race.originWall, [...s.game.visited]);
+  if (b && gameOf(b.game).visited && s.room && s.race.originWall)
+    fx.store.setTrail(s.room.code, b.seed, s.race.originWall, [...s.game.visited]);
 }
 
-/** Run two of a vault that will not open: end the run now, not finished. */
+/** Give up (a run two whose gate will never open, say): end the run now, not finished. */
 export function giveUp(s, fx, { again = false } = {}) {
   if (!canMove(s)) return;
   // `again`: then this board once more (a run that can no longer win, alone).

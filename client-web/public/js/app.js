@@ -1,7 +1,8 @@
 // Boots the page: the state, storage, the connection, the effects `fx`, the screens.
 
 import { createState } from './state.js';
-import { handle } from './handlers.js';
+import { handle, inbox } from './handlers.js';
+import * as engine from './engine.js';
 import { leave, runAtStake, practiceMsg, beScreen, joinMsg } from './actions.js';
 import * as F from './format.js';
 import { makeStore, memoryStorage, channelLocks } from './store.js';
@@ -43,6 +44,7 @@ let replayView = null;
 /** The views whose screens load with the room screens. */
 const ROOM_VIEWS = new Set(['lobby', 'play', 'replay']);
 function loadRoomScreens() {
+  engine.load().catch(() => {}); // beside the screens (which import it too): a board's messages wait for it
   roomScreens ||= Promise.all(['./lobby.js', './race.js', './results.js', './replayview.js', './matchview.js'].map((m) => import(m))).then(
     (mods) => {
       for (const m of mods) m.init(ctx);
@@ -84,6 +86,9 @@ function render() {
   renderAll(s, screens, ready);
 }
 
+/** Server messages in order; one carrying a board waits for the engine, which loads with the room screens. */
+const receive = inbox({ ready: () => !!engine.rules, load: engine.load, each: (m) => handle(s, m, fx), after: () => render() });
+
 /** Names the room, for a load balancer (docs/OPERATIONS.md, "Running several nodes"). */
 function wsUrl(st) {
   const join = st.intent && st.intent.type === 'join_room' ? st.intent.code : null;
@@ -102,7 +107,7 @@ function useTransport(Transport) {
       const token = store.token();
       return token ? { type: 'hello', name: s.me.helloName, token } : { type: 'hello', name: s.me.helloName };
     },
-    onMessage: (m) => (handle(s, m, fx), render()),
+    onMessage: receive,
     onState: (state, wait) => {
       s.conn.welcomed = false;
       s.conn.status = state;

@@ -5,6 +5,7 @@ import { request, openLeague } from './actions.js';
 import { noServer } from './state.js';
 import * as F from './format.js';
 import { fromTable as raceTable } from './rival.js';
+import { boardsOfTheDay, sizeOf } from './games/index.js';
 
 let ctx = null;
 let panelKey = '';
@@ -47,6 +48,8 @@ const floorToggle = el(
   ' Hide runs at floor pace',
 );
 $('ranks-meta').after(floorToggle);
+// The day's boards as they will look, from the table, before /api/daily answers (no layout shift when it does).
+$('daily-list').replaceChildren(...boardRows(null, boardsOfTheDay(), true));
 
 export function init(c) {
   ctx = c;
@@ -83,10 +86,8 @@ export async function loadDaily() {
   s.conn.unreachable = gone;
   // Gone, the boards already shown stay (their buttons held: ui.js renderDown).
   if (gone && s.daily.loaded) return ctx.render();
-  const boards =
-    data && Array.isArray(data.boards)
-      ? data.boards.filter((b) => b && F.GAMES[b.game] && F.SIZES[b.game].some(([k]) => k === b.size))
-      : [];
+  // Boards of a game or size this page does not know are left out.
+  const boards = data && Array.isArray(data.boards) ? data.boards.filter((b) => b && sizeOf(b.game, b.size)) : [];
   s.daily.boards = boards;
   s.daily.loaded = true;
   $('daily').dataset.loaded = '';
@@ -147,7 +148,7 @@ export function render(s) {
 
 function renderPanel(s) {
   const boards = s.daily.boards;
-  // Until /api/daily answers, index.html's rows hold the place (no layout shift).
+  // Until /api/daily answers, the rows made at load hold the place (no layout shift).
   if (!s.daily.loaded) return;
   $('daily').hidden = !boards.length;
   if (!boards.length) return;
@@ -158,36 +159,49 @@ function renderPanel(s) {
   const key = JSON.stringify(boards.map((b) => [b.game, b.size, played(s, b.game, b.size)]));
   if (key === panelKey) return;
   panelKey = key;
+  $('daily-list').replaceChildren(...boardRows(s, boards, false));
+}
+
+/** The rows of `boards`, each game's under its title; `loading`: before /api/daily answers, nothing played yet known and every button held. */
+function boardRows(s, boards, loading) {
   const items = [];
   let game = null;
   for (const b of boards) {
     if (b.game !== game) items.push(el('li', { class: 'game', text: F.gameLabel(b.game) }));
     game = b.game;
-    const label = F.label(b.game, b.size, ' · ');
-    const mine = played(s, b.game, b.size);
-    const play = () => {
-      s.soloNext = true;
-      request(s, ctx.fx, { type: 'create_room', game: b.game, size: b.size, daily: true }, $('name').value);
-      ctx.render();
-    };
-    items.push(
-      el(
-        'li',
-        { 'data-board': `${b.game}.${b.size}` },
-        el(
-          'span',
-          { class: 'what' },
-          el('span', { text: F.sizeLabel(b.game, b.size) }),
-          el('span', { class: `state ${mine ? 'done' : ''}`, text: mine ? resultLine({ ...b, ...mine }) : 'Not played today' }),
-        ),
-        // Each accessible name starts with the button's visible word (WCAG 2.5.3, label in name).
-        mine ? btn('Result', `Result: mine on today's ${label}`, () => openCard(s, b, mine)) : null,
-        needsServer(btn(mine ? 'Practice' : 'Play', `${mine ? 'Practice' : 'Play'} today's ${label}`, play, mine ? '' : 'primary')),
-        needsServer(btn('Top', `Top: leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size))),
-      ),
-    );
+    items.push(boardRow(s, b, loading));
   }
-  $('daily-list').replaceChildren(...items);
+  return items;
+}
+
+function boardRow(s, b, loading) {
+  const label = F.label(b.game, b.size, ' · ');
+  const mine = !loading && played(s, b.game, b.size);
+  const play = () => {
+    s.soloNext = true;
+    request(s, ctx.fx, { type: 'create_room', game: b.game, size: b.size, daily: true }, $('name').value);
+    ctx.render();
+  };
+  // Loading: disabled and not the server's to enable (ui.js renderDown), there is nothing to press yet.
+  const button = (text, aria, fn, cls) =>
+    loading
+      ? el('button', { type: 'button', class: cls, disabled: true, 'aria-label': aria, text })
+      : needsServer(btn(text, aria, fn, cls));
+  const state = loading ? 'Loading…' : mine ? resultLine({ ...b, ...mine }) : 'Not played today';
+  return el(
+    'li',
+    { 'data-board': `${b.game}.${b.size}` },
+    el(
+      'span',
+      { class: 'what' },
+      el('span', { text: F.sizeLabel(b.game, b.size) }),
+      el('span', { class: mine ? 'state done' : 'state', text: state }),
+    ),
+    // Each accessible name starts with the button's visible word (WCAG 2.5.3, label in name).
+    mine ? btn('Result', `Result: mine on today's ${label}`, () => openCard(s, b, mine)) : null,
+    button(mine ? 'Practice' : 'Play', `${mine ? 'Practice' : 'Play'} today's ${label}`, play, mine ? '' : 'primary'),
+    button('Top', `Top: leaderboard for today's ${label}`, () => openLeaderboard(b.game, b.size)),
+  );
 }
 
 /** Held (disabled) while there is no server: ui.js renderDown. */
@@ -318,7 +332,7 @@ export function table(tbody, m, empty = 'No finishes yet today. Be the first!') 
   const rows = entries.map((e) => row(e, you && e.run_id === you.run_id));
   if (you && !entries.some((e) => e.run_id === you.run_id)) rows.push(row(you, true));
   tbody.replaceChildren(...(rows.length ? rows : [note(5, empty)]));
-  tbody.parentElement.querySelector('th:nth-child(3)').textContent = m.game === 'maze' ? 'Moves' : 'Steps';
+  tbody.parentElement.querySelector('th:nth-child(3)').textContent = F.unit(m.game, true);
   if (tbody.id === 'ranks-rows')
     $('ranks-meta').textContent = `${m.date || 'Today'} (UTC) · ${F.plural(m.entrants ?? all.length, 'entrant')} · first tries only`;
 }

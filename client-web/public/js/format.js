@@ -1,24 +1,13 @@
-// Pure formatters shared by the views.
+// Pure formatters shared by the views. A game's words come from its module
+// in the table (js/games/): its title, its sizes, what a run counts.
 
-export const GAMES = { ghost: 'Ghost', maze: 'Maze Escape' };
-export const SIZES = {
-  ghost: [
-    ['small', 'Small 6×6'],
-    ['medium', 'Medium 7×7'],
-    ['large', 'Large 8×8'],
-  ],
-  maze: [
-    ['easy', 'Easy 11×11'],
-    ['normal', 'Normal 17×17'],
-    ['hard', 'Hard 23×23'],
-  ],
-};
+import { GAMES, gameOf, sizeOf } from './games/index.js';
 
 /** A match's rounds and boards (PROTOCOL.md, `create_room`'s `match`): the choices on home and in the lobby. */
 export const MATCH_ROUNDS = [3, 5, 10];
 export const PLANS = [
   ['same', 'The same game and size'],
-  ['alternate', 'Ghost and Maze in turn'],
+  ['alternate', `${andList(GAMES.map((g) => g.short))} in turn`],
   ['harder', 'Getting harder, small to large'],
 ];
 export const planLabel = (plan) => (PLANS.find(([k]) => k === plan) || [null, String(plan)])[1];
@@ -34,19 +23,29 @@ export function roomBoards(room) {
   if (m && m.plan === 'alternate') return [planLabel(m.plan), matchLabel(m)];
   return [game, sizeLabel(room.game, room.size), ...(m ? [matchLabel(m)] : [])];
 }
+/** "A, B and C". */
+export function andList(items) {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}` : items.join('');
+}
 /** `room.match` in words: "Match of 3 rounds". */
 export const matchLabel = (m) => (m ? `Match of ${m.rounds} rounds` : 'One race');
 
 /** JSON's arrays, else none. */
 export const list = (x) => (Array.isArray(x) ? x : []);
-export const gameLabel = (g) => GAMES[g] || String(g);
+export const gameLabel = (g) => (gameOf(g) || { title: String(g) }).title;
+/** "Small 6×6". */
+export const sizeWords = (s) => `${s.label} ${s.n}×${s.n}`;
 export function sizeLabel(game, size) {
-  const s = (SIZES[game] || []).find(([k]) => k === size);
-  return s ? s[1] : String(size);
+  const s = sizeOf(game, size);
+  return s ? sizeWords(s) : String(size);
 }
 export const label = (game, size, sep = ' ') => `${gameLabel(game)}${sep}${sizeLabel(game, size)}`;
-export const unit = (game) => (game === 'ghost' ? 'steps' : 'moves');
-export const goal = (game) => (game === 'ghost' ? 'flag' : 'exit');
+/** What a run of `game` counts ("steps", "moves"); a column's title with `title`. */
+export const unit = (game, title = false) => {
+  const u = (gameOf(game) || { unit: 'moves' }).unit;
+  return title ? u[0].toUpperCase() + u.slice(1) : u;
+};
+export const goal = (game) => (gameOf(game) || { goal: 'goal' }).goal;
 /** store.best: "90% · 20 steps · 0:42.3 (offline)". */
 export const best = (b, game) =>
   `${b.efficiency != null ? b.efficiency + '% · ' : ''}${b.steps} ${unit(game)} · ${clock(b.time_ms)}${b.offline ? ' (offline)' : ''}`;

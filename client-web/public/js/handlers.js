@@ -1,13 +1,43 @@
 // Every server message: a table from type to a handler that updates the state
 // and asks `fx` for effects (no DOM: node --test feeds it messages); the
-// caller renders.
+// caller renders. A board is read by the engine (engine.js): app.js hands
+// over a message carrying one once it is loaded.
 
-import { readBoard } from './rules.js';
-import { Predictor } from './predict.js';
-import { DEFAULT_LIMITS, member, isHost, racers, elapsed, gateOpenNow, nameOf, quiet } from './state.js';
+import * as E from './engine.js';
+import { gameOf } from './games/index.js';
+import { DEFAULT_LIMITS, member, isHost, racers, elapsed, nameOf, quiet } from './state.js';
 import { blocked, afterChange, runIntent, joinMsg, leftRoom, clearRace, showRoom, hint, openLeague, tryAgain } from './actions.js';
 import * as F from './format.js';
 import { MATCH_HANDLERS, onRoom } from './matches.js';
+
+/** The messages that carry a board, read by the engine (engine.js). */
+const BOARDS = new Set(['countdown', 'race_start', 'snapshot']);
+
+/**
+ * Messages handled in the order they came, one carrying a board (and
+ * whatever follows it) held until the engine is here: `ready()` says whether
+ * it is, `load()` brings it (a promise; failed, the next message asks again),
+ * `each(m)` handles one, `after()` follows every delivery (app.js renders).
+ * Returns the function to give each message to (or null: the engine came).
+ */
+export function inbox({ ready, load, each, after }) {
+  const held = [];
+  const receive = (m) => {
+    if (m) held.push(m);
+    while (held.length) {
+      if (!ready() && BOARDS.has(held[0] && held[0].type)) {
+        load().then(
+          () => receive(null),
+          () => {},
+        );
+        break;
+      }
+      each(held.shift());
+    }
+    after();
+  };
+  return receive;
+}
 
 /** A newer server may say more: unknown types are ignored. */
 export function handle(s, m, fx) {
@@ -85,7 +115,7 @@ export const HANDLERS = {
     s.match.intermission = null;
     s.race.countdown = m.seconds;
     // The board to study: everyone sees it for the same seconds before the start.
-    const board = readBoard(m.board);
+    const board = E.rules.readBoard(m.board);
     if (board) s.race.board = board;
     showRoom(s, 'play');
     fx.announce(String(m.seconds));
@@ -93,13 +123,13 @@ export const HANDLERS = {
   },
 
   race_start(s, m, fx) {
-    const board = readBoard(m.board);
+    const board = E.rules.readBoard(m.board);
     if (!board) return fx.toast('The server sent a board this page cannot read.');
     startRace(s, fx, board, { clock: m.clock, fresh: true });
     s.race.countdown = 0;
     flash(s, fx, 'Go!');
     sound(s, fx, 'go');
-    fx.announce(board.game === 'ghost' ? 'Go! Run one: walk to the plate.' : 'Go! Find the exit.');
+    fx.announce(gameOf(board.game).go);
   },
 
   move_result: confirm,
@@ -155,7 +185,7 @@ export const HANDLERS = {
       fx.send(joinMsg(wanted, false, F.keyFrom(fx.path()), !!s.tv));
       return;
     }
-    const board = readBoard(snap.board);
+    const board = E.rules.readBoard(snap.board);
     const phase = snap.room.phase;
     if (board && phase === 'countdown') {
       clearRace(s);
@@ -466,17 +496,19 @@ export function startRace(s, fx, board, opts = {}) {
   const me = member(s);
   const g = s.game;
   const watchOnly = !opts.fresh && !opts.you;
-  g.pred = me && !me.spectator && !watchOnly ? new Predictor(board) : null;
+  g.pred = me && !me.spectator && !watchOnly ? new E.Predictor(board) : null;
   if (g.pred && opts.you) g.pred.reset(opts.you, opts.recording || []);
   // The clock's origin on the wall clock: the start signal now, the first
   // move when it comes (actions.js act), or, resumed, now less the elapsed time.
   const started = opts.fresh ? 0 : elapsedMs;
   r.originWall = opts.fresh ? (r.clock === 'start' ? fx.wall() : 0) : r.firstMoveAt || r.clock === 'start' ? fx.wall() - started : 0;
-  // A fresh race starts with no trail; a resumed one gets its own back.
-  const kept = board.game === 'maze' && !opts.fresh && r.originWall && s.room ? fx.store.trail(s.room.code, board.seed, r.originWall) : [];
+  // A fresh race starts with no trail; a resumed one (of a game that tints the cells crossed) gets its own back.
+  const game = gameOf(board.game);
+  const kept = game.visited && !opts.fresh && r.originWall && s.room ? fx.store.trail(s.room.code, board.seed, r.originWall) : [];
   g.visited = new Set(kept);
   if (g.pred) g.visited.add(g.pred.game.pos.join(','));
-  g.gateWas = !!(g.pred && g.pred.game.run === 2 && gateOpenNow(s));
+  // What the game's news last said, as of a resume (a gate, say).
+  g.noted = g.pred ? game.news(g.pred.game, false).now : false;
   g.givenUp = !!(opts.you && opts.you.status === 'gave_up');
   g.anim = null;
   hint(s, '', false);

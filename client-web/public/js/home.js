@@ -1,8 +1,8 @@
-// Home: the name, make, practice, join, the how-to (an invite link's page: invite.js).
+// Home: the name, make, practice, join, the how-to (an invite link's page:
+// invite.js). The games' choice and the how-to come from the games' table.
 
 import { $, el } from './dom.js';
-import { parseBoard } from './rules.js';
-import { draw, fit } from './render.js';
+import { GAMES, gameOf } from './games/index.js';
 import { request, rename, joinMsg, leave, beScreen } from './actions.js';
 import { unlock } from './audio.js';
 import { noServer, quiet } from './state.js';
@@ -32,6 +32,7 @@ export function init(c) {
     if (rounds) m.match = { rounds, plan: $('plan').value };
     return m;
   };
+  fillGames();
   fillMatchChoice($('rounds'), $('plan'));
   c.on('rounds', 'change', () => ($('plan').hidden = $('plan-l').hidden = !$('rounds').value));
   for (const r of document.querySelectorAll('input[name=game]')) r.addEventListener('change', () => fillSizes());
@@ -132,11 +133,34 @@ export function init(c) {
 
 const gameChosen = () => document.querySelector('input[name=game]:checked').value;
 
+/** The Make card's choice of game (the table's first chosen) and the how-to: an article per game, its demo drawn later. */
+function fillGames() {
+  $('games').append(
+    ...GAMES.map((g, i) =>
+      el('label', {}, el('input', { type: 'radio', name: 'game', value: g.name, checked: i === 0 }), el('span', { text: g.title })),
+    ),
+  );
+  // A how-to step's parts: text, or [tag, text, class].
+  const part = (p) => (typeof p === 'string' ? p : el(p[0], { class: p[2], text: p[1] }));
+  $('howtos').replaceChildren(
+    ...GAMES.map(({ name, title, howto }) =>
+      el(
+        'article',
+        {},
+        el('h3', {}, title, ...(howto.sub ? [' ', el('span', { class: 'muted', text: howto.sub })] : [])),
+        el('canvas', { class: 'demo', 'data-demo': name, role: 'img', 'aria-label': howto.alt }),
+        el('ol', { 'data-howto': name }, ...howto.steps.map((parts) => el('li', {}, ...parts.map(part)))),
+        el('p', { class: 'note', text: howto.note }),
+      ),
+    ),
+  );
+}
+
 function fillSizes() {
-  const game = gameChosen();
+  const game = gameOf(gameChosen());
   const keep = $('size').value;
-  $('size').replaceChildren(...F.SIZES[game].map(([v, label]) => el('option', { value: v, text: label })));
-  if (F.SIZES[game].some(([v]) => v === keep)) $('size').value = keep;
+  $('size').replaceChildren(...game.sizes.map((sz) => el('option', { value: sz.size, text: F.sizeWords(sz) })));
+  if (game.sizes.some((sz) => sz.size === keep)) $('size').value = keep;
   ctx.render();
 }
 
@@ -181,19 +205,6 @@ function renderMakeOff(s) {
   if (down && note.textContent !== text) note.textContent = text;
 }
 
-// The how-to's pictures.
-const DEMOS = {
-  ghost: {
-    game: 'ghost',
-    n: 6,
-    cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-    start: [0, 0],
-    flag: [0, 5],
-    plate: [5, 0],
-    gate: [2, 3],
-  },
-  maze: { game: 'maze', n: 5, passages: ['2c2ac', '696c5', '56955', '55455', '393b9'], start: [0, 0], exit: [4, 4] },
-};
 function watchDemos() {
   const canvases = document.querySelectorAll('canvas.demo');
   if (!globalThis.IntersectionObserver) {
@@ -212,13 +223,11 @@ function watchDemos() {
   );
   for (const c of canvases) seen.observe(c);
 }
-function drawDemo(c) {
-  const board = parseBoard(DEMOS[c.dataset.demo]);
+/** A game's demo board (its `demo`), the rules and the drawing loaded for it: home itself reads and draws no board. */
+async function drawDemo(c) {
+  const [{ draw, fit }, { parseBoard, marks }] = await Promise.all([import('./render.js'), import('./rules.js')]);
+  const { board: shape, at, visited } = gameOf(c.dataset.demo).demo;
+  const board = parseBoard(shape);
   const layout = fit(c, board.n, 22 * board.n);
-  const ghost = board.game === 'ghost';
-  draw(c, layout, {
-    board,
-    me: { pos: ghost ? [2, 2] : [1, 1], ghost: ghost ? [5, 0] : null, gateOpen: true },
-    visited: ghost ? null : new Set(['0,0', '0,1', '1,1']),
-  });
+  draw(c, layout, { board, me: { ...at, ...marks(at, board) }, visited: visited && new Set(visited) });
 }

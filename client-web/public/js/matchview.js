@@ -195,7 +195,7 @@ function renderOver(s, over) {
 function roundBlock(s, round) {
   const rows = roundRows(round, s.me.id);
   const won = roundWinners(round);
-  const unit = round.game === 'ghost' ? 'Steps' : 'Moves';
+  const unit = F.unit(round.game, true);
   return el(
     'details',
     { class: 'round' },

@@ -4,23 +4,20 @@
 // wins: base is rebuilt from the server's view and the actions in flight are
 // replayed on top, so a refused move snaps back and nothing else is lost.
 
-import { newGame, apply, view, fromView } from './rules.js';
+import { newGame, apply, view, fromView, copy as clone, resync } from './rules.js';
 
-const clone = (g) => ({
-  ...g,
-  pos: g.pos.slice(),
-  recording: g.recording.slice(),
-  ghost: g.ghost ? g.ghost.slice() : null,
-});
+/** What an answer carries besides the game's view (`move_result`, `rewind_result`). */
+const ENVELOPE = new Set(['type', 'seq', 'ok', 'reason']);
 
-/** Whether our view agrees with every field the server sent. */
+/**
+ * Whether our view (rules.js view(): exactly the fields the server reports,
+ * whatever the game) agrees with the server's answer, field by field, a field
+ * on one side only counting as a disagreement.
+ */
 export function sameView(v, msg) {
   const eq = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-  if (!eq(v.pos, msg.pos) || v.steps !== msg.steps || v.status !== msg.status) return false;
-  if ('run' in msg && v.run !== msg.run) return false;
-  if ('steps_left' in msg && v.steps_left !== msg.steps_left) return false;
-  if ('gate_open' in msg && v.gate_open !== msg.gate_open) return false;
-  return eq(v.ghost, msg.ghost);
+  for (const k of new Set([...Object.keys(v), ...Object.keys(msg)])) if (!ENVELOPE.has(k) && !eq(v[k], msg[k])) return false;
+  return true;
 }
 
 export class Predictor {
@@ -48,9 +45,7 @@ export class Predictor {
     if (agreed) {
       this.base = candidate;
     } else {
-      const rec = this.base.recording.slice();
-      if (msg.ok && entry && entry.action !== 'rewind' && msg.run === 1) rec.push(entry.action);
-      this.base = fromView(this.board, msg, rec);
+      this.base = resync(this.base, msg, entry && entry.action);
     }
     this.game = clone(this.base);
     for (const p of this.pending) apply(this.game, p.action);

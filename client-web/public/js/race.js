@@ -2,8 +2,9 @@
 
 import { $, el, pill } from './dom.js';
 import { cellAt } from './render.js';
-import { dirToward, samePos, canStillWin } from './rules.js';
-import { canMove, elapsed, gateOpenNow, myGame, solo, racing, alone } from './state.js';
+import { dirToward } from './rules.js';
+import { canMove, elapsed, myGame, solo, racing, alone } from './state.js';
+import { gameOf } from './games/index.js';
 import { act, giveUp, leave, whereWords, dailyAtStake } from './actions.js';
 import { initBoard, requestDraw, renderRacers, boardLayout } from './raceboard.js';
 import * as F from './format.js';
@@ -73,8 +74,9 @@ export function init(c) {
   const answer = (yes) => {
     const q = s.game.confirm;
     s.game.confirm = null;
-    if (yes && q === 'rewind') act(s, fx, 'rewind', { force: true });
-    else if (yes && q === 'leave') leave(s, fx, { force: true });
+    // Leave, or the action the game asked about (games/ `questions`).
+    if (yes && q === 'leave') leave(s, fx, { force: true });
+    else if (yes && q) act(s, fx, q, { force: true });
     $('stage').focus({ preventScroll: true });
   };
   c.on('confirm-yes', 'click', () => answer(true));
@@ -100,7 +102,7 @@ export function render(s) {
 function renderMini(s) {
   const game = s.race.board ? s.race.board.game : s.room && s.room.game;
   const body = $('mini-body');
-  if (!game || body.dataset.game === game) return;
+  if (!gameOf(game) || body.dataset.game === game) return;
   body.dataset.game = game;
   const src = document.querySelector(`#home [data-howto="${game}"]`);
   $('mini-title').textContent = `How to play ${F.gameLabel(game)}`;
@@ -119,16 +121,9 @@ function renderHud(s, now) {
     $('where').textContent = '';
     return;
   }
+  const game = gameOf(b.game);
   if (!g) pills3('Watching', '', '');
-  else if (b.game === 'ghost') {
-    const open = gateOpenNow(s);
-    const left = Math.max(0, b.allowance - g.steps);
-    pills3(
-      `Run ${g.run} of 2`,
-      [open ? 'Gate open' : 'Gate shut', open ? 'open' : 'shut'],
-      [`Steps ${g.steps} · ${left} left`, left <= 3 && g.status === 'playing' ? 'low' : ''],
-    );
-  } else pills3(F.sizeLabel('maze', b.size), '', `Moves ${g.steps}`);
+  else pills3(...game.hud(g));
   pill('hud-time', F.clock(elapsed(s, now)));
   const where = whereWords(s);
   $('where').textContent = where;
@@ -140,29 +135,13 @@ function renderHud(s, now) {
   // A warning stays a moment, never past the finish.
   if (playing && s.ui.hintWarn && s.timers.hintUntil > now) return setHint(s.ui.hint, true);
   let h = '';
-  if (playing) {
-    if (b.game === 'maze') h = 'Find the red exit (E), bottom right.';
-    else if (g.run === 1 && samePos(g.pos, b.plate)) h = 'You hold the plate: press Rewind and run again.';
-    else if (g.run === 1) h = 'Run one: walk to the plate (P), then press Rewind.';
-    else if (doomed(g)) h = alone(s) ? NO_WAY + ' Give up, or try this board again.' : NO_WAY + ' Give up to end it.';
-    else
-      h = gateOpenNow(s) ? 'The gate is open: go through to the flag.' : 'Run two: the gate (G) opens when your ghost stands on the plate.';
-  } else if (!g && !s.race.results) {
+  if (playing) h = game.hint(g, { alone: alone(s) });
+  else if (!g && !s.race.results) {
     // Joined mid-race: a spectator until the next race.
     const asked = s.lastIntent && s.lastIntent.type === 'join_room' && !s.lastIntent.spectate;
     h = asked ? 'The race had already started: you are watching, and you race in the next one.' : 'You are watching this race.';
   } else if (s.ui.hint && !s.ui.hintWarn) h = s.ui.hint;
   setHint(h, false);
-}
-
-const NO_WAY = 'This run cannot reach the flag: your ghost never stands on the plate, so the gate stays shut.';
-
-/** canStillWin, remembered for the position it was asked about (the HUD renders often). */
-let doomedAt = { key: '', yes: false };
-function doomed(g) {
-  const key = `${g.board.seed}|${g.run}|${g.pos}|${g.steps}|${g.replayed}`;
-  if (doomedAt.key !== key) doomedAt = { key, yes: !canStillWin(g) };
-  return doomedAt.yes;
 }
 
 const pills3 = (...p) => ['hud-run', 'hud-gate', 'hud-steps'].forEach((id, i) => pill(id, ...[].concat(p[i])));
@@ -177,30 +156,30 @@ function renderControls(s) {
   const b = s.race.board;
   const g = myGame(s);
   const playing = !!g && g.status === 'playing' && !s.game.givenUp && racing(s);
+  // The game's own buttons while my run is on (a rewind, Give up, Try this board again).
+  const shown = playing ? gameOf(b.game).controls(g, { alone: alone(s) }) : {};
   const rw = $('rewind');
-  rw.hidden = !(playing && b.game === 'ghost' && g.run === 1);
+  rw.hidden = !shown.rewind;
   rw.disabled = !canMove(s);
-  $('giveup').hidden = !(playing && b.game === 'ghost' && g.run === 2);
-  $('again-now').hidden = !(playing && b.game === 'ghost' && g.run === 2 && alone(s) && doomed(g));
+  $('giveup').hidden = !shown.giveUp;
+  $('again-now').hidden = !shown.again;
   $('leave-race').hidden = !(s.room && !s.race.results && (s.race.live || s.race.countdown));
   const q = s.game.confirm;
   const box = $('confirm');
   const opening = !!q && box.hidden;
   box.hidden = !q;
-  const words = {
-    rewind: [
-      'You are not on the plate. Your ghost will walk run one again and never stand on the plate, so the gate will never open. Rewind anyway?',
-      'Rewind anyway',
-      'Keep walking',
-    ],
-    leave: dailyAtStake(s)
-      ? [
-          'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?',
-          'Leave and use my try',
-          'Keep playing',
-        ]
-      : ['Leave the race? Your run ends here and counts as not finished.', 'Leave the race', 'Keep playing'],
-  }[q];
+  const asked = q && q !== 'leave' && b && gameOf(b.game).questions[q];
+  const words = asked
+    ? asked.words
+    : q === 'leave'
+      ? dailyAtStake(s)
+        ? [
+            'This is your ranked try for today. Leaving now uses it: it counts as not finished. Leave anyway?',
+            'Leave and use my try',
+            'Keep playing',
+          ]
+        : ['Leave the race? Your run ends here and counts as not finished.', 'Leave the race', 'Keep playing']
+      : null;
   if (words) ['confirm-text', 'confirm-yes', 'confirm-no'].forEach((id, i) => ($(id).textContent = words[i]));
   // The safe answer has the focus.
   if (opening) $('confirm-no').focus({ preventScroll: true });

@@ -4,9 +4,10 @@
 
 import { $, el, badge } from './dom.js';
 import { fit, draw, PALETTE, still, glideAt } from './render.js';
-import { distancesToGoal } from './rules.js';
+import { distancesToGoal, marks } from './rules.js';
 import { trailAt } from './replay.js';
-import { racers, watching, colourOf, nameOf, gateOpenNow } from './state.js';
+import { racers, watching, colourOf, nameOf } from './state.js';
+import { gameOf } from './games/index.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
 
@@ -72,8 +73,8 @@ export function renderRacers(s) {
   const full = b ? stepsLeft(b, b.start) || 1 : 1;
   const rows = racerRows(s).map((r) => {
     const fin = s.race.finished.get(r.id);
-    let stat = b ? `${r.steps} ${unit}` : '';
-    if (b && b.game === 'ghost' && r.run && r.status === 'racing') stat = `run ${r.run} · ${stat}`;
+    // The game's part first (a run's number, where a game has runs).
+    let stat = b ? `${gameOf(b.game).runLabel(r)}${r.steps} ${unit}` : '';
     if (fin) stat = `${F.ordinal(fin.rank)} · ${F.clock(fin.time_ms)}`;
     else if (r.status !== 'racing') stat = `${F.statusLabel(r.status)} · ${stat}`;
     if (!r.connected) stat = `offline · ${stat}`;
@@ -133,8 +134,8 @@ function drawNow() {
     const a = s.game.anim;
     const pos = a && !still() && glideAt(a.from, g.pos, a.t, 90);
     if (pos) requestDraw();
-    me = { pos: pos || g.pos, ghost: g.ghost, gateOpen: gateOpenNow(s), colour: colourOf(s, s.me.id, PALETTE.you) };
-  } else me = { pos: [-9, -9], gateOpen: false };
+    me = { pos: pos || g.pos, ...marks(g, b), colour: colourOf(s, s.me.id, PALETTE.you) };
+  }
   // Everyone racing (during the countdown, at the start); a finisher leaves the board.
   const others = racerRows(s)
     .filter((r) => !r.me && r.pos && (r.status === 'racing' || r.status === 'out_of_steps'))
@@ -142,12 +143,13 @@ function drawNow() {
   s.others.markers = others;
   const line = s.replay.line;
   const f = line && line.frames[line.pb.i];
+  // On the optimal line, its frame (replay.js: a place and the game's marks) is the marker and sets the board (a gate).
   draw(canvas, layout, {
     board: b,
-    me: f ? { gateOpen: f.gateOpen, pos: f.pos } : g ? me : null,
-    visited: b.game === 'maze' && !f ? s.game.visited : null,
+    me: f || me || null,
+    visited: gameOf(b.game).visited && !f ? s.game.visited : null,
     others: f ? [] : others,
     trail: f ? trailAt(line.frames, line.pb.i) : null,
-    marker: f ? { pos: f.pos, ghost: f.ghost } : null,
+    marker: f || null,
   });
 }

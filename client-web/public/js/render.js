@@ -1,7 +1,18 @@
 // Draws a board on a canvas, crisp at any devicePixelRatio: the backing store
 // is the CSS size times the ratio (see `fit`). The Okabe-Ito palette stays
 // distinct for colour-blind players, and every landmark also has a shape and
-// a letter: nothing is told by colour alone.
+// a letter: nothing is told by colour alone. What a board looks like is its
+// game's (js/games/NAME/draw.js, every game's loaded before this module is
+// ready); here are the frame, the racers, the trail and the name tags. A
+// game's draw.js exports board(pen, b, scene) and, for layers of its own,
+// any of under(pen, scene) (below the racers), line(pen, marker) (below the
+// optimal line's marker), over(pen, me, p) (over my marker); `pen` is
+// {ctx, s (a cell's side), at (a cell's corner), dot, mine, PALETTE, disc,
+// roundRect, corner}.
+
+import { load } from './games/index.js';
+
+const DRAW = await load('draw');
 
 export const PALETTE = {
   you: '#0072B2',
@@ -15,12 +26,8 @@ export const PALETTE = {
   visited: '#cfe4f5',
   line: '#CC79A7', // reddish purple: the revealed optimal line
 };
-/**
- * Racers' colours, by the index the server gives each racer (`room.players[].colour`):
- * the same racer is the same colour on every screen. Okabe-Ito first, the most distinct;
- * past eight they repeat, the names telling them apart.
- */
-export const RACER_COLOURS = ['#0072B2', '#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b'];
+// Kept beside the palette for whoever draws: the state owns them (colourOf).
+export { RACER_COLOURS } from './state.js';
 
 const motion = globalThis.matchMedia && matchMedia('(prefers-reduced-motion: reduce)');
 /** Under reduced motion nothing glides or plays by itself. */
@@ -60,7 +67,8 @@ export function cellAt(canvas, layout, clientX, clientY) {
 }
 
 /**
- * scene: {board, me: {pos (fractional while moving), ghost?, gateOpen, colour?}, visited?, others? ([{pos, colour, name, ghost?}]), trail?, marker? (the optimal line), tagPx?}.
+ * scene: {board, me: {pos (fractional while moving), colour?, ...the game's marks}, visited?, others? ([{pos, colour, name, ...marks}]),
+ * trail?, marker? (the optimal line: {pos, ...marks}), tagPx?}. A racer's marks (rules.js `marks`) are for the game's drawing.
  * My marker is in my room colour (blue by default, alone) and is told from the others by its shape, not
  * its colour: larger, ringed in ink, drawn over everyone else's so it is never hidden at the start.
  */
@@ -81,8 +89,17 @@ export function draw(canvas, layout, scene) {
       ctx.fillRect(c * s, r * s, s, s);
     }
   }
-  if (b.game === 'ghost') drawVault(ctx, b, s, at, scene);
-  else drawMaze(ctx, b, s, at);
+  const dot = (p, r, fill, stroke, lw, alpha = 1, dash = []) => {
+    const [x, y] = at(p);
+    ctx.globalAlpha = alpha;
+    disc(ctx, x + s / 2, y + s / 2, r, fill, stroke, lw, dash);
+    ctx.globalAlpha = 1;
+  };
+  const mine = (scene.me && scene.me.colour) || PALETTE.you;
+  // The game's own drawing (js/games/NAME/draw.js): its walls and landmarks, and its layers below.
+  const game = DRAW.get(b.game);
+  const pen = { ctx, s, at, dot, mine, PALETTE, disc, roundRect, corner };
+  game.board(pen, b, scene);
 
   if (scene.trail && scene.trail.length > 1) {
     ctx.strokeStyle = PALETTE.line;
@@ -96,25 +113,11 @@ export function draw(canvas, layout, scene) {
     ctx.stroke();
   }
 
-  const dot = (p, r, fill, stroke, lw, alpha = 1, dash = []) => {
-    const [x, y] = at(p);
-    ctx.globalAlpha = alpha;
-    disc(ctx, x + s / 2, y + s / 2, r, fill, stroke, lw, dash);
-    ctx.globalAlpha = 1;
-  };
-  const mine = (scene.me && scene.me.colour) || PALETTE.you;
-  if (scene.me && scene.me.ghost) {
-    dot(scene.me.ghost, s * 0.32, mine, null, 0, 0.4);
-    dot(scene.me.ghost, s * 0.32, null, mine, 1.5, 1, [3, 3]);
-  }
+  // Below every racer: what the game draws of them besides their place.
+  if (game.under) game.under(pen, scene);
 
   // Other racers first, fanned out when they share a cell (with me too), so mine goes on top.
   const others = scene.others || [];
-  // Others' ghosts (a big screen shows every racer's): faint, ringed, in their colour.
-  for (const o of others.filter((x) => x.ghost)) {
-    dot(o.ghost, s * 0.24, o.colour, null, 0, 0.35);
-    dot(o.ghost, s * 0.24, null, o.colour, 1.5, 1, [3, 3]);
-  }
   const shared = new Map();
   // My own cell is taken: a racer with me is drawn beside me.
   if (scene.me && !scene.marker) shared.set(scene.me.pos.map(Math.round).join(','), 1);
@@ -146,111 +149,19 @@ export function draw(canvas, layout, scene) {
   }
 
   if (scene.marker) {
-    if (scene.marker.ghost) dot(scene.marker.ghost, s * 0.3, PALETTE.line, null, 0, 0.4);
+    if (game.line) game.line(pen, scene.marker);
     dot(scene.marker.pos, s * 0.3, PALETTE.line, '#ffffff', 2);
   } else if (scene.me) {
     const p = scene.me.pos;
     // Mine: an ink ring around a white one around my colour, over everyone.
     dot(p, Math.max(4, s * 0.38), PALETTE.wall, null, 0);
     dot(p, Math.max(3, s * 0.34), mine, '#ffffff', Math.max(1.5, s * 0.06));
-    const g = scene.me.ghost;
-    // The ghost walks with me: a dashed halo keeps it visible.
-    if (g && Math.abs(g[0] - p[0]) < 0.5 && Math.abs(g[1] - p[1]) < 0.5) dot(p, s * 0.45, null, mine, 2, 1, [3, 3]);
+    if (game.over) game.over(pen, scene.me, p);
   }
 
   // Name tags last, over every marker, never cut off by the board's edges; `tagPx` (a big screen's size, 0: none) overrides.
   const size = scene.tagPx ?? Math.max(9, Math.min(12, s * 0.3));
   if (size) for (const [name, x, y, colour] of tags) label(ctx, name, x + s / 2, y, s, size, colour, css);
-}
-
-function drawVault(ctx, b, s, at, scene) {
-  const lines = (segs, colour, lw) => {
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = lw;
-    ctx.beginPath();
-    for (const [x1, y1, x2, y2] of segs) (ctx.moveTo(x1, y1), ctx.lineTo(x2, y2));
-    ctx.stroke();
-  };
-  for (let i = 1; i < b.n; i++)
-    lines(
-      [
-        [i * s + 0.5, 0, i * s + 0.5, b.n * s],
-        [0, i * s + 0.5, b.n * s, i * s + 0.5],
-      ],
-      PALETTE.grid,
-      1,
-    );
-  const pad = Math.max(1, Math.round(s * 0.04));
-  // A cell's square inset by `k` of a side, outlined.
-  const frame = (k, colour, lw) => {
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = lw;
-    ctx.strokeRect(x + s * k, y + s * k, s * (1 - 2 * k), s * (1 - 2 * k));
-  };
-  const tint = (fill) => ((ctx.fillStyle = fill), ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad));
-  for (let r = 0; r < b.n; r++) {
-    for (let c = 0; c < b.n; c++) {
-      if (b.wall([r, c])) roundRect(ctx, c * s + pad, r * s + pad, s - 2 * pad, s - 2 * pad, s * 0.12, PALETTE.wall);
-    }
-  }
-  let [x, y] = at(b.start);
-  tint('rgba(0,158,115,0.18)');
-  frame(0.08, PALETTE.start, Math.max(2, s * 0.05));
-  corner(ctx, 'S', x, y, s, PALETTE.start, 0.5);
-  [x, y] = at(b.plate);
-  roundRect(ctx, x + s * 0.14, y + s * 0.14, s * 0.72, s * 0.72, s * 0.08, PALETTE.plate);
-  frame(0.14, '#6b5d00', Math.max(1.5, s * 0.04));
-  corner(ctx, 'P', x, y, s, '#6b5d00', 0.55);
-  // Bars when shut, a dashed frame when open.
-  [x, y] = at(b.gate);
-  const open = scene.me && scene.me.gateOpen;
-  const [lo, hi] = [x + s * 0.12, x + s * 0.88];
-  if (open) {
-    ctx.setLineDash([s * 0.12, s * 0.1]);
-    frame(0.12, PALETTE.gate, Math.max(2, s * 0.07));
-    ctx.setLineDash([]);
-  } else {
-    tint('rgba(230,159,0,0.18)');
-    const bars = [1, 2, 3].map((i) => [x + (s * i) / 4, y + s * 0.12, x + (s * i) / 4, y + s * 0.88]);
-    lines([...bars, [lo, y + s * 0.12, hi, y + s * 0.12], [lo, y + s * 0.88, hi, y + s * 0.88]], PALETTE.gate, Math.max(2, s * 0.07));
-  }
-  corner(ctx, 'G', x, y, s, '#8a5a00', open ? 0.8 : 0.55);
-  [x, y] = at(b.flag);
-  lines([[x + s * 0.32, y + s * 0.16, x + s * 0.32, y + s * 0.86]], PALETTE.wall, Math.max(1.5, s * 0.05));
-  ctx.fillStyle = PALETTE.exit;
-  ctx.beginPath();
-  ctx.moveTo(x + s * 0.34, y + s * 0.16);
-  ctx.lineTo(x + s * 0.8, y + s * 0.32);
-  ctx.lineTo(x + s * 0.34, y + s * 0.48);
-  ctx.fill();
-}
-
-function drawMaze(ctx, b, s, at) {
-  const pad = Math.max(1, Math.round(s * 0.1));
-  for (const [pos, colour, letter] of [
-    [b.start, PALETTE.start, 'S'],
-    [b.exit, PALETTE.exit, 'E'],
-  ]) {
-    const [x, y] = at(pos);
-    ctx.fillStyle = colour;
-    ctx.fillRect(x + pad, y + pad, s - 2 * pad, s - 2 * pad);
-    if (s >= 16) corner(ctx, letter, x, y, s, '#ffffff');
-  }
-  // Every closed side once: up and left of each cell, plus the outer edge.
-  const w = Math.max(2, Math.round(s * 0.1));
-  ctx.fillStyle = PALETTE.wall;
-  const n = b.n;
-  for (let r = 0; r < n; r++) {
-    for (let c = 0; c < n; c++) {
-      const bits = b.bits[r][c];
-      if (!(bits & 1)) ctx.fillRect(c * s - w / 2, r * s - w / 2, s + w, w);
-      if (!(bits & 8)) ctx.fillRect(c * s - w / 2, r * s - w / 2, w, s + w);
-    }
-  }
-  ctx.fillRect(n * s - w / 2, 0, w, n * s);
-  ctx.fillRect(0, n * s - w / 2, n * s, w);
-  ctx.fillRect(0, 0, w / 2, n * s);
-  ctx.fillRect(0, 0, n * s, w / 2);
 }
 
 function disc(ctx, x, y, r, fill, stroke, lw = 2, dash = []) {

@@ -2,25 +2,18 @@
 // used for a stored daily run (replayview.js) and for the optimal line in the
 // results. Pure: no DOM, no timers; the view drives `tick()`.
 
-import { newGame, apply, gateOpen } from './rules.js';
+import { newGame, apply, marks } from './rules.js';
 
 /**
  * Frames for `actions` on a parsed board: frames[0] is the start, frames[k]
- * the state after k actions ({pos, ghost, run, steps, status, gateOpen, from},
- * `from` being the frame this run began at, for the trail). Stops at the first
+ * the state after k actions ({pos, steps, status, from, ...the game's marks:
+ * a run's number, its ghost, the gate}, `from` being the frame this run began at, for
+ * the trail). Stops at the first
  * action the rules refuse and reports it as `refused` ({index, action, reason}).
  */
 export function replayFrames(board, actions) {
   const g = newGame(board);
-  const snap = (from) => ({
-    pos: g.pos.slice(),
-    ghost: g.ghost ? g.ghost.slice() : null,
-    run: g.run,
-    steps: g.steps,
-    status: g.status,
-    gateOpen: gateOpen(g),
-    from,
-  });
+  const snap = (from) => ({ pos: g.pos.slice(), steps: g.steps, status: g.status, from, ...marks(g, board) });
   const frames = [snap(0)];
   let refused = null;
   for (const [index, action] of (Array.isArray(actions) ? actions : []).entries()) {

@@ -3,14 +3,28 @@
 // server's refusal is shown as text); moves glide unless the player prefers
 // reduced motion, and then it opens on the whole run.
 
-import { $, announce, pill, pills, auth } from './dom.js';
+import { $, el, announce, pill, pills, auth } from './dom.js';
 import { readBoard } from './rules.js';
+import { GAMES, gameOf } from './games/index.js';
 import { replayFrames, trailAt, visitedAt, Playback, agrees } from './replay.js';
 import { fit, draw, still, glideAt } from './render.js';
 import * as F from './format.js';
 
 let ctx = null;
 let S = null;
+
+// The legend, from the table: the player and what each game shows of them,
+// the path, then what each game shows on the board; a game's rows are shown
+// under its runs only (describe()). A swatch is one of style.css's looks
+// (`.sw.NAME`), or a game's own `style`.
+const legendRow = (swatch, text, game, style) => el('li', { 'data-game': game }, el('span', { class: `sw ${swatch}`, style }), text);
+const gameRows = (of) => GAMES.flatMap((g) => g.legend.filter((l) => l.of === of).map((l) => legendRow(l.swatch, l.text, g.name, l.style)));
+$('rp-legend').replaceChildren(
+  legendRow('you', 'the player'),
+  ...gameRows('racer'),
+  legendRow('path', 'the path walked in this run'),
+  ...gameRows('board'),
+);
 
 export function init(c) {
   ctx = c;
@@ -196,12 +210,11 @@ function renderRun() {
   const f = frames[pb.i];
   const last = frames[frames.length - 1];
   const u = unit(board.game);
-  pill('rp-move', `${board.game === 'ghost' ? 'Step' : 'Move'} ${f.steps} of ${last.steps}`);
-  pill('rp-run', board.game === 'ghost' ? `Run ${f.run} of 2` : '');
-  pill('rp-gate', board.game === 'ghost' ? (f.gateOpen ? 'Gate open' : 'Gate shut') : '', f.gateOpen ? 'open' : 'shut');
+  const game = gameOf(board.game);
+  ['rp-move', 'rp-run', 'rp-gate'].forEach((id, i) => pill(id, ...[].concat(game.replayPills(f, last)[i])));
   const seek = $('rp-seek');
   seek.value = String(pb.i);
-  seek.setAttribute('aria-valuetext', `${f.steps} of ${last.steps} ${u}${board.game === 'ghost' ? `, run ${f.run}` : ''}`);
+  seek.setAttribute('aria-valuetext', `${f.steps} of ${last.steps} ${u}${game.seekMore(f)}`);
   $('rp-toggle').textContent = pb.playing ? 'Pause' : pb.atEnd && pb.last ? 'Play again' : 'Play';
   $('rp-first').disabled = $('rp-prev').disabled = pb.i === 0;
   $('rp-next').disabled = $('rp-last').disabled = pb.atEnd;
@@ -236,8 +249,8 @@ function paint() {
   col.style.setProperty('--bw', `${layout.css}px`); // the seek bar's width
   draw(canvas, layout, {
     board,
-    me: { pos: pos || f.pos, ghost: f.ghost, gateOpen: f.gateOpen },
-    visited: board.game === 'maze' ? visitedAt(frames, pb.i) : null,
+    me: { ...f, pos: pos || f.pos },
+    visited: gameOf(board.game).visited ? visitedAt(frames, pb.i) : null,
     trail: trailAt(frames, pb.i),
   });
 }

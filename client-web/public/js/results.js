@@ -9,6 +9,7 @@ import { still } from './render.js';
 import * as F from './format.js';
 import { mark } from './rival.js';
 import { standingsOf, roundLabel } from './matches.js';
+import { gameOf } from './games/index.js';
 
 const phone = matchMedia('(max-width: 880px)');
 let ctx = null;
@@ -27,33 +28,10 @@ export function init(c) {
   c.on('watch-line', 'click', () => (s.replay.line ? stopLine : startLine)(s));
 }
 
-/**
- * The best possible in plain words, and, when the vault builder's own count
- * (`par`, which chose the vault and its step budget) differs from it, why:
- * shown on demand, since most players only want the number (RULES.md,
- * "Two pars"). Returns {text, why, ask} (why and ask empty when there is
- * nothing to explain).
- */
+/** `results.reveal` in words, as its game says it (games/ `reveal`): {text, why, ask}, all empty for no or an unknown game. */
 export function revealText(rv) {
-  const none = { text: '', why: '', ask: '' };
-  if (!rv) return none;
-  if (rv.game === 'maze') return { ...none, text: `Best possible: ${rv.shortest} moves (the shortest route).` };
-  if (rv.game !== 'ghost') return none;
-  const ask = `Why not the builder's ${rv.par}?`;
-  if (rv.true_par == null) {
-    const why = `The vault builder gave up looking for a checked vault and kept its last try, counted as ${rv.par} steps: it may have no solution.`;
-    return { text: 'Best possible: unknown.', why, ask: 'Why unknown?' };
-  }
-  const text = `Best possible: ${rv.true_par} steps.`;
-  if (rv.true_par > rv.par) {
-    const why = `The vault builder counted ${rv.par} steps, as if the gate opened the moment your ghost reached the plate. It opens only once the ghost already stands there, a step later, so ${rv.true_par} is the fewest any run can take.`;
-    return { text, why, ask };
-  }
-  if (rv.true_par < rv.par) {
-    const why = `The vault builder counted ${rv.par} steps for the plain two-run line. A shorter one exists (holding the plate yourself and stepping through the gate can beat it): ${rv.true_par} is the fewest.`;
-    return { text, why, ask };
-  }
-  return { ...none, text };
+  const game = rv && gameOf(rv.game);
+  return game ? game.reveal(rv) : { text: '', why: '', ask: '' };
 }
 
 export function render(s) {
@@ -73,7 +51,7 @@ export function render(s) {
   const rv = m.reveal || {};
   const line = s.replay.line;
   wl.hidden = !(s.race.board && Array.isArray(rv.solution) && rv.solution.length);
-  if (!line) wl.textContent = rv.game === 'maze' ? 'Show the shortest route' : 'Watch the optimal line';
+  if (!line) wl.textContent = (gameOf(rv.game) || { lineButton: 'Watch the optimal line' }).lineButton;
   else wl.textContent = line.pb.playing ? 'Stop' : still() ? 'Hide the line' : 'Watch again';
   if (first) {
     $('results-h').focus({ preventScroll: true });
@@ -87,7 +65,7 @@ export function render(s) {
 function layout(s, m) {
   const b = s.race.board;
   const rv = m.reveal || {};
-  $('col-steps').textContent = (b ? b.game : rv.game) === 'ghost' ? 'Steps' : 'Moves';
+  $('col-steps').textContent = F.unit(b ? b.game : rv.game, true);
   const round = standingsOf(s) ? `${roundLabel(s)} · ` : '';
   // The board's game and size: a match's rounds may change them (RULES.md, "Matches").
   const on = b && b.size ? b : s.room;

@@ -1,37 +1,34 @@
-// The rules of both games, ported from protocol/ (RULES.md; held to test/fixtures/rules.json). Pure.
+// The rules of a board's game, asked of that game's module (js/games/NAME/
+// rules.js, its port of protocol/; every game's is loaded before this module
+// is ready), and what every game shares: the grid's helpers (grid.js), a
+// tap's direction, the distance to the goal. Held to
+// test/fixtures/rules.json. Pure. Loaded with the room screens (engine.js),
+// not with the home page. A game's rules.js exports what is asked of it
+// below: rowsOf, parse, neighbour, newGame, copy, apply, view, fromView,
+// resync, marks, progress, canStillWin.
 
-export const DIRS = ['up', 'down', 'left', 'right'];
-const DELTA = { up: [-1, 0], down: [1, 0], left: [0, -1], right: [0, 1] };
-// Maze passages: one hex digit per cell, bit 1 up, 2 right, 4 down, 8 left.
-const BIT = { up: 1, right: 2, down: 4, left: 8 };
+import { load } from './games/index.js';
+import { DIRS, samePos, stepPos } from './grid.js';
 
-export const samePos = (a, b) => !!a && !!b && a[0] === b[0] && a[1] === b[1];
+export { DIRS, samePos, stepPos };
 
-export function stepPos(p, dir, n) {
-  const d = DELTA[dir];
-  if (!d) return null;
-  const r = p[0] + d[0],
-    c = p[1] + d[1];
-  return r >= 0 && c >= 0 && r < n && c < n ? [r, c] : null;
-}
+const RULES = await load('rules');
 
+/** The rules of `board`'s game (a parsed board: parseBoard knew its game). */
+const rulesOf = (board) => RULES.get(board.game);
+
+/** A board as the server sends it, checked and parsed by its game's rules (`goal` is where a run ends). */
 export function parseBoard(pb) {
   if (!pb || typeof pb !== 'object') throw new Error('no board');
   const n = pb.n;
   if (!Number.isInteger(n) || n < 2 || n > 64) throw new Error('bad board size');
-  const rows = pb.game === 'ghost' ? pb.cells : pb.game === 'maze' ? pb.passages : null;
+  const game = RULES.get(pb.game);
+  if (!game) throw new Error('unknown game');
+  const rows = game.rowsOf(pb);
   if (!Array.isArray(rows) || rows.length !== n || rows.some((r) => typeof r !== 'string' || r.length !== n)) {
     throw new Error('bad board rows');
   }
-  const b = { ...pb, rows };
-  if (pb.game === 'ghost') {
-    b.wall = (p) => rows[p[0]][p[1]] === '#';
-    b.goal = pb.flag;
-  } else {
-    b.bits = rows.map((r) => Array.from(r, (ch) => parseInt(ch, 16) || 0));
-    b.goal = pb.exit;
-  }
-  return b;
+  return game.parse({ ...pb, rows });
 }
 
 export function readBoard(pb) {
@@ -42,132 +39,38 @@ export function readBoard(pb) {
   }
 }
 
-/** Ignoring the gate; null: a wall or the edge. */
-export function neighbour(board, p, dir) {
-  const q = stepPos(p, dir, board.n);
-  if (!q) return null;
-  if (board.game === 'ghost') return board.wall(q) ? null : q;
-  return board.bits[p[0]][p[1]] & BIT[dir] ? q : null;
-}
+/** Ignoring any gate; null: a wall or the edge. */
+export const neighbour = (board, p, dir) => rulesOf(board).neighbour(board, p, dir);
 
-export function newGame(board) {
-  return {
-    board,
-    pos: board.start.slice(),
-    steps: 0,
-    status: 'playing',
-    run: 1,
-    recording: [],
-    ghost: null, // run two
-    replayed: 0, // run two: of the recording
-  };
-}
+export const newGame = (board) => rulesOf(board).newGame(board);
 
-export function gateOpen(g) {
-  const b = g.board;
-  return b.game === 'ghost' && (samePos(g.pos, b.plate) || samePos(g.ghost, b.plate));
-}
+/** One action ('up'...'right', or a game's own such as 'rewind'): {ok:true}, or {ok:false, reason} changing nothing. */
+export const apply = (g, action) => rulesOf(g.board).apply(g, action);
 
-/** One action ('up'...'right' or 'rewind'): {ok:true}, or {ok:false, reason} changing nothing. */
-export function apply(g, action) {
-  const b = g.board;
-  if (action === 'rewind') {
-    if (b.game !== 'ghost') return { ok: false, reason: 'no_rewind' };
-    if (g.status !== 'playing') return { ok: false, reason: 'game_over' };
-    if (g.run !== 1) return { ok: false, reason: 'rewind_used' };
-    g.run = 2;
-    g.pos = b.start.slice();
-    g.ghost = b.start.slice();
-    g.replayed = 0;
-    return { ok: true };
-  }
-  if (!DELTA[action]) return { ok: false, reason: 'bad_action' };
-  if (g.status !== 'playing') return { ok: false, reason: 'game_over' };
-  const q = neighbour(b, g.pos, action);
-  if (!q) return { ok: false, reason: 'wall' };
-  // The gate (a vault's only) is judged before this move (the ghost has not stepped yet).
-  if (samePos(q, b.gate) && !gateOpen(g)) return { ok: false, reason: 'gate_closed' };
-  g.pos = q;
-  g.steps += 1;
-  if (b.game === 'maze') {
-    if (samePos(q, b.exit)) g.status = 'won';
-    return { ok: true };
-  }
-  if (g.run === 1) {
-    g.recording.push(action);
-  } else if (g.ghost && g.replayed < g.recording.length) {
-    g.ghost = stepPos(g.ghost, g.recording[g.replayed], b.n) || g.ghost;
-    g.replayed += 1;
-  }
-  // Before the budget: step 20 of 20 on the flag wins.
-  if (samePos(q, b.flag)) g.status = 'won';
-  else if (g.steps >= b.allowance) g.status = 'out_of_steps';
-  return { ok: true };
-}
+/** The game as `move_result` reports it (nothing more: the fixtures check every field). */
+export const view = (g) => rulesOf(g.board).view(g);
 
-export function view(g) {
-  const v = { pos: g.pos.slice(), steps: g.steps, status: g.status };
-  if (g.board.game === 'ghost') {
-    v.run = g.run;
-    v.steps_left = Math.max(0, g.board.allowance - g.steps);
-    if (g.ghost) v.ghost = g.ghost.slice();
-    v.gate_open = gateOpen(g);
-  }
-  return v;
-}
+/** From the server's view and, for a game that keeps one, `snapshot.recording` (a resume, a correction). */
+export const fromView = (board, v, recording = []) => rulesOf(board).fromView(board, v, recording);
 
-/** From the server's view and the run-one recording (a resume, a correction). */
-export function fromView(board, v, recording = []) {
-  const g = newGame(board);
-  g.pos = v.pos.slice();
-  g.steps = v.steps | 0;
-  g.status = v.status || 'playing';
-  if (board.game === 'ghost') {
-    g.run = v.run === 2 ? 2 : 1;
-    g.recording = recording.slice();
-    if (g.run === 2) {
-      // The ghost has walked a recorded step per step since the rewind.
-      g.replayed = Math.min(g.recording.length, Math.max(0, g.steps - g.recording.length));
-      g.ghost = v.ghost ? v.ghost.slice() : ghostAt(board, g.recording, g.replayed);
-    }
-  }
-  return g;
-}
+/** A game apart from `g`. */
+export const copy = (g) => rulesOf(g.board).copy(g);
 
-export function ghostAt(board, recording, k) {
-  let p = board.start.slice();
-  for (let i = 0; i < k && i < recording.length; i++) p = stepPos(p, recording[i], board.n) || p;
-  return p;
-}
+/** The server's view `msg` adopted over `base`, after `action` (or none) was answered. */
+export const resync = (base, msg, action) => rulesOf(base.board).resync(base, msg, action);
 
 /**
- * Whether a game still in play can reach its goal within its step budget.
- * Only run two of a vault can be lost before the budget runs out: the ghost
- * walks run one again, so after a rewind off the plate the gate opens only
- * if the player can hold the plate beside it. A breadth-first search over
- * (position, ghost's place in the recording), with apply() as the judge.
+ * What the board and the replay show of a racer besides their place (`x`:
+ * a game, a replay's frame, another racer's `progress`): fields the game's
+ * drawing reads (render.js passes them on as they are).
  */
-export function canStillWin(g) {
-  if (g.status !== 'playing') return false;
-  if (g.board.game !== 'ghost' || g.run !== 2) return true;
-  const key = (x) => `${x.pos}|${x.replayed}`;
-  const seen = new Set([key(g)]);
-  for (let frontier = [g]; frontier.length;) {
-    const next = [];
-    for (const x of frontier) {
-      for (const d of DIRS) {
-        const y = { ...x, pos: x.pos.slice(), ghost: x.ghost && x.ghost.slice() };
-        if (!apply(y, d).ok) continue;
-        if (y.status === 'won') return true;
-        if (y.status !== 'playing' || seen.has(key(y))) continue;
-        seen.add(key(y));
-        next.push(y);
-      }
-    }
-    frontier = next;
-  }
-  return false;
-}
+export const marks = (x, board) => rulesOf(board).marks(x, board);
+
+/** The game's own fields of `progress` (the offline stand-in sends them as the server does). */
+export const progressOf = (g) => rulesOf(g.board).progress(g);
+
+/** Whether a game still in play can reach its goal within its budget (found exactly, where a game can be lost early). */
+export const canStillWin = (g) => rulesOf(g.board).canStillWin(g);
 
 /** The step from `a` toward `b` along the axis with the larger distance (a tap anywhere on the board), or null at `b`. */
 export function dirToward(a, b) {
@@ -185,7 +88,7 @@ export function dirTo(a, b) {
   return dr === -1 ? 'up' : dr === 1 ? 'down' : dc === -1 ? 'left' : 'right';
 }
 
-/** From every cell (-1: unreachable), the gate open: board.rs goal_distances(). */
+/** From every cell (-1: unreachable), any gate open: board.rs goal_distances(). */
 export function distancesToGoal(board, goal = board.goal) {
   const n = board.n;
   const dist = new Array(n * n).fill(-1);

@@ -1,7 +1,11 @@
 // The page's one state object, every field declared (README, "Notes"), and selectors over it. Pure.
 
-import { gateOpen } from './rules.js';
-import { RACER_COLOURS } from './render.js';
+/**
+ * Racers' colours, by the index the server gives each racer (`room.players[].colour`):
+ * the same racer is the same colour on every screen. Okabe-Ito first, the most distinct;
+ * past eight they repeat, the names telling them apart.
+ */
+export const RACER_COLOURS = ['#0072B2', '#E69F00', '#CC79A7', '#009E73', '#D55E00', '#56B4E9', '#8c6bb1', '#b8860b'];
 
 /** The server's documented defaults, for a `welcome` without `limits` (an older server). */
 export const DEFAULT_LIMITS = Object.freeze({
@@ -81,7 +85,8 @@ export function createState() {
       pred: null,
       seq: 0,
       visited: new Set(),
-      gateWas: false,
+      /** What the game's live-region news (games/ `news`) last said: a gate open or shut. */
+      noted: false,
       /** {from, t} while my marker glides. */
       anim: null,
       givenUp: false,
@@ -207,8 +212,6 @@ export function elapsed(s, now) {
   if (solo(s) && s.game.pred) return r.firstMoveAt ? now - r.firstMoveAt : 0;
   return now - r.startedAt;
 }
-
-export const gateOpenNow = (s) => !!s.game.pred && gateOpen(s.game.pred.game);
 
 export function nameOf(s, id) {
   const p = member(s, id);

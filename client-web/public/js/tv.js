@@ -13,6 +13,8 @@
 import { $, el, badge, tags, siteUrl } from './dom.js';
 import { fit, draw } from './render.js';
 import { racers, colourOf, nameOf, elapsed } from './state.js';
+import { marks } from './rules.js';
+import { gameOf, PARTY } from './games/index.js';
 import { racerRows } from './raceboard.js';
 import { standingsOf, matchOf, roundLabel, winnersWords } from './matches.js';
 import { tableRows, podium } from './matchtable.js';
@@ -142,7 +144,7 @@ export function init(c) {
  */
 export function newPartyRoom(last) {
   const r = last || {};
-  const msg = { type: 'create_room', game: r.game || 'maze', size: r.size || 'normal', party: true };
+  const msg = { type: 'create_room', game: r.game || PARTY.game, size: r.size || PARTY.size, party: true };
   if (r.rank_by) msg.rank_by = r.rank_by;
   if (r.match) msg.match = { rounds: r.match.rounds, plan: r.match.plan };
   const lost = r.replaces || (r.code && r.key ? { code: r.code, key: r.key } : null);
@@ -293,9 +295,10 @@ export function standings(s) {
     )
     .map(({ r }) => {
       const f = fin(r);
-      const unit = s.race.board ? F.unit(s.race.board.game) : 'steps';
-      let stat = f ? F.clock(f.time_ms) : `${r.steps} ${unit}`;
-      if (!f && s.race.board && s.race.board.game === 'ghost' && r.run && r.status === 'racing') stat = `run ${r.run} · ${stat}`;
+      const b = s.race.board;
+      const unit = b ? F.unit(b.game) : 'steps';
+      // The game's part first (a run's number, where a game has runs).
+      let stat = f ? F.clock(f.time_ms) : `${b ? gameOf(b.game).runLabel(r) : ''}${r.steps} ${unit}`;
       if (!f && r.status !== 'racing') stat = F.statusLabel(r.status);
       return { id: r.id, place: f ? F.ordinal(f.rank) : '', name: r.name, colour: r.colour, stat, away: !r.connected };
     });
@@ -341,8 +344,8 @@ function drawBoard(s) {
   const rows = racerRows(s);
   const others = rows
     .filter((r) => r.pos && (r.status === 'racing' || r.status === 'out_of_steps'))
-    // A Ghost racer in run two: their ghost too, where the server says it stands.
-    .map((r) => ({ pos: r.pos, colour: r.colour, name: r.name, ghost: (s.others.progress.get(r.id) || {}).ghost || null }));
+    // What the game shows of each racer too, where the server says it stands (`progress`: a racer's ghost in run two).
+    .map((r) => ({ pos: r.pos, colour: r.colour, name: r.name, ...marks(s.others.progress.get(r.id) || {}, b) }));
   s.others.markers = others;
   const fs = parseFloat(getComputedStyle($('tv')).fontSize) || 24;
   // Names on the board at the screen's size while they can be told apart; a crowd reads from the column.
@@ -380,7 +383,7 @@ function renderAfter(s) {
   // The round's results, under the podium at the end (as many as fit).
   const res = s.race.results;
   const b = s.race.board;
-  const unit = (b ? b.game : res && res.reveal && res.reveal.game) === 'ghost' ? 'Steps' : 'Moves';
+  const unit = F.unit(b ? b.game : res && res.reveal && res.reveal.game, true);
   const lines = res ? F.list(res.rankings) : [];
   $('tv-res-box').hidden = !res;
   once('results', [lines, over ? 1 : 0, innerHeight], () => {

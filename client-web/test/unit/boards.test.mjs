@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ChaCha8 } from '../../public/js/offline/chacha.js';
 import { BoardRng } from '../../public/js/offline/rng.js';
-import { buildBoard, genLine, NoGateError, parseSeed, randomSeed, reveal } from '../../public/js/offline/board.js';
-import { solve } from '../../public/js/offline/solve.js';
-import { builderPar } from '../../public/js/offline/vault.js';
-import { Cells } from '../../public/js/offline/cells.js';
+import { buildBoard, genLine, parseSeed, randomSeed, reveal } from '../../public/js/offline/board.js';
+import { solve } from '../../public/js/games/ghost/solve.js';
+import { builderPar, NoGateError } from '../../public/js/games/ghost/vault.js';
+import { Cells } from '../../public/js/games/ghost/cells.js';
+import { GAMES } from '../../public/js/games/index.js';
 
 const F = JSON.parse(readFileSync(new URL('../fixtures/boards.json', import.meta.url), 'utf8'));
 const LETTER = { u: 'up', d: 'down', l: 'left', r: 'right', x: 'rewind' };
@@ -84,7 +85,8 @@ test('shuffle()', () => {
   }
 });
 
-for (const size of ['small', 'medium', 'large', 'easy', 'normal', 'hard']) {
+// Every size of every game in the table.
+for (const { size } of GAMES.flatMap((g) => g.sizes)) {
   const boards = F.boards.filter((b) => b.size === size);
   test(`${size}: ${boards.length} boards equal the Rust builder's, field by field and in order`, () => {
     assert.ok(boards.length >= 100);

@@ -4,6 +4,10 @@
 import { makeStore, memoryStorage } from '../../public/js/store.js';
 import { createState } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
+import { load as loadEngine } from '../../public/js/engine.js';
+
+// The handlers read boards with the engine, which the page loads with its room screens (app.js holds a board until then).
+await loadEngine();
 
 export function fakeFx({ path = '/' } = {}) {
   let t = 1000;

@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
-import { parseBoard, newGame, apply, view, fromView, ghostAt } from '../../public/js/rules.js';
+import { parseBoard, newGame, apply, view, fromView } from '../../public/js/rules.js';
+import { ghostAt } from '../../public/js/games/ghost/rules.js';
+import { GAMES } from '../../public/js/games/index.js';
 import { distances } from '../route.mjs';
 
 const FIXTURES = new URL('../fixtures/rules.json', import.meta.url);
@@ -11,14 +13,11 @@ test('rules fixtures present', () => {
   assert.ok(existsSync(FIXTURES), `missing ${FIXTURES.pathname} (the lead's Rust-generated fixtures)`);
   const cases = JSON.parse(readFileSync(FIXTURES, 'utf8'));
   assert.ok(Array.isArray(cases) && cases.length > 0, 'fixtures are a non-empty array');
-  assert.ok(
-    cases.some((c) => c.board.game === 'ghost'),
-    'has Ghost cases',
-  );
-  assert.ok(
-    cases.some((c) => c.board.game === 'maze'),
-    'has maze cases',
-  );
+  for (const g of GAMES)
+    assert.ok(
+      cases.some((c) => c.board.game === g.name),
+      `has ${g.title} cases`,
+    );
 });
 
 if (existsSync(FIXTURES)) {

@@ -1,23 +1,17 @@
-// The offline board builder's front door: a board of either game for
-// (size, seed), in the exact shapes the server speaks (protocol/src/board.rs):
+// The offline board builder's front door: a board of any game for (size,
+// seed), built by that game's builder (js/games/NAME/build.js, found through
+// the table) in the exact shapes the server speaks (protocol/src/board.rs):
 // `board` is Board::public() (race_start's board, same field order), `answer`
 // is Board::answer(), genLine() is one line of `mazerace gen`, reveal() is
-// what `results` carries. Seeds are u64 decimal strings (or BigInts).
+// what `results` carries. Seeds are u64 decimal strings (or BigInts). A
+// game's build.js exports build(size, seed, opts) -> {board, answer, best,
+// built} and reveal(built).
 
-import { buildVault, VAULT_SIZES, MAX_ATTEMPTS, NoGateError } from './vault.js';
-import { buildMaze, passageRows, MAZE_SIZES } from './maze.js';
+import { gameOfSize, load } from '../games/index.js';
 
-export { NoGateError, MAX_ATTEMPTS };
-
-/** The game a size belongs to ('ghost' or 'maze'), or null for an unknown size. */
-export function gameOf(size) {
-  if (Object.hasOwn(VAULT_SIZES, size)) return 'ghost';
-  if (Object.hasOwn(MAZE_SIZES, size)) return 'maze';
-  return null;
-}
-
-/** The sizes of each game, smallest first. */
-export const SIZES = { ghost: Object.keys(VAULT_SIZES), maze: Object.keys(MAZE_SIZES) };
+// Every game's builder, here before anything is built: offline play and a
+// match round's best line load this module only when they need a board.
+const BUILDERS = await load('build');
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -40,47 +34,15 @@ export function randomSeed() {
  * The board for (size, seed): {game, board, answer, best, built}. `best` is
  * Board::best() (true_par or shortest; null for an unsolvable fallback);
  * `built` is the builder's own object. Throws on a bad size or seed, and
- * NoGateError when no attempt chose a gate. `maxAttempts` is the test seam.
+ * whatever the game's builder throws (a vault's NoGateError when no attempt
+ * chose a gate). `opts.maxAttempts` is the vault builder's test seam.
  */
-export function buildBoard(size, seed, { maxAttempts = MAX_ATTEMPTS } = {}) {
+export function buildBoard(size, seed, opts = {}) {
   const s = parseSeed(seed);
   if (s === null) throw new Error(`a seed is a string of decimal digits up to 2^64 - 1, not ${JSON.stringify(String(seed))}`);
-  const game = gameOf(size);
-  if (game === 'ghost') {
-    const v = buildVault(size, s, maxAttempts);
-    return {
-      game,
-      board: {
-        game,
-        size,
-        seed: v.seed,
-        n: v.n,
-        cells: v.cells.rows(),
-        start: v.start,
-        flag: v.flag,
-        plate: v.plate,
-        gate: v.gate,
-        par: v.par,
-        allowance: v.allowance,
-        fallback: v.fallback,
-        attempts: v.attempts,
-      },
-      answer: { l: v.l, true_par: v.true_par, solution: v.solution },
-      best: v.true_par,
-      built: v,
-    };
-  }
-  if (game === 'maze') {
-    const m = buildMaze(size, s);
-    return {
-      game,
-      board: { game, size, seed: m.seed, n: m.n, passages: passageRows(m), start: m.start, exit: m.exit },
-      answer: { shortest: m.shortest, solution: m.solution },
-      best: m.shortest,
-      built: m,
-    };
-  }
-  throw new Error(`unknown size ${JSON.stringify(String(size))}`);
+  const game = gameOfSize(size);
+  if (!game) throw new Error(`unknown size ${JSON.stringify(String(size))}`);
+  return { game: game.name, ...BUILDERS.get(game.name).build(size, s, opts) };
 }
 
 /** One line of `mazerace gen`: the public board and its answer together. */
@@ -90,9 +52,4 @@ export function genLine(size, seed, opts) {
 }
 
 /** The `reveal` of `results` for a built board (server/src/results.rs reveal()). */
-export function reveal(b) {
-  if (b.game === 'ghost') {
-    return { game: 'ghost', par: b.board.par, true_par: b.answer.true_par, solution: b.answer.solution.slice() };
-  }
-  return { game: 'maze', shortest: b.answer.shortest, solution: b.answer.solution.slice() };
-}
+export const reveal = (b) => BUILDERS.get(b.game).reveal(b);

@@ -12,8 +12,9 @@
 // leaderboard) answers an `error` whose message starts with "offline:".
 // Messages go out asynchronously (like frames off a socket), as JSON copies.
 
-import { buildBoard, gameOf, parseSeed, randomSeed, reveal } from './board.js';
-import { parseBoard, newGame, apply, view, DIRS, distancesToGoal } from '../rules.js';
+import { buildBoard, parseSeed, randomSeed, reveal } from './board.js';
+import { parseBoard, newGame, apply, view, progressOf, DIRS, distancesToGoal } from '../rules.js';
+import { gameOf, gameOfSize } from '../games/index.js';
 import { clockFor, rank } from '../racerules.js';
 
 export { efficiency, rank } from '../racerules.js';
@@ -200,10 +201,9 @@ export class LocalServer {
 
   onCreate(msg) {
     if (this.room) return this.error('already_in_room', 'leave your room first');
-    const game = gameOf(msg.size);
-    if ((msg.game !== 'ghost' && msg.game !== 'maze') || !game) {
-      return this.error('bad_message', 'unknown game or size');
-    }
+    const of = gameOfSize(msg.size);
+    if (!gameOf(msg.game) || !of) return this.error('bad_message', 'unknown game or size');
+    const game = of.name;
     if (game !== msg.game) return this.error('bad_size', `${msg.size} is not a size of ${msg.game}`);
     if (msg.daily) return this.error('internal', 'offline: the daily challenge needs the server');
     if (msg.rank_by !== undefined && msg.rank_by !== 'time' && msg.rank_by !== 'steps') {
@@ -337,8 +337,7 @@ export class LocalServer {
     r.racer.status = 'gave_up';
     // As the server: the change reaches everyone, the giver too, then results.
     const g = r.racer.game;
-    const p = { id: PLAYER_ID, pos: g.pos, steps: g.steps };
-    if (r.game === 'ghost') p.run = g.run;
+    const p = { id: PLAYER_ID, pos: g.pos, steps: g.steps, ...progressOf(g) };
     Object.assign(p, { status: 'gave_up', left: goalDistances(parseBoard(r.built.board))(g.pos) });
     this.emit({ type: 'progress', players: [p] });
     this.finishRace();

@@ -1,11 +1,13 @@
-// Carving a perfect maze as protocol/src/maze/build.rs does (RULES.md "Maze
-// Escape: building a maze"): the iterative recursive backtracker from [0,0]
-// with an explicit stack, unvisited neighbours looked at in the order up,
-// down, left, right and one picked by below(count); then BFS for `shortest`
-// and its route. Passages are one bit per side: 1 up, 2 right, 4 down, 8 left.
+// A maze built in the page for (size, seed), in the server's shapes
+// (protocol/src/board.rs; offline/board.js asks it through the table), carved
+// as protocol/src/maze/build.rs does (RULES.md "Maze Escape: building a
+// maze"): the iterative recursive backtracker from [0,0] with an explicit
+// stack, unvisited neighbours looked at in the order up, down, left, right and
+// one picked by below(count); then BFS for `shortest` and its route. Passages
+// are one bit per side: 1 up, 2 right, 4 down, 8 left.
 
-import { BoardRng } from './rng.js';
-import { DIRS, stepIndex } from './cells.js';
+import { BoardRng } from '../../offline/rng.js';
+import { DIRS, stepIndex } from '../../grid.js';
 
 export const MAZE_SIZES = { easy: { n: 11 }, normal: { n: 17 }, hard: { n: 23 } };
 const BIT = [1, 4, 8, 2]; // DIRS order: up, down, left, right
@@ -100,3 +102,17 @@ export function passageRows(maze) {
   }
   return out;
 }
+
+/** {board (Board::public()), answer (Board::answer()), best (shortest), built}. */
+export function build(size, seed) {
+  const m = buildMaze(size, seed);
+  return {
+    board: { game: 'maze', size, seed: m.seed, n: m.n, passages: passageRows(m), start: m.start, exit: m.exit },
+    answer: { shortest: m.shortest, solution: m.solution },
+    best: m.shortest,
+    built: m,
+  };
+}
+
+/** The `reveal` of `results` (server/src/results.rs reveal()). */
+export const reveal = (b) => ({ game: 'maze', shortest: b.answer.shortest, solution: b.answer.solution.slice() });

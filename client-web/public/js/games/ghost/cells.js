@@ -5,21 +5,9 @@
 // set is two 32-bit halves (lo: cells 0..31, hi: 32..63) and every shift
 // carries bits between them. Cells are row-major indices; -1 means none.
 
-export const DIRS = ['up', 'down', 'left', 'right']; // Dir::ALL, the order that matters
+import { DIRS, stepIndex } from '../../grid.js';
 
-/** The cell one step in direction `d` (0..3, DIRS order) from `p` on an n by n board, or -1. */
-export function stepIndex(p, d, n) {
-  switch (d) {
-    case 0:
-      return p >= n ? p - n : -1;
-    case 1:
-      return p + n < n * n ? p + n : -1;
-    case 2:
-      return p % n !== 0 ? p - 1 : -1;
-    default:
-      return p % n !== n - 1 ? p + 1 : -1;
-  }
-}
+export { DIRS };
 
 const bitLo = (i) => (i >= 0 && i < 32 ? 1 << i : 0);
 const bitHi = (i) => (i >= 32 ? 1 << (i - 32) : 0);

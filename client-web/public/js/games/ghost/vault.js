@@ -6,7 +6,7 @@
 // becomes a fallback vault (par 12). `maxAttempts` is the same seam the Rust
 // builder has (build_with_limit) so tests reach the fallback on purpose.
 
-import { BoardRng } from './rng.js';
+import { BoardRng } from '../../offline/rng.js';
 import { Cells, DIRS } from './cells.js';
 import { solve } from './solve.js';
 

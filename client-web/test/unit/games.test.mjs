@@ -1,5 +1,6 @@
 // The games' table (public/js/games/index.js) against the server's registry
-// (test/fixtures/games.json, written by the protocol crate's test): the same
+// (read from test/fixtures/boards.json, which the protocol crate writes with a
+// board of every size of every game, in the registry's order): the same
 // games in the same order with the same sizes and n. And every game module
 // against the shape the table's header sets out, so a game missing its
 // drawing, its rules, its builder or its words fails here, not in a browser.
@@ -11,8 +12,14 @@ import { parseBoard, newGame, view, marks } from '../../public/js/rules.js';
 import { replayFrames } from '../../public/js/replay.js';
 import { buildBoard, reveal } from '../../public/js/offline/board.js';
 
-const REGISTRY = JSON.parse(readFileSync(new URL('../fixtures/games.json', import.meta.url), 'utf8'));
 const BOARDS = JSON.parse(readFileSync(new URL('../fixtures/boards.json', import.meta.url), 'utf8'));
+/** The server's registry as its boards show it: each game once, in order, with its sizes and n in order. */
+const REGISTRY = { games: [] };
+for (const { game, size, n } of BOARDS.boards) {
+  let g = REGISTRY.games.find((x) => x.game === game);
+  if (!g) REGISTRY.games.push((g = { game, sizes: [] }));
+  if (!g.sizes.some((s) => s.size === size)) g.sizes.push({ size, n });
+}
 const CSS = readFileSync(new URL('../../public/style.css', import.meta.url), 'utf8');
 
 test("the table has the server's games in its order, each with its sizes and n, smallest first", () => {

@@ -2,7 +2,7 @@
 // one. Screens ask it (a board's `game` is the key) and never compare with a
 // game's name; a game not here is none (its boards unread, its daily boards
 // unlisted). Its order is the page's. test/unit/games.test.mjs holds it to
-// the server's registry (test/fixtures/games.json) and each game to this
+// the server's registry (as test/fixtures/boards.json shows it) and each game to this
 // shape. Adding a game (README): a folder js/games/NAME/ whose index.js
 // default-exports the shape, and its line here.
 //

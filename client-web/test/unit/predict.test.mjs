@@ -3,22 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBoard, newGame, apply, view } from '../../public/js/rules.js';
 import { Predictor, sameView } from '../../public/js/predict.js';
+import { VAULT as WORKED_EXAMPLE } from './fakes.mjs';
 
-const VAULT = parseBoard({
-  game: 'ghost',
-  size: 'small',
-  seed: '0',
-  n: 6,
-  cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-  start: [0, 0],
-  flag: [0, 5],
-  plate: [5, 0],
-  gate: [2, 3],
-  par: 14,
-  allowance: 20,
-  fallback: false,
-  attempts: 1,
-});
+const VAULT = parseBoard(WORKED_EXAMPLE);
 
 /** What the server would answer: its own engine (the same rules) applied in order. */
 function server(board) {

@@ -4,25 +4,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseBoard, newGame, apply } from '../../public/js/rules.js';
 import { route } from '../route.mjs';
+import { VAULT } from './fakes.mjs';
 
 const FIXTURES = new URL('../fixtures/rules.json', import.meta.url);
 
 test('route wins the worked example in 16 steps', () => {
-  const board = {
-    game: 'ghost',
-    size: 'small',
-    seed: '0',
-    n: 6,
-    cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-    start: [0, 0],
-    flag: [0, 5],
-    plate: [5, 0],
-    gate: [2, 3],
-    par: 14,
-    allowance: 20,
-    fallback: false,
-    attempts: 1,
-  };
+  const board = VAULT;
   const line = route(board);
   const g = newGame(parseBoard(board));
   for (const a of line) assert.ok(apply(g, a).ok, a);

@@ -6,6 +6,7 @@ import { parseBoard, newGame, apply, view, fromView } from '../../public/js/rule
 import { ghostAt } from '../../public/js/games/ghost/rules.js';
 import { GAMES } from '../../public/js/games/index.js';
 import { distances } from '../route.mjs';
+import { VAULT } from './fakes.mjs';
 
 const FIXTURES = new URL('../fixtures/rules.json', import.meta.url);
 
@@ -57,22 +58,7 @@ if (existsSync(FIXTURES)) {
   });
 }
 
-// The seed's worked example: column index 3 walled except row 2 (the gate).
-const VAULT = {
-  game: 'ghost',
-  size: 'small',
-  seed: '0',
-  n: 6,
-  cells: ['...#..', '...#..', '......', '...#..', '...#..', '...#..'],
-  start: [0, 0],
-  flag: [0, 5],
-  plate: [5, 0],
-  gate: [2, 3],
-  par: 14,
-  allowance: 20,
-  fallback: false,
-  attempts: 1,
-};
+// The seed's worked example: column index 3 walled except row 2 (the gate): fakes.mjs's VAULT.
 const words = (s) => s.split(/\s+/).filter(Boolean);
 function play(line) {
   const g = newGame(parseBoard(VAULT));

@@ -118,7 +118,7 @@ impl FromStr for Size {
 impl Board {
     /// Which game the board is for.
     pub fn game(&self) -> Game {
-        self.size().game()
+        each_game!(self, Board, b => game_of(&**b))
     }
 
     /// The board's size.
@@ -245,4 +245,9 @@ impl PlayerGame {
     pub fn view_extra(&self) -> Option<ViewExtra> {
         each_game!(self, PlayerGame, g => Play::view_extra(g))
     }
+}
+
+/// The game a board of type `R` is for.
+fn game_of<R: Rules>(_: &R) -> Game {
+    R::GAME
 }

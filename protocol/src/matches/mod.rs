@@ -98,8 +98,7 @@ fn tier(size: Size) -> usize {
 
 /// The size at `tier` of `game`, or its largest where it has fewer.
 fn at_tier(game: Game, tier: usize) -> Size {
-    let sizes: Vec<Size> = game.sizes().collect();
-    sizes[tier.min(sizes.len() - 1)]
+    game.sizes().nth(tier).unwrap_or_else(|| game.largest())
 }
 
 /// The seed of round `round` (2 or later) of a match on `seed`: the first

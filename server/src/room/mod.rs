@@ -4,7 +4,10 @@
 //! room's state, so there are no locks here.
 //!
 //! - `state.rs` + `play.rs`: the pure state machine (lobby, countdown,
-//!   racing, results as one enum), with time as an argument.
+//!   racing, results as one enum), with time as an argument; `state.rs`
+//!   holds the room's data and dispatches each input to its handler.
+//! - `input.rs`: [`Input`], everything the state machine takes.
+//! - `joins.rs`: who the room lets in (the checks before a join).
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
 //! - `updates.rs`: `room` coalescing (and the messages that follow a `room`).
@@ -26,7 +29,8 @@
 //! the room that accepted it (a join, or a reattach the room confirmed).
 //!
 //! Adding a room command: the variant and its handler. Most commands are
-//! an [`Input`] (`state.rs`), handled by its arm in `Room::apply`, and sent
+//! an [`Input`] (`input.rs`), handled by its arm in `Room::apply`
+//! (`state.rs`), and sent
 //! as one (`Input::X { .. }.into()`; the lobby's `forward` takes an
 //! `Input`): the actor passes every `Input` through as it is, so nothing
 //! maps one to another on the way. Only a command that answers on a reply
@@ -43,7 +47,9 @@ mod effects;
 mod export;
 #[cfg(test)]
 mod export_tests;
+mod input;
 mod intermission;
+mod joins;
 mod lobby;
 #[cfg(test)]
 mod match_member_tests;
@@ -95,7 +101,7 @@ use crate::moves::Moves;
 use crate::outbox::Outbox;
 
 pub use export::{spawn_adopted, Adoption, RoomExport};
-pub use state::Input;
+pub use input::Input;
 
 /// Where rooms are found by code (the registry): told when a room ends, so
 /// that its code no longer leads to it. The room knows the registry only

@@ -7,7 +7,8 @@ use mazerace_protocol::messages::Phase;
 use tokio::time::Instant;
 
 use super::effects::Effect;
-use super::state::{Input, Room};
+use super::input::Input;
+use super::state::Room;
 use super::tests::{daily_race, fx, solution, timings};
 
 /// Plays the solution one move every `gap` from `t`, and answers the

@@ -10,7 +10,8 @@ use mazerace_protocol::{Action, Board, Size};
 use tokio::time::Instant;
 
 use super::effects::Effect;
-use super::state::{Input, Room};
+use super::input::Input;
+use super::state::Room;
 use super::{RoomSettings, Timings};
 
 const SEED: u64 = 42;

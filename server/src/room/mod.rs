@@ -23,7 +23,10 @@
 //!   drains, and made again there (issue 27).
 //! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
 //!   the daily store's calls.
-//! - `tests.rs`: the state machine's unit tests, with no sockets or tasks.
+//! - `tests.rs`: the helpers of the state machine's unit tests (no sockets
+//!   or tasks); the tests are by topic in the `*_tests.rs` files beside it
+//!   (`race_tests.rs`, `member_tests.rs`, `pace_tests.rs`, `view_tests.rs`,
+//!   `match_tests.rs`...).
 //!
 //! Membership has one owner, the room: a session only keeps the handle of
 //! the room that accepted it (a join, or a reattach the room confirmed).
@@ -57,10 +60,14 @@ mod match_member_tests;
 mod match_tests;
 mod matches;
 #[cfg(test)]
+mod member_tests;
+#[cfg(test)]
 mod pace_tests;
 mod play;
 mod progress;
 pub mod race;
+#[cfg(test)]
+mod race_tests;
 mod rival;
 mod rival_run;
 #[cfg(test)]
@@ -79,6 +86,8 @@ mod tests;
 mod update_tests;
 mod updates;
 mod view;
+#[cfg(test)]
+mod view_tests;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! [`Room::handle`] takes the time and one [`Input`] and writes what should
 //! happen to [`Effects`]; it never touches a socket, a task or the store.
 //! The actor (`actor.rs`) feeds it and carries the effects out; the unit
-//! tests (`tests.rs`) do the same without either.
+//! tests (`*_tests.rs`) do the same without either.
 //!
 //! This file owns the room's data ([`Member`], [`Stage`], [`Room`]), its
 //! making, its phase and next wake, and [`Room::handle`]: the dispatch of

@@ -14,7 +14,8 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::effects::Effect;
-use super::state::{Input, Room};
+use super::input::Input;
+use super::state::Room;
 use super::{Directory, NewMember, RoomCmd, RoomEnv};
 use crate::edge::address::Slot;
 use crate::metrics;

@@ -8,7 +8,7 @@ use mazerace_protocol::{Action, Reject};
 use tokio::time::Instant;
 
 use super::effects::Effect;
-use super::state::Input;
+use super::input::Input;
 use super::tests::{fx, race, room, solution};
 
 #[test]

@@ -25,12 +25,12 @@ pub enum Effect {
     /// their own moves were the only change, and their results said so.
     Progress { delta: ServerMsg, skip: Option<PlayerId> },
     /// A daily attempt is about to start: the store saves it first, and
-    /// answers with [`super::state::Input::DailySaved`].
+    /// answers with [`super::input::Input::DailySaved`].
     DailyStarted { player: PlayerId, run: DailyRun },
     /// A daily attempt ended: store it, then tell the player.
     DailyEnded { player: PlayerId, run: DailyRun, outcome: DailyOutcome },
     /// `add_rival`: find the stored run (as `token`'s player may see it);
-    /// answered with [`super::state::Input::RivalLoaded`].
+    /// answered with [`super::input::Input::RivalLoaded`].
     LoadRival { player: PlayerId, query: RivalQuery, token: String },
 }
 

@@ -8,8 +8,9 @@ use mazerace_store::PlayerKey;
 use tokio::time::Instant;
 
 use super::export::{RoomExport, Seat};
+use super::input::Input;
 use super::match_tests::{count_down, intermission, match_room, round};
-use super::state::{Input, Room};
+use super::state::Room;
 use super::tests::{fx, room, timings};
 
 /// The room `x` describes, adopted as room BCDEF with player ids from

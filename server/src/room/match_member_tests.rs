@@ -8,8 +8,8 @@ use mazerace_protocol::messages::{ErrorCode, Phase, RacerStatus, RivalPick, Serv
 use tokio::time::Instant;
 
 use super::effects::Effect;
+use super::input::Input;
 use super::match_tests::*;
-use super::state::Input;
 use super::tests::{fx, room, settled};
 
 #[test]

@@ -11,8 +11,9 @@ use mazerace_protocol::{Action, Size};
 use tokio::time::Instant;
 
 use super::effects::Effect;
+use super::input::Input;
 use super::matches::MAX_HOLD;
-use super::state::{Input, Room};
+use super::state::Room;
 use super::tests::{fx, room, settled};
 
 pub(super) const S: Duration = Duration::from_secs(1);

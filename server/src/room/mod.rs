@@ -4,7 +4,10 @@
 //! room's state, so there are no locks here.
 //!
 //! - `state.rs` + `play.rs`: the pure state machine (lobby, countdown,
-//!   racing, results as one enum), with time as an argument.
+//!   racing, results as one enum), with time as an argument; `state.rs`
+//!   holds the room's data and dispatches each input to its handler.
+//! - `input.rs`: [`Input`], everything the state machine takes.
+//! - `joins.rs`: who the room lets in (the checks before a join).
 //! - `race.rs`: one race, its racers and the race clock.
 //! - `progress.rs`: `progress` coalescing.
 //! - `updates.rs`: `room` coalescing (and the messages that follow a `room`).
@@ -20,13 +23,17 @@
 //!   drains, and made again there (issue 27).
 //! - `actor.rs`: the task: inbox, one timer, shutdown, carrying out effects,
 //!   the daily store's calls.
-//! - `tests.rs`: the state machine's unit tests, with no sockets or tasks.
+//! - `tests.rs`: the helpers of the state machine's unit tests (no sockets
+//!   or tasks); the tests are by topic in the `*_tests.rs` files beside it
+//!   (`race_tests.rs`, `member_tests.rs`, `pace_tests.rs`, `view_tests.rs`,
+//!   `match_tests.rs`...).
 //!
 //! Membership has one owner, the room: a session only keeps the handle of
 //! the room that accepted it (a join, or a reattach the room confirmed).
 //!
 //! Adding a room command: the variant and its handler. Most commands are
-//! an [`Input`] (`state.rs`), handled by its arm in `Room::apply`, and sent
+//! an [`Input`] (`input.rs`), handled by its arm in `Room::apply`
+//! (`state.rs`), and sent
 //! as one (`Input::X { .. }.into()`; the lobby's `forward` takes an
 //! `Input`): the actor passes every `Input` through as it is, so nothing
 //! maps one to another on the way. Only a command that answers on a reply
@@ -43,7 +50,9 @@ mod effects;
 mod export;
 #[cfg(test)]
 mod export_tests;
+mod input;
 mod intermission;
+mod joins;
 mod lobby;
 #[cfg(test)]
 mod match_member_tests;
@@ -51,10 +60,14 @@ mod match_member_tests;
 mod match_tests;
 mod matches;
 #[cfg(test)]
+mod member_tests;
+#[cfg(test)]
 mod pace_tests;
 mod play;
 mod progress;
 pub mod race;
+#[cfg(test)]
+mod race_tests;
 mod rival;
 mod rival_run;
 #[cfg(test)]
@@ -73,6 +86,8 @@ mod tests;
 mod update_tests;
 mod updates;
 mod view;
+#[cfg(test)]
+mod view_tests;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -95,7 +110,7 @@ use crate::moves::Moves;
 use crate::outbox::Outbox;
 
 pub use export::{spawn_adopted, Adoption, RoomExport};
-pub use state::Input;
+pub use input::Input;
 
 /// Where rooms are found by code (the registry): told when a room ends, so
 /// that its code no longer leads to it. The room knows the registry only

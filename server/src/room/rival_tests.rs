@@ -9,7 +9,8 @@ use mazerace_protocol::Action;
 use tokio::time::Instant;
 
 use super::effects::Effect;
-use super::state::{Input, Room};
+use super::input::Input;
+use super::state::Room;
 use super::tests::{board, fx, race, room, solution, solve, to_all};
 use crate::daily::{RivalQuery, RivalRun};
 

@@ -10,8 +10,9 @@ use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, ServerMsg};
 use tokio::time::Instant;
 
 use super::effects::Effect;
+use super::input::Input;
 use super::match_tests::{refusal, S};
-use super::state::{Input, Room};
+use super::state::Room;
 use super::tests::{board, fx, room, settings_on, solution, timings};
 use super::RoomSettings;
 

@@ -14,7 +14,8 @@
 use mazerace_protocol::messages::{ErrorCode, PlayerId, ServerMsg};
 use tokio::time::Instant;
 
-use super::state::{error, Input, Room};
+use super::input::Input;
+use super::state::{error, Room};
 
 impl Input {
     /// The sender of a command a screen may not give (to host, to be

@@ -3,7 +3,7 @@
 
 use mazerace_protocol::messages::{Reveal, ServerMsg};
 
-use super::state::Input;
+use super::input::Input;
 use super::tests::{daily_race, fx, to_all};
 
 fn results_of(ranked: bool, today: Option<&str>) -> (Reveal, Option<String>) {

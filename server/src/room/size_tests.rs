@@ -19,9 +19,10 @@ use mazerace_protocol::{Action, Board, Size};
 use tokio::time::Instant;
 
 use super::effects::Effect;
+use super::input::Input;
 use super::match_tests::{intermission, settings, S};
 use super::rival_run::MAX_RIVALS;
-use super::state::{Input, Room};
+use super::state::Room;
 use super::tests::{fx, settings_on, timings};
 use super::RoomSettings;
 use crate::config::{max_frame_bytes, Config, MAX_PLAYERS_CAP, WRITE_BUFFER_MAX};

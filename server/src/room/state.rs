@@ -4,135 +4,30 @@
 //! [`Room::handle`] takes the time and one [`Input`] and writes what should
 //! happen to [`Effects`]; it never touches a socket, a task or the store.
 //! The actor (`actor.rs`) feeds it and carries the effects out; the unit
-//! tests (`tests.rs`) do the same without either.
+//! tests (`*_tests.rs`) do the same without either.
+//!
+//! This file owns the room's data ([`Member`], [`Stage`], [`Room`]), its
+//! making, its phase and next wake, and [`Room::handle`]: the dispatch of
+//! each [`Input`] (`input.rs`) to its handler, which lives in the file of
+//! its topic (`lobby.rs`, `play.rs`, `matches.rs`, `rival.rs`,
+//! `screens.rs`...). The checks before a join are in `joins.rs`.
 
 use std::sync::Arc;
 
 use mazerace_protocol::daily::DailyDate;
-use mazerace_protocol::matches::{Match, MatchSettings, TallyLine};
-use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, RivalPick, ServerMsg};
-use mazerace_protocol::Action;
+use mazerace_protocol::matches::{Match, TallyLine};
+use mazerace_protocol::messages::{ErrorCode, Phase, PlayerId, ServerMsg};
 use tokio::time::Instant;
 
 use super::colours::Colours;
 use super::effects::Effects;
+use super::input::Input;
 use super::intermission::Intermission;
 use super::progress::RoomUpdates;
 use super::race::{Race, Racer};
 use super::rival_run::Rival;
-use super::{JoinError, RoomSettings, Timings};
-use crate::daily::RivalRun;
+use super::{RoomSettings, Timings};
 use crate::load::Permille;
-
-/// One thing that happened to the room: what the state machine takes, and
-/// (as [`super::RoomCmd::Input`]) what most senders send it, unchanged on
-/// the way (the note on adding a command is in `mod.rs`).
-#[derive(Debug)]
-pub enum Input {
-    /// A player joins (the actor has checked [`Room::check_join`]), or a
-    /// screen (`screen`: checked by [`Room::check_screen`]).
-    Join {
-        id: PlayerId,
-        name: Arc<str>,
-        token: Arc<str>,
-        spectate: bool,
-        screen: bool,
-    },
-    /// A member's connection is back.
-    Connected {
-        id: PlayerId,
-    },
-    /// A member's connection dropped; they may resume.
-    Disconnected {
-        id: PlayerId,
-    },
-    /// A member left (or `expired`: stayed away past the resume window).
-    Leave {
-        id: PlayerId,
-        expired: bool,
-    },
-    Ready {
-        id: PlayerId,
-        ready: bool,
-    },
-    Start {
-        id: PlayerId,
-    },
-    Act {
-        id: PlayerId,
-        seq: u32,
-        action: Action,
-        /// When the connection read the frame: the actor times the answer
-        /// from it (the ack latency metric); the rules go by `now`.
-        at: Instant,
-    },
-    /// The connection's flood gate dropped this action unread: answered by
-    /// its `seq`, refused as `rate_limited`, the game unchanged.
-    Dropped {
-        id: PlayerId,
-        seq: u32,
-        action: Action,
-    },
-    GiveUp {
-        id: PlayerId,
-    },
-    /// `seed` is the new board's, drawn by the caller (the state machine has
-    /// no randomness of its own); unused for `same_board`.
-    Rematch {
-        id: PlayerId,
-        same_board: bool,
-        seed: u64,
-        match_seed: u64,
-    },
-    Rename {
-        id: PlayerId,
-        name: Arc<str>,
-    },
-    /// The daily store saved racer `id`'s attempt (`Some(ranked)`) or could
-    /// not (`None`).
-    DailySaved {
-        id: PlayerId,
-        ranked: Option<crate::daily::DailyStart>,
-    },
-    /// `add_rival` (host, lobby): a stored run by id, or a pick.
-    AddRival {
-        id: PlayerId,
-        run_id: Option<i64>,
-        pick: Option<RivalPick>,
-    },
-    /// The store's answer to an `add_rival` of `id`.
-    RivalLoaded {
-        id: PlayerId,
-        run: Result<Box<RivalRun>, (ErrorCode, String)>,
-    },
-    RemoveRival {
-        id: PlayerId,
-        rival: PlayerId,
-    },
-    /// `set_match` (host, lobby): a match of several rounds, or single
-    /// races; `seed` is a new match seed, drawn by the caller.
-    SetMatch {
-        id: PlayerId,
-        format: Option<MatchSettings>,
-        seed: u64,
-    },
-    /// `hold` (host, a match's intermission).
-    Hold {
-        id: PlayerId,
-    },
-    /// `next_round` (host, a match's intermission).
-    NextRound {
-        id: PlayerId,
-    },
-    /// A moved room's placeholder `id` was claimed by its `token` (before
-    /// the player's reattach, in the same inbox).
-    Claim {
-        id: PlayerId,
-        token: Arc<str>,
-    },
-    /// The timer fired: whatever is due at `now` happens.
-    Tick,
-}
 
 pub(super) struct Member {
     pub(super) id: PlayerId,
@@ -316,29 +211,6 @@ impl Room {
             Stage::Results { intermission: Some(i), .. } => Some(i.due()),
             Stage::Lobby | Stage::Saving { .. } | Stage::Results { intermission: None, .. } => None,
         }
-    }
-
-    /// Whether `id` may join: `Full` for a daily room, a full room (or
-    /// spectator list), or a player already in it.
-    pub fn check_join(&self, id: PlayerId, spectate: bool, max_spectators: u32) -> Result<(), JoinError> {
-        let players = self.members.iter().filter(|m| !m.spectate).count() as u32;
-        let watchers = self.members.len() as u32 - players;
-        let full = self.settings.daily.is_some()
-            || if spectate { watchers >= max_spectators } else { players >= self.settings.max_players };
-        if full || self.is_member(id) {
-            return Err(JoinError::Full);
-        }
-        Ok(())
-    }
-
-    /// Whether screen `id` may join: `Full` for a daily room (a room of
-    /// one), a room with all the screens it takes, or one already in it.
-    pub fn check_screen(&self, id: PlayerId, max_screens: u32) -> Result<(), JoinError> {
-        let screens = self.members.iter().filter(|m| m.screen).count() as u32;
-        if self.settings.daily.is_some() || screens >= max_screens || self.is_member(id) {
-            return Err(JoinError::Full);
-        }
-        Ok(())
     }
 
     /// Whether member `id` is a screen.

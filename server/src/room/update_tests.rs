@@ -9,7 +9,8 @@ use mazerace_protocol::messages::{Phase, PlayerId, ServerMsg};
 use tokio::time::Instant;
 
 use super::effects::Effect;
-use super::state::{Input, Room};
+use super::input::Input;
+use super::state::Room;
 use super::tests::{fx, race, room, solve, timings, to_all};
 use super::view::LISTED_SPECTATORS;
 

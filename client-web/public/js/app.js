@@ -1,7 +1,7 @@
 // Boots the page: the state, storage, the connection, the effects `fx`, the screens.
 
 import { createState } from './state.js';
-import { handle, inbox } from './handlers.js';
+import { handle } from './handlers.js';
 import * as engine from './engine.js';
 import { leave, runAtStake, practiceMsg, beScreen, joinMsg } from './actions.js';
 import * as F from './format.js';
@@ -87,7 +87,7 @@ function render() {
 }
 
 /** Server messages in order; one carrying a board waits for the engine, which loads with the room screens. */
-const receive = inbox({ ready: () => !!engine.rules, load: engine.load, each: (m) => handle(s, m, fx), after: () => render() });
+const receive = engine.inbox({ ready: () => !!engine.rules, load: engine.load, each: (m) => handle(s, m, fx), after: () => render() });
 
 /** Names the room, for a load balancer (docs/OPERATIONS.md, "Running several nodes"). */
 function wsUrl(st) {

@@ -44,7 +44,7 @@ export function createState() {
     limits: { ...DEFAULT_LIMITS },
     /** A message to send once welcomed. */
     intent: null,
-    /** The room I was in, while a reconnect tries to rejoin it (handlers.js lostRoom). */
+    /** The room I was in, while a reconnect tries to rejoin it (roomhandlers.js lostRoom). */
     lost: null,
     /** The last room message (retried after `already_in_room`). */
     lastIntent: null,
@@ -76,7 +76,7 @@ export function createState() {
       doneMs: null,
       live: false,
       finished: new Map(),
-      /** Racers who left this race: id -> their room entry (handlers.js sayWhoLeft). */
+      /** Racers who left this race: id -> their room entry (roomhandlers.js sayWhoLeft). */
       gone: new Map(),
       results: null,
     },

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createState, DEFAULT_LIMITS, overtakesRestart } from '../../public/js/state.js';
-import { handle, HANDLERS, readLimits } from '../../public/js/handlers.js';
+import { handle, HANDLERS } from '../../public/js/handlers.js';
+import { readLimits } from '../../public/js/roomhandlers.js';
 import { request } from '../../public/js/actions.js';
 import { fakeFx, player, room, welcome, seated } from './fakes.mjs';
 
@@ -328,59 +329,4 @@ test('a ranked daily try is paced under the floor welcome names; practice keeps 
     assert.ok(1000 / ranked.perSec > ms, `slower than one move per ${ms} ms (the server floor)`);
     assert.ok(ranked.cap < burst && ranked.cap >= 1, 'a smaller burst than the server allows');
   }
-});
-
-test('a message carrying a board waits for the engine, and whatever came after it waits behind it', async () => {
-  const { inbox } = await import('../../public/js/handlers.js');
-  let ready = false;
-  let loads = 0;
-  let arrive;
-  const engine = new Promise((ok) => (arrive = ok));
-  const handled = [];
-  let renders = 0;
-  const receive = inbox({
-    ready: () => ready,
-    load: () => (loads++, engine),
-    each: (m) => handled.push(m.type),
-    after: () => renders++,
-  });
-  receive({ type: 'welcome' });
-  receive({ type: 'room' });
-  assert.deepEqual(handled, ['welcome', 'room'], 'nothing to wait for: handled at once');
-  receive({ type: 'snapshot' });
-  receive({ type: 'progress' });
-  receive({ type: 'move_result' });
-  assert.deepEqual(handled, ['welcome', 'room'], 'the board, and what follows it, wait');
-  assert.ok(loads >= 1, 'the engine is asked for');
-  ready = true;
-  arrive();
-  await engine;
-  await null;
-  assert.deepEqual(handled, ['welcome', 'room', 'snapshot', 'progress', 'move_result'], 'then all of them, in order');
-  receive({ type: 'countdown' });
-  assert.deepEqual(handled.at(-1), 'countdown', 'the engine here: a board is handled at once');
-  assert.ok(renders >= 6);
-});
-
-test('an engine that failed to load is asked for again by the next message', async () => {
-  const { inbox } = await import('../../public/js/handlers.js');
-  let ready = false;
-  const tries = [];
-  const handled = [];
-  const receive = inbox({
-    ready: () => ready,
-    load: () => {
-      tries.push(tries.length);
-      return tries.length === 1 ? Promise.reject(new Error('offline')) : Promise.resolve((ready = true));
-    },
-    each: (m) => handled.push(m.type),
-    after: () => {},
-  });
-  receive({ type: 'race_start' });
-  await new Promise((ok) => setTimeout(ok, 0));
-  assert.deepEqual(handled, [], 'still waiting');
-  receive({ type: 'progress' });
-  await new Promise((ok) => setTimeout(ok, 0));
-  assert.deepEqual(tries.length, 2);
-  assert.deepEqual(handled, ['race_start', 'progress']);
 });

@@ -10,7 +10,8 @@ import { createState, quiet } from '../../public/js/state.js';
 import { handle } from '../../public/js/handlers.js';
 import { beScreen, joinMsg } from '../../public/js/actions.js';
 import { makeStore, memoryStorage } from '../../public/js/store.js';
-import { standings, newPartyRoom } from '../../public/js/tv.js';
+import { newPartyRoom } from '../../public/js/tv.js';
+import { standings } from '../../public/js/tvrace.js';
 import { fakeFx, player, room, welcome, MAZE, seated, raceOn } from './fakes.mjs';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
